@@ -1,0 +1,2 @@
+export { systemClock } from "../../src/kernel/system-clock.ts";
+export { fakeClock, type FakeClock } from "./fake-clock.ts";

@@ -1,0 +1,1 @@
+export { fsObjectStorage, type FsObjectStorageOptions } from "./fs-object-storage.ts";

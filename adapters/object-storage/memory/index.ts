@@ -1,0 +1,1 @@
+export { memoryObjectStorage } from "./memory-object-storage.ts";

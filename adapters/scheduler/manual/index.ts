@@ -1,0 +1,1 @@
+export { manualScheduler, type ManualScheduler } from "./manual-scheduler.ts";

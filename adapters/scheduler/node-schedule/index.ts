@@ -1,0 +1,1 @@
+export { nodeScheduleScheduler } from "./node-schedule-scheduler.ts";

@@ -1,0 +1,62 @@
+import schedule from "node-schedule";
+import type { Scheduler } from "../../../src/ports/scheduler.ts";
+
+/**
+ * Real-time scheduler over node-schedule. It keeps exactly one armed job: every
+ * `arm` cancels the previous alarm, so memory does not grow with pending jobs.
+ */
+export function nodeScheduleScheduler(): Scheduler {
+  let wake: (() => Promise<void>) | undefined;
+  let alarm: schedule.Job | null = null;
+  let immediate: NodeJS.Immediate | null = null;
+  let running: Promise<void> | null = null;
+  let wakeAgain = false;
+  let stopped = false;
+
+  function disarm(): void {
+    alarm?.cancel();
+    alarm = null;
+    if (immediate) clearImmediate(immediate);
+    immediate = null;
+  }
+
+  function fire(): void {
+    alarm = null;
+    immediate = null;
+    if (stopped || !wake) return;
+    // A wake that arrives while one is running is folded into one more run after it.
+    if (running) {
+      wakeAgain = true;
+      return;
+    }
+    const current = wake;
+    running = current()
+      .catch(() => undefined) // the job runner logs its own failures
+      .finally(() => {
+        running = null;
+        if (wakeAgain && !stopped) {
+          wakeAgain = false;
+          fire();
+        }
+      });
+  }
+
+  return {
+    start(onWake) {
+      wake = onWake;
+      stopped = false;
+    },
+    arm(at) {
+      disarm();
+      if (stopped || at === null) return;
+      // node-schedule ignores dates in the past, and the runner arms "now" for due work.
+      if (at <= Date.now()) immediate = setImmediate(fire);
+      else alarm = schedule.scheduleJob(new Date(at), fire);
+    },
+    async stop() {
+      stopped = true;
+      disarm();
+      await running;
+    },
+  };
+}

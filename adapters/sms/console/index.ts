@@ -1,0 +1,1 @@
+export { consoleSms, type ConsoleSmsOptions } from "./console-sms.ts";

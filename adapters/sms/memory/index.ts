@@ -1,0 +1,1 @@
+export { memorySms, type MemorySms, type DeliveredSms } from "./memory-sms.ts";

@@ -1,0 +1,1 @@
+export { memoryStorage } from "./memory-storage.ts";

@@ -1,0 +1,202 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+
+/** A FIFO lock. Release hands it straight to the next waiter, so nobody can barge in between. */
+export class Mutex {
+  #locked = false;
+  readonly #waiters: Array<() => void> = [];
+
+  get locked(): boolean {
+    return this.#locked;
+  }
+
+  acquire(): Promise<void> {
+    if (!this.#locked) {
+      this.#locked = true;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+
+  release(): void {
+    const next = this.#waiters.shift();
+    if (next === undefined) this.#locked = false;
+    else next();
+  }
+}
+
+/**
+ * What a storage engine does at each transaction boundary. All synchronous.
+ * A hook that throws in `begin` or `savepoint` fails the transaction before fn runs.
+ */
+export interface TransactionHooks<M> {
+  begin(): void;
+  commit(): void;
+  rollback(): void;
+  /** Opens a nested scope and returns what is needed to end it. */
+  savepoint(): M;
+  release(mark: M): void;
+  rollbackTo(mark: M): void;
+}
+
+/**
+ * One `transaction()` scope. The root frame's `active` flag is what every
+ * operation checks: async work that outlives its transaction still carries the
+ * frame in its context, and must then behave like an outside caller.
+ */
+class Frame {
+  readonly root: Frame;
+  active = true;
+  /** Serialises nested transactions opened from this frame, so savepoints stay strictly LIFO. */
+  readonly children = new Mutex();
+
+  constructor(readonly parent: Frame | undefined) {
+    this.root = parent?.root ?? this;
+  }
+}
+
+function openAncestor(frame: Frame | undefined): Frame | undefined {
+  for (let current = frame; current !== undefined; current = current.parent) {
+    if (current.active) return current;
+  }
+  return undefined;
+}
+
+/**
+ * Ambient transactions over a single store (one SQLite connection, one
+ * in-process map): a call made anywhere in the async context of
+ * `transaction(fn)` joins it; every other caller waits on one mutex until it
+ * ends. Operations are synchronous closures, so outside a transaction they run
+ * immediately when nobody holds the mutex.
+ *
+ * Nested `transaction()` calls join the outer one through a savepoint: when the
+ * inner fn throws, only its writes are undone and the error propagates (the
+ * outer fn may catch it and carry on). Both storage adapters use this class, so
+ * a fix here reaches both.
+ */
+export class AmbientTransactions<M> {
+  readonly #context = new AsyncLocalStorage<Frame>();
+  readonly #lock = new Mutex();
+  readonly #hooks: TransactionHooks<M>;
+
+  constructor(hooks: TransactionHooks<M>) {
+    this.#hooks = hooks;
+  }
+
+  /** Whether the calling async context is inside a transaction that is still open. */
+  inTransaction(): boolean {
+    return this.#context.getStore()?.root.active === true;
+  }
+
+  /** Runs a synchronous operation in the caller's transaction, or alone between transactions. */
+  run<R>(operation: () => R): Promise<R> {
+    if (!this.#lock.locked || this.inTransaction()) {
+      try {
+        return Promise.resolve(operation());
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    return this.#lock.acquire().then(() => {
+      try {
+        return operation();
+      } finally {
+        this.#lock.release();
+      }
+    });
+  }
+
+  /**
+   * Like `run`, for work that must not join a transaction: schema changes
+   * (their effect on the adapter's state would not roll back) and close (it
+   * would wait for its own transaction to end).
+   */
+  outside<R>(operation: string, work: () => R): Promise<R> {
+    if (this.inTransaction()) return Promise.reject(new Error(`${operation} cannot run inside a transaction`));
+    return this.run(work);
+  }
+
+  async transaction<R>(fn: () => Promise<R>): Promise<R> {
+    const parent = openAncestor(this.#context.getStore());
+    if (parent !== undefined) return this.#nested(parent, fn);
+
+    await this.#lock.acquire();
+    const root = new Frame(undefined);
+    try {
+      this.#hooks.begin();
+    } catch (error) {
+      root.active = false;
+      this.#lock.release();
+      throw error;
+    }
+    try {
+      return await this.#settle(root, fn, () => this.#hooks.commit(), () => this.#hooks.rollback());
+    } finally {
+      this.#lock.release();
+    }
+  }
+
+  async #nested<R>(from: Frame, fn: () => Promise<R>): Promise<R> {
+    let parent: Frame | undefined = from;
+    for (;;) {
+      await parent.children.acquire();
+      if (parent.active) break;
+      // The parent ended while we queued: attach to the nearest scope still open.
+      parent.children.release();
+      parent = openAncestor(parent);
+      if (parent === undefined) return this.transaction(fn);
+    }
+    const frame = new Frame(parent);
+    let mark: M;
+    try {
+      mark = this.#hooks.savepoint();
+    } catch (error) {
+      frame.active = false;
+      parent.children.release();
+      throw error;
+    }
+    try {
+      return await this.#settle(
+        frame,
+        fn,
+        () => this.#hooks.release(mark),
+        () => this.#hooks.rollbackTo(mark),
+      );
+    } finally {
+      parent.children.release();
+    }
+  }
+
+  async #settle<R>(frame: Frame, fn: () => Promise<R>, commit: () => void, rollback: () => void): Promise<R> {
+    let result: R;
+    try {
+      result = await this.#context.run(frame, fn);
+    } catch (error) {
+      await this.#end(frame);
+      try {
+        rollback();
+      } catch {
+        // The caller needs fn's error, not the secondary rollback failure.
+      }
+      throw error;
+    }
+    await this.#end(frame);
+    try {
+      commit();
+    } catch (error) {
+      try {
+        rollback();
+      } catch {
+        // Same as above: report the commit failure.
+      }
+      throw error;
+    }
+    return result;
+  }
+
+  /** Waits for nested transactions that fn started but did not await, then closes the frame. */
+  async #end(frame: Frame): Promise<void> {
+    await frame.children.acquire();
+    frame.active = false;
+    frame.children.release();
+  }
+}

@@ -1,0 +1,135 @@
+import type { CollectionSpec, Doc } from "../../../src/ports/storage.ts";
+
+/**
+ * Document, name and spec rules that every Storage adapter applies the same
+ * way. Internal to the adapters: not exported from their index files.
+ */
+
+/** A document as an adapter handles it internally: any JSON object with a string id. */
+export type StoredDoc = Doc & Record<string, unknown>;
+
+const COLLECTION_NAME = /^[a-z][a-z0-9_]*$/;
+const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Collection names become SQL table names, so only plain lower-case identifiers are accepted. */
+export function assertCollectionName(name: string): void {
+  if (typeof name !== "string" || !COLLECTION_NAME.test(name)) {
+    throw new Error(`invalid collection name ${JSON.stringify(name)}: expected ${COLLECTION_NAME}`);
+  }
+}
+
+/** Field names end up inside SQL text (JSON paths), so only plain identifiers are accepted. */
+export function assertFieldName(field: string): void {
+  if (typeof field !== "string" || !FIELD_NAME.test(field)) {
+    throw new Error(`invalid field name ${JSON.stringify(field)}: expected ${FIELD_NAME}`);
+  }
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export function assertId(id: unknown): asserts id is string {
+  if (typeof id !== "string" || id.length === 0) throw new TypeError("a document id must be a non-empty string");
+}
+
+/** Validates a document and returns its id and the JSON text that gets stored. */
+export function serializeDocument(doc: unknown): { id: string; json: string } {
+  if (!isPlainObject(doc)) throw new TypeError("a document must be a JSON object");
+  const id = doc.id;
+  assertId(id);
+  return { id, json: JSON.stringify(doc) };
+}
+
+/**
+ * Applies a shallow patch to `target` in place and returns it: `undefined`
+ * removes a field, and the id is the key, so it cannot change. Callers pass a
+ * private copy of the stored document.
+ */
+export function applyPatch(target: StoredDoc, patch: unknown, id: string): StoredDoc {
+  if (!isPlainObject(patch)) throw new TypeError("a patch must be an object");
+  const doc: Record<string, unknown> = target;
+  for (const [key, value] of Object.entries(patch)) {
+    if (key === "id") {
+      if (value !== id) throw new Error("a patch cannot change a document's id");
+    } else if (value === undefined) {
+      delete doc[key];
+    } else if (key === "__proto__") {
+      // Plain assignment would set the prototype instead of a field.
+      Object.defineProperty(doc, key, { value, writable: true, enumerable: true, configurable: true });
+    } else {
+      doc[key] = value;
+    }
+  }
+  return target;
+}
+
+/**
+ * The declaration of `name`, or the error every operation on an undeclared
+ * collection rejects with. Handles can be taken before `ensureCollections()`
+ * runs (services take them in constructors), so this is checked per call.
+ */
+export function requireDeclared<V>(declarations: ReadonlyMap<string, V>, name: string): V {
+  const declaration = declarations.get(name);
+  if (declaration === undefined) {
+    throw new Error(`collection "${name}" is not declared: pass it to ensureCollections() first`);
+  }
+  return declaration;
+}
+
+/**
+ * One handle per collection name, made on first use. Only the name's syntax is
+ * checked here; each operation checks the declaration (see requireDeclared).
+ */
+export class Handles<H> {
+  readonly #handles = new Map<string, H>();
+  readonly #create: (name: string) => H;
+
+  constructor(create: (name: string) => H) {
+    this.#create = create;
+  }
+
+  get(name: string): H {
+    assertCollectionName(name);
+    let handle = this.#handles.get(name);
+    if (handle === undefined) {
+      handle = this.#create(name);
+      this.#handles.set(name, handle);
+    }
+    return handle;
+  }
+}
+
+export interface IndexDeclaration {
+  fields: readonly string[];
+  unique: boolean;
+}
+
+export interface CollectionDeclaration {
+  name: string;
+  indexes: IndexDeclaration[];
+}
+
+/**
+ * Validates `ensureCollections()` input before anything changes, and merges
+ * repeated names (each later entry adds indexes; an index listed twice counts once).
+ */
+export function parseSpecs(specs: readonly CollectionSpec[]): CollectionDeclaration[] {
+  if (!Array.isArray(specs)) throw new Error("ensureCollections expects an array of collection specs");
+  const byName = new Map<string, { name: string; indexes: Map<string, IndexDeclaration> }>();
+  for (const spec of specs) {
+    assertCollectionName(spec?.name);
+    const collection = byName.get(spec.name) ?? { name: spec.name, indexes: new Map() };
+    byName.set(spec.name, collection);
+    for (const index of spec.indexes ?? []) {
+      if (!Array.isArray(index?.fields) || index.fields.length === 0) {
+        throw new Error(`collection ${spec.name}: an index needs at least one field`);
+      }
+      index.fields.forEach(assertFieldName);
+      const unique = index.unique === true;
+      const signature = `${unique ? "ux" : "ix"}:${index.fields.join(",")}`;
+      if (!collection.indexes.has(signature)) collection.indexes.set(signature, { fields: [...index.fields], unique });
+    }
+  }
+  return [...byName.values()].map(({ name, indexes }) => ({ name, indexes: [...indexes.values()] }));
+}

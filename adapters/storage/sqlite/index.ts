@@ -1,0 +1,1 @@
+export { sqliteStorage, type SqliteStorageOptions } from "./sqlite-storage.ts";

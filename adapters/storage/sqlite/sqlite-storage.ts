@@ -1,0 +1,350 @@
+import { setImmediate as yieldToEventLoop } from "node:timers/promises";
+import Database from "better-sqlite3";
+import type {
+  Collection,
+  CollectionSpec,
+  Doc,
+  FindOptions,
+  OrderBy,
+  Page,
+  Patch,
+  Storage,
+  Where,
+} from "../../../src/ports/storage.ts";
+import { AmbientTransactions } from "../shared/ambient-transactions.ts";
+import {
+  applyPatch,
+  assertId,
+  Handles,
+  requireDeclared,
+  serializeDocument,
+  type StoredDoc,
+} from "../shared/documents.ts";
+import { assertLimit, pageOf, sortKeys, type SqlValue } from "../shared/queries.ts";
+import { applyCollection, createLedger, normalizeSpecs, toUniqueError, type DeclaredCollection } from "./schema.ts";
+import { compileWhere, findQueries } from "./where-sql.ts";
+
+export interface SqliteStorageOptions {
+  /** A database file path, or ":memory:" for a private in-memory database. */
+  filename: string;
+}
+
+/** Generated SQL varies with where shapes (e.g. `in` list lengths); keep the cache bounded. */
+const STATEMENT_CACHE_LIMIT = 500;
+/** Rows per multi-row INSERT in upsertMany: fewer statement executions, well under SQLite's 32766 parameters. */
+const UPSERT_ROWS_PER_STATEMENT = 200;
+/** upsertMany lets the event loop breathe between chunks of this many documents. */
+const UPSERT_DOCS_PER_CHUNK = 5000;
+
+export function sqliteStorage(options: SqliteStorageOptions): Storage {
+  return new SqliteStorage(options);
+}
+
+class SqliteStorage implements Storage {
+  readonly name = "sqlite";
+  readonly #db: Database.Database;
+  readonly #statements = new Map<string, Database.Statement>();
+  readonly #declared = new Map<string, DeclaredCollection>();
+  readonly #handles = new Handles((name) => new SqliteCollection<Doc>(this, name));
+  readonly #transactions: AmbientTransactions<string>;
+  readonly #atomic: Database.Transaction<(work: () => unknown) => unknown>;
+  #closed = false;
+  #savepoints = 0;
+
+  constructor(options: SqliteStorageOptions) {
+    const db = new Database(options.filename);
+    this.#db = db;
+    try {
+      if (options.filename !== ":memory:" && options.filename !== "") db.pragma("journal_mode = WAL");
+      db.pragma("synchronous = NORMAL");
+      db.pragma("busy_timeout = 5000");
+      createLedger(db);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    // better-sqlite3 turns this into a SAVEPOINT when a transaction is already open,
+    // so multi-statement operations are atomic both alone and inside transaction().
+    this.#atomic = db.transaction((work: () => unknown) => work());
+    this.#transactions = new AmbientTransactions<string>({
+      begin: () => {
+        this.#assertOpen();
+        this.#statement("BEGIN IMMEDIATE").run();
+      },
+      commit: () => {
+        if (!db.inTransaction) {
+          throw new Error("SQLite rolled the transaction back on its own (I/O, full disk or busy error)");
+        }
+        this.#statement("COMMIT").run();
+      },
+      rollback: () => {
+        if (db.inTransaction) this.#statement("ROLLBACK").run();
+      },
+      savepoint: () => {
+        const name = `rk_sp_${++this.#savepoints}`;
+        db.exec(`SAVEPOINT ${name}`);
+        return name;
+      },
+      release: (name) => db.exec(`RELEASE ${name}`),
+      rollbackTo: (name) => db.exec(`ROLLBACK TO ${name}; RELEASE ${name}`),
+    });
+  }
+
+  ensureCollections(specs: readonly CollectionSpec[]): Promise<void> {
+    // Never inside a transaction: its DDL would roll back with it, the declared set would not.
+    return this.#transactions.outside("ensureCollections", () => {
+      this.#assertOpen();
+      const collections = normalizeSpecs(specs);
+      this.atomic(() => {
+        for (const collection of collections) applyCollection(this.#db, collection);
+      });
+      for (const collection of collections) this.#declared.set(collection.name, collection);
+    });
+  }
+
+  collection<T extends Doc>(name: string): Collection<T> {
+    return this.#handles.get(name) as unknown as Collection<T>;
+  }
+
+  transaction<R>(fn: () => Promise<R>): Promise<R> {
+    return this.#transactions.transaction(fn);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    await this.#transactions.outside("close", () => {
+      if (this.#closed) return;
+      this.#closed = true;
+      this.#statements.clear();
+      this.#db.close();
+    });
+  }
+
+  /** Runs a synchronous operation at the right moment (see AmbientTransactions.run). */
+  run<R>(operation: () => R): Promise<R> {
+    return this.#transactions.run(() => {
+      this.#assertOpen();
+      return operation();
+    });
+  }
+
+  /** Atomic on its own (BEGIN IMMEDIATE, so also against other processes), or a savepoint inside a transaction. */
+  atomic<R>(work: () => R): R {
+    return this.#atomic.immediate(work) as R;
+  }
+
+  /** A read transaction (or a savepoint inside one): every statement in `work` sees the same data. */
+  snapshot<R>(work: () => R): R {
+    return this.#atomic.deferred(work) as R;
+  }
+
+  /** Prepared once per SQL text; read statements return their single column directly. */
+  statement(sql: string): Database.Statement<SqlValue[]> {
+    return this.#statement(sql);
+  }
+
+  #statement(sql: string): Database.Statement<SqlValue[]> {
+    let statement = this.#statements.get(sql);
+    if (statement === undefined) {
+      statement = this.#db.prepare(sql);
+      if (statement.reader) statement.pluck();
+      if (this.#statements.size >= STATEMENT_CACHE_LIMIT) {
+        this.#statements.delete(this.#statements.keys().next().value as string);
+      }
+      this.#statements.set(sql, statement);
+    }
+    return statement as Database.Statement<SqlValue[]>;
+  }
+
+  /** Throws, naming it, while the collection is undeclared. */
+  declared(name: string): DeclaredCollection {
+    return requireDeclared(this.#declared, name);
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new Error("the sqlite storage is closed");
+  }
+}
+
+class SqliteCollection<T extends Doc> implements Collection<T> {
+  readonly #storage: SqliteStorage;
+  readonly #name: string;
+  readonly #table: string;
+
+  constructor(storage: SqliteStorage, name: string) {
+    this.#storage = storage;
+    this.#name = name;
+    this.#table = `"${name}"`;
+  }
+
+  get(id: string): Promise<T | undefined> {
+    return this.#run(() => {
+      assertId(id);
+      const json = this.#storage.statement(`SELECT doc FROM ${this.#table} WHERE id = ?`).get(id);
+      return json === undefined ? undefined : (JSON.parse(json as string) as T);
+    });
+  }
+
+  insert(doc: T): Promise<T> {
+    return this.#run(() => {
+      const { id, json } = serializeDocument(doc);
+      this.#write(() => this.#storage.statement(`INSERT INTO ${this.#table} (id, doc) VALUES (?, ?)`).run(id, json));
+      return JSON.parse(json) as T;
+    });
+  }
+
+  upsert(doc: T): Promise<T> {
+    return this.#run(() => {
+      const { id, json } = serializeDocument(doc);
+      this.#write(() => this.#upsertStatement(1).run(id, json));
+      return JSON.parse(json) as T;
+    });
+  }
+
+  upsertMany(docs: readonly T[]): Promise<void> {
+    if (!Array.isArray(docs)) return Promise.reject(new TypeError("upsertMany expects an array"));
+    if (docs.length <= UPSERT_DOCS_PER_CHUNK) {
+      return this.#run(() => this.#storage.atomic(() => this.#upsertChunk(docs, 0, docs.length)));
+    }
+    // One transaction for atomicity, yielding between chunks so a big ingest
+    // does not freeze the process (other storage callers still wait for it).
+    return this.#storage.transaction(async () => {
+      for (let start = 0; start < docs.length; start += UPSERT_DOCS_PER_CHUNK) {
+        const end = Math.min(start + UPSERT_DOCS_PER_CHUNK, docs.length);
+        await this.#run(() => this.#upsertChunk(docs, start, end));
+        await yieldToEventLoop();
+      }
+    });
+  }
+
+  #upsertChunk(docs: readonly T[], start: number, end: number): void {
+    const params: SqlValue[] = [];
+    const flush = (rows: number) => {
+      this.#write(() => this.#upsertStatement(rows).run(...params));
+      params.length = 0;
+    };
+    let i = start;
+    for (; i + UPSERT_ROWS_PER_STATEMENT <= end; ) {
+      for (const stop = i + UPSERT_ROWS_PER_STATEMENT; i < stop; i++) {
+        const { id, json } = serializeDocument(docs[i]);
+        params.push(id, json);
+      }
+      flush(UPSERT_ROWS_PER_STATEMENT);
+    }
+    for (; i < end; i++) {
+      const { id, json } = serializeDocument(docs[i]);
+      params.push(id, json);
+      flush(1);
+    }
+  }
+
+  #upsertStatement(rows: number): Database.Statement<SqlValue[]> {
+    const values = rows === 1 ? "(?, ?)" : Array.from({ length: rows }, () => "(?, ?)").join(", ");
+    return this.#storage.statement(
+      `INSERT INTO ${this.#table} (id, doc) VALUES ${values} ON CONFLICT(id) DO UPDATE SET doc = excluded.doc`,
+    );
+  }
+
+  update(id: string, patch: Patch<T>, options?: { where?: Where<T> }): Promise<T | undefined> {
+    return this.#run(() => {
+      assertId(id);
+      const where = compileWhere(options?.where);
+      return this.#storage.atomic(() => {
+        const json = this.#storage
+          .statement(`SELECT doc FROM ${this.#table} WHERE id = ? AND ${where.sql}`)
+          .get(id, ...where.params);
+        if (json === undefined) return undefined;
+        const next = JSON.stringify(applyPatch(JSON.parse(json as string) as StoredDoc, patch, id));
+        this.#write(() => this.#storage.statement(`UPDATE ${this.#table} SET doc = ? WHERE id = ?`).run(next, id));
+        return JSON.parse(next) as T;
+      });
+    });
+  }
+
+  updateWhere(where: Where<T>, patch: Patch<T>): Promise<number> {
+    return this.#run(() => {
+      const condition = compileWhere(where);
+      return this.#storage.atomic(() => {
+        const rows = this.#storage
+          .statement(`SELECT doc FROM ${this.#table} WHERE ${condition.sql}`)
+          .all(...condition.params) as string[];
+        const write = this.#storage.statement(`UPDATE ${this.#table} SET doc = ? WHERE id = ?`);
+        for (const json of rows) {
+          const doc = JSON.parse(json) as StoredDoc;
+          const next = JSON.stringify(applyPatch(doc, patch, doc.id));
+          this.#write(() => write.run(next, doc.id));
+        }
+        return rows.length;
+      });
+    });
+  }
+
+  delete(id: string): Promise<boolean> {
+    return this.#run(() => {
+      assertId(id);
+      return this.#storage.statement(`DELETE FROM ${this.#table} WHERE id = ?`).run(id).changes > 0;
+    });
+  }
+
+  deleteWhere(where: Where<T>): Promise<number> {
+    return this.#run(() => {
+      const condition = compileWhere(where);
+      return this.#storage.statement(`DELETE FROM ${this.#table} WHERE ${condition.sql}`).run(...condition.params)
+        .changes;
+    });
+  }
+
+  find(options: FindOptions<T> = {}): Promise<Page<T>> {
+    return this.#run(() => {
+      assertLimit(options.limit);
+      const fetch = options.limit === undefined ? undefined : options.limit + 1;
+      const queries = findQueries(this.#name, options, fetch);
+      const rows: string[] = [];
+      const read = () => {
+        for (const query of queries) {
+          if (fetch !== undefined) query.params[query.params.length - 1] = fetch - rows.length;
+          rows.push(...(this.#storage.statement(query.sql).all(...query.params) as string[]));
+          if (fetch !== undefined && rows.length >= fetch) break;
+        }
+      };
+      // Several segment queries must read one snapshot, or another process could write in between.
+      if (queries.length === 1) read();
+      else this.#storage.snapshot(read);
+      const items = rows.map((json) => JSON.parse(json) as T);
+      return pageOf(items, options.limit, sortKeys(options.orderBy));
+    });
+  }
+
+  findOne(where: Where<T>, orderBy?: readonly OrderBy<T>[]): Promise<T | undefined> {
+    return this.#run(() => {
+      const [query] = findQueries(this.#name, { where, orderBy }, 1);
+      const json = this.#storage.statement(query.sql).get(...query.params);
+      return json === undefined ? undefined : (JSON.parse(json as string) as T);
+    });
+  }
+
+  count(where?: Where<T>): Promise<number> {
+    return this.#run(() => {
+      const condition = compileWhere(where);
+      return this.#storage.statement(`SELECT count(*) FROM ${this.#table} WHERE ${condition.sql}`).get(
+        ...condition.params,
+      ) as number;
+    });
+  }
+
+  /** Every operation starts here: the collection must be declared by the time it runs. */
+  #run<R>(operation: () => R): Promise<R> {
+    return this.#storage.run(() => {
+      this.#storage.declared(this.#name);
+      return operation();
+    });
+  }
+
+  #write<R>(write: () => R): R {
+    try {
+      return write();
+    } catch (error) {
+      throw toUniqueError(error, this.#storage.declared(this.#name)) ?? error;
+    }
+  }
+}

@@ -1,0 +1,181 @@
+import {
+  decodeCursor,
+  parseWhere,
+  sortKeys,
+  type Condition,
+  type RangeOperator,
+  type SortKey,
+  type SortSpec,
+  type SqlValue,
+} from "../shared/queries.ts";
+
+export interface SqlFragment {
+  sql: string;
+  params: SqlValue[];
+}
+
+/** The port's FindOptions with the document type erased. */
+export interface QueryOptions {
+  where?: object;
+  orderBy?: readonly SortSpec[];
+  after?: string;
+}
+
+/**
+ * The one expression used for a field, in indexes and in queries alike: SQLite
+ * only uses an expression index when the query spells the same expression.
+ */
+export function fieldExpr(field: string): string {
+  return `json_extract(doc, '$.${field}')`;
+}
+
+const RANGE_SQL: Record<RangeOperator, string> = { gt: ">", gte: ">=", lt: "<", lte: "<=" };
+
+/**
+ * The primary-key column is faster than json_extract for `id`, but it has TEXT
+ * affinity, which would make `{id: 5}` match "5". Use it only for string operands.
+ */
+function isTextCondition(condition: Condition): boolean {
+  const isText = (v: SqlValue) => v === null || typeof v === "string";
+  switch (condition.op) {
+    case "exists":
+      return true;
+    case "in":
+      return condition.values.every(isText);
+    default:
+      return isText(condition.value);
+  }
+}
+
+export function compileWhere(where: object | undefined): SqlFragment {
+  const conditions = parseWhere(where);
+  const idColumn = conditions.every((c) => c.field !== "id" || isTextCondition(c));
+  const clauses: string[] = [];
+  const params: SqlValue[] = [];
+  for (const condition of conditions) {
+    const expr = condition.field === "id" && idColumn ? "id" : fieldExpr(condition.field);
+    switch (condition.op) {
+      case "eq":
+        if (condition.value === null) clauses.push(`${expr} IS NULL`);
+        else {
+          clauses.push(`${expr} = ?`);
+          params.push(condition.value);
+        }
+        break;
+      case "ne":
+        clauses.push(`${expr} IS NOT ?`);
+        params.push(condition.value);
+        break;
+      case "in":
+        if (condition.values.length === 0) clauses.push("0");
+        else {
+          clauses.push(`${expr} IN (${condition.values.map(() => "?").join(", ")})`);
+          params.push(...condition.values);
+        }
+        break;
+      case "exists":
+        clauses.push(condition.present ? `${expr} IS NOT NULL` : `${expr} IS NULL`);
+        break;
+      default:
+        clauses.push(`${expr} ${RANGE_SQL[condition.op]} ?`);
+        params.push(condition.value);
+    }
+  }
+  return { sql: clauses.length === 0 ? "1" : clauses.join(" AND "), params };
+}
+
+function sortExpr(field: string): string {
+  return field === "id" ? "id" : fieldExpr(field);
+}
+
+/** SQLite already sorts NULL first ascending and last descending, which is the port's rule. */
+export function orderSql(keys: readonly SortKey[]): string {
+  return keys.map((k) => `${sortExpr(k.field)} ${k.descending ? "DESC" : "ASC"}`).join(", ");
+}
+
+/**
+ * Rows strictly after the cursor in the sort order, written out key by key
+ * (`k1 after c1 OR (k1 IS c1 AND k2 after c2) ...`) because row-value
+ * comparison cannot express mixed directions or NULLs sorting first.
+ */
+function keysetSql(keys: readonly SortKey[], values: readonly SqlValue[]): SqlFragment {
+  const alternatives: string[] = [];
+  const params: SqlValue[] = [];
+  const equalities: string[] = [];
+  const equalityParams: SqlValue[] = [];
+  keys.forEach((key, i) => {
+    const expr = sortExpr(key.field);
+    const value = values[i];
+    const after = strictlyAfter(expr, key.descending, value);
+    if (after.length > 0) {
+      const either = after.length === 1 ? after[0].sql : `(${after.map((a) => a.sql).join(" OR ")})`;
+      alternatives.push([...equalities, either].join(" AND "));
+      params.push(...equalityParams, ...after.flatMap((a) => a.params));
+    }
+    equalities.push(`${expr} IS ?`);
+    equalityParams.push(value);
+  });
+  if (alternatives.length === 0) return { sql: "0", params: [] };
+  let sql = alternatives.map((a) => `(${a})`).join(" OR ");
+  // A plain lower bound on the first key lets SQLite range-scan an index on it.
+  const first = keys[0];
+  if (!first.descending && values[0] !== null) {
+    sql = `${sortExpr(first.field)} >= ? AND (${sql})`;
+    params.unshift(values[0]);
+  }
+  return { sql, params };
+}
+
+/**
+ * The values of one key that sort strictly after `value`, as index-friendly
+ * alternatives: NULL is the smallest value, so ascending it comes first and
+ * descending it comes after every non-null value.
+ */
+function strictlyAfter(expr: string, descending: boolean, value: SqlValue): SqlFragment[] {
+  if (!descending) {
+    return value === null ? [{ sql: `${expr} IS NOT NULL`, params: [] }] : [{ sql: `${expr} > ?`, params: [value] }];
+  }
+  return value === null ? [] : [{ sql: `${expr} < ?`, params: [value] }, { sql: `${expr} IS NULL`, params: [] }];
+}
+
+/**
+ * The rows after a cursor, split into segments that follow each other in sort
+ * order: first the rows sharing the cursor's first sort value (the remaining
+ * keys decide), then each range strictly after it. Querying the segments one
+ * by one keeps every query a plain index range; a single query with ORs made
+ * SQLite scan (and json_extract) everything before the cursor on every page.
+ */
+function cursorSegments(keys: readonly SortKey[], values: readonly SqlValue[]): SqlFragment[] {
+  const [first, ...rest] = keys;
+  const expr = sortExpr(first.field);
+  const segments: SqlFragment[] = [];
+  if (rest.length > 0) {
+    const tail = keysetSql(rest, values.slice(1));
+    if (tail.sql !== "0") {
+      segments.push(
+        values[0] === null
+          ? { sql: `${expr} IS NULL AND (${tail.sql})`, params: tail.params }
+          : { sql: `${expr} = ? AND (${tail.sql})`, params: [values[0], ...tail.params] },
+      );
+    }
+  }
+  return [...segments, ...strictlyAfter(expr, first.descending, values[0])];
+}
+
+/**
+ * The SELECTs behind `find`, to run in order until `fetch` rows are found (the
+ * last parameter of each is its LIMIT, fetch or -1 for all). Without a cursor
+ * there is one. Exported so tests can EXPLAIN the exact SQL the adapter runs.
+ */
+export function findQueries(table: string, options: QueryOptions, fetch: number | undefined): SqlFragment[] {
+  const keys = sortKeys(options.orderBy);
+  const where = compileWhere(options.where);
+  const select = `SELECT doc FROM "${table}" WHERE ${where.sql}`;
+  const tail = ` ORDER BY ${orderSql(keys)} LIMIT ?`;
+  const limit = fetch ?? -1;
+  if (options.after === undefined) return [{ sql: select + tail, params: [...where.params, limit] }];
+  return cursorSegments(keys, decodeCursor(options.after, keys)).map((segment) => ({
+    sql: `${select} AND (${segment.sql})${tail}`,
+    params: [...where.params, ...segment.params, limit],
+  }));
+}

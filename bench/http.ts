@@ -1,0 +1,41 @@
+// GET /v1/me throughput through the node:http adapter, beside a bare node:http + better-sqlite3 baseline
+// doing the same token-hash lookup on the same database, in the same run. Usage: npm run bench:http [-- seconds]
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createServerKit } from "../examples/node-http/server-kit.ts";
+import { silentLogger } from "../src/index.ts";
+import { load, report, startServerProcess, stopServerProcess } from "./support.ts";
+
+const seconds = Number(process.argv[2] ?? 10);
+const connections = 32;
+const dataDir = mkdtempSync(join(tmpdir(), "reachkit-bench-http-"));
+const secret = "bench-secret-bench-secret-bench-secret-0";
+
+const setup = createServerKit({ dataDir, publicUrl: "http://localhost", secret, logger: silentLogger() });
+await setup.start({ runJobs: false });
+const { output } = await setup.provisionCompany({ name: "Bench Co" });
+await setup.stop();
+const headers = { authorization: `Bearer ${output.apiKey as string}` };
+const env = { BENCH_DATA_DIR: dataDir, BENCH_SECRET: secret };
+
+async function measure(script: string) {
+  const { port, child } = await startServerProcess(script, env);
+  const url = `http://127.0.0.1:${port}/v1/me`;
+  await load({ url, headers, seconds: 2, connections }); // warm-up
+  const result = await load({ url, headers, seconds, connections });
+  await stopServerProcess(child);
+  return result;
+}
+
+const bare = await measure(join(import.meta.dirname, "servers/bare-me.ts"));
+const reachkit = await measure(join(import.meta.dirname, "servers/reachkit-me.ts"));
+report("http", {
+  request: "GET /v1/me",
+  seconds,
+  connections,
+  reachkit,
+  bare,
+  ratio: Math.round((reachkit.requestsPerSecond / bare.requestsPerSecond) * 100) / 100,
+  target: 0.8,
+});

@@ -1,0 +1,52 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import autocannon from "autocannon";
+
+/** Starts a bench server script in its own process (so the load generator does not share its core) and reads its port. */
+export async function startServerProcess(script: string, env: Record<string, string>): Promise<{ port: number; child: ChildProcess }> {
+  const child = spawn(process.execPath, ["--import", "tsx", script], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`${script} exited with ${code}`)));
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      const match = /^PORT (\d+)$/.exec(line);
+      if (match) resolve(Number(match[1]));
+    });
+  });
+  return { port, child };
+}
+
+export async function stopServerProcess(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  await exited;
+}
+
+export interface LoadResult {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  non2xx: number;
+}
+
+export async function load(options: { url: string; headers?: Record<string, string>; seconds: number; connections: number }): Promise<LoadResult> {
+  const result = await autocannon({ url: options.url, headers: options.headers, duration: options.seconds, connections: options.connections });
+  return {
+    requestsPerSecond: Math.round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    errors: result.errors,
+    non2xx: result.non2xx,
+  };
+}
+
+/** Prints the figures and writes them as JSON to bench/results/<name>.json. */
+export function report(name: string, figures: Record<string, unknown>): void {
+  const directory = join(import.meta.dirname, "results");
+  mkdirSync(directory, { recursive: true });
+  const document = { benchmark: name, measuredAt: new Date().toISOString(), node: process.version, ...figures };
+  writeFileSync(join(directory, `${name}.json`), `${JSON.stringify(document, null, 2)}\n`);
+  console.log(JSON.stringify(document, null, 2));
+}

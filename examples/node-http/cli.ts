@@ -1,0 +1,39 @@
+import { cliCommands, CliUsageError, runCli, silentLogger, stringOption, type CliCommand } from "../../src/index.ts";
+import { configFromEnv, dataDirSecret } from "./config.ts";
+import { createServerKit, serverPlugins } from "./server-kit.ts";
+import { startServer } from "./server.ts";
+
+const serve: CliCommand = {
+  name: "serve",
+  summary: "Run the self-hosted server (same as npm start); SIGTERM or SIGINT stops it gracefully",
+  options: { port: { type: "string", description: "Port to listen on (default PORT or 3000)", placeholder: "N" } },
+  async run(values, context) {
+    const portText = stringOption(values, "port");
+    const port = portText === undefined ? undefined : Number(portText);
+    if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new CliUsageError("--port must be a port number");
+    const running = await startServer(configFromEnv(process.env, { port, dataDir: context.dataDir }));
+    await new Promise<void>((resolve) => {
+      for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => resolve());
+    });
+    await running.close();
+    return { json: { stopped: true }, text: "reachkit stopped" };
+  },
+};
+
+const code = await runCli(process.argv.slice(2), {
+  commands: [...cliCommands(serverPlugins()), serve],
+  defaultDataDir: process.env.REACHKIT_DATA_DIR ?? "./data",
+  stdout: (text) => void process.stdout.write(text),
+  stderr: (text) => void process.stderr.write(text),
+  async openKit(dataDir) {
+    const kit = createServerKit({
+      dataDir,
+      publicUrl: process.env.REACHKIT_PUBLIC_URL ?? "http://localhost:3000",
+      secret: process.env.REACHKIT_SECRET || dataDirSecret(dataDir),
+      logger: silentLogger(),
+    });
+    await kit.start({ runJobs: false });
+    return kit;
+  },
+});
+process.exitCode = code;

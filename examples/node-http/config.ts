@@ -1,0 +1,36 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { isLogLevel, type LogLevel } from "../../src/index.ts";
+
+/** The self-hosted server's settings, from the environment (see the README's configuration table). */
+export interface ServerConfig {
+  port: number;
+  dataDir: string;
+  publicUrl: string;
+  secret: string;
+  logLevel: LogLevel;
+}
+
+export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: { port?: number; dataDir?: string } = {}): ServerConfig {
+  const port = overrides.port ?? (env.PORT ? Number(env.PORT) : 3000);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got "${env.PORT}"`);
+  const dataDir = resolve(overrides.dataDir ?? env.REACHKIT_DATA_DIR ?? "./data");
+  const logLevel = env.LOG_LEVEL ?? "info";
+  if (!isLogLevel(logLevel)) throw new Error(`LOG_LEVEL must be debug, info, warn or error, got "${logLevel}"`);
+  return {
+    port,
+    dataDir,
+    publicUrl: (env.REACHKIT_PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ""),
+    secret: env.REACHKIT_SECRET || dataDirSecret(dataDir),
+    logLevel,
+  };
+}
+
+/** The secret kept in the data directory, generated on first use (mode 0600). */
+export function dataDirSecret(dataDir: string): string {
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, "secret");
+  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString("base64url"), { mode: 0o600, flag: "wx" });
+  return readFileSync(file, "utf8").trim();
+}

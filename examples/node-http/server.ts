@@ -1,0 +1,63 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { nodeHandler } from "../../adapters/http/node/index.ts";
+import { formatFields, jsonLogger, type Reachkit } from "../../src/index.ts";
+import type { ServerConfig } from "./config.ts";
+import { createServerKit } from "./server-kit.ts";
+import { createServer, type Server } from "node:http";
+
+export interface RunningServer {
+  kit: Reachkit;
+  server: Server;
+  url: string;
+  /** Graceful: stop accepting, finish requests and jobs, close the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the self-hosted server. On first start with an empty data directory it
+ * creates a company and prints its credentials, so `/v1/me` works at once.
+ */
+export async function startServer(config: ServerConfig, print: (text: string) => void = (t) => void process.stdout.write(t)): Promise<RunningServer> {
+  const firstStart = !existsSync(join(config.dataDir, "reachkit.db"));
+  const logger = jsonLogger({ level: config.logLevel });
+  const kit = createServerKit({ dataDir: config.dataDir, publicUrl: config.publicUrl, secret: config.secret, logger });
+  await kit.start();
+  if (firstStart) {
+    const { output } = await kit.provisionCompany({ name: "My Company" });
+    print(`\nreachkit: first start, created a company.\n${formatFields(output)}\nThese credentials are shown once: store them now.\n\n`);
+  }
+  const handle = nodeHandler(kit);
+  const server = createServer({ keepAliveTimeout: 5_000 }, (request, response) => {
+    if (request.method === "GET" && request.url === "/healthz") {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end('{"status":"ok"}');
+      return;
+    }
+    handle(request, response);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.port, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  logger.info("listening", { port, dataDir: config.dataDir, publicUrl: config.publicUrl });
+  let closing: Promise<void> | undefined;
+  return {
+    kit,
+    server,
+    url: `http://127.0.0.1:${port}`,
+    close() {
+      closing ??= (async () => {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        await kit.stop();
+        server.closeAllConnections();
+        await closed;
+        logger.info("stopped");
+      })();
+      return closing;
+    },
+  };
+}

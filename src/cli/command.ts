@@ -1,0 +1,64 @@
+import type { Reachkit } from "../kernel/reachkit.ts";
+
+export interface CliOption {
+  type: "string" | "boolean";
+  description: string;
+  required?: boolean;
+  /** May be repeated; the value is then a list. */
+  multiple?: boolean;
+  /** Shown in --help as the value placeholder. */
+  placeholder?: string;
+}
+
+export type CliValues = Record<string, string | boolean | string[] | undefined>;
+
+export interface CliContext {
+  dataDir: string;
+  /** The kit of the data directory, storage ready, jobs not running; closed by the runner afterwards. */
+  openKit(): Promise<Reachkit>;
+}
+
+/** What a command returns: the object `--json` prints, and the text printed otherwise. */
+export interface CliResult {
+  json: unknown;
+  text: string;
+}
+
+/**
+ * One `reachkit <name>` command. Core and plugins contribute commands; every
+ * command gets `--help` and `--json` from the runner.
+ */
+export interface CliCommand {
+  /** The words after `reachkit`, e.g. "companies create". */
+  name: string;
+  summary: string;
+  options?: Readonly<Record<string, CliOption>>;
+  run(values: CliValues, context: CliContext): Promise<CliResult>;
+}
+
+/** An operator mistake: printed as a one-line error and exit code 2, never a stack trace. */
+export class CliUsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "CliUsageError";
+  }
+}
+
+export function stringOption(values: CliValues, name: string): string | undefined {
+  const value = values[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== "string") throw new CliUsageError(`--${name} takes a value`);
+  return value;
+}
+
+export function requiredOption(values: CliValues, name: string): string {
+  const value = stringOption(values, name);
+  if (value === undefined || value === "") throw new CliUsageError(`--${name} is required`);
+  return value;
+}
+
+export function listOption(values: CliValues, name: string): string[] {
+  const value = values[name];
+  if (value === undefined) return [];
+  return (Array.isArray(value) ? value : [String(value)]).flatMap((item) => item.split(",")).map((item) => item.trim()).filter(Boolean);
+}

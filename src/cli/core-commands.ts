@@ -1,0 +1,114 @@
+import type { JobRecord, JobStatus } from "../jobs/job-record.ts";
+import { CliUsageError, requiredOption, stringOption, type CliCommand } from "./command.ts";
+import { formatFields, formatTable } from "./format.ts";
+
+const JOB_STATUSES: readonly JobStatus[] = ["queued", "running", "done", "dead", "cancelled"];
+
+const init: CliCommand = {
+  name: "init",
+  summary: "Create a company with an API key holding every scope, a legacy token and its sign-up units; prints the credentials once",
+  options: {
+    company: { type: "string", description: "Company name (default: My Company)", placeholder: "NAME" },
+    domain: { type: "string", description: "Company public domain or slug (default: from the name)", placeholder: "DOMAIN" },
+    "contact-email": { type: "string", description: "Company contact email", placeholder: "EMAIL" },
+  },
+  async run(values, context) {
+    const kit = await context.openKit();
+    const { output } = await kit.provisionCompany({
+      name: stringOption(values, "company") ?? "My Company",
+      domain: stringOption(values, "domain"),
+      contactEmail: stringOption(values, "contact-email"),
+    });
+    return {
+      json: output,
+      text: `${formatFields(output)}\nThese credentials are shown once: store them now.\n`,
+    };
+  },
+};
+
+const jobRow = (job: JobRecord) => ({
+  id: job.id,
+  type: job.type,
+  status: job.status,
+  key: job.key ?? "",
+  runAt: new Date(job.runAt).toISOString(),
+  attempts: `${job.attempts}/${job.maxAttempts}`,
+  lastError: job.lastError ?? "",
+});
+
+const jobsList: CliCommand = {
+  name: "jobs list",
+  summary: "List durable jobs, oldest first (dead jobs are those that failed every attempt)",
+  options: {
+    status: { type: "string", description: `Only this status: ${JOB_STATUSES.join(", ")}`, placeholder: "STATUS" },
+    type: { type: "string", description: "Only this job type", placeholder: "TYPE" },
+  },
+  async run(values, context) {
+    const status = stringOption(values, "status");
+    if (status !== undefined && !JOB_STATUSES.includes(status as JobStatus)) {
+      throw new CliUsageError(`--status must be one of ${JOB_STATUSES.join(", ")}`);
+    }
+    const kit = await context.openKit();
+    const jobs = await kit.jobs.list({ status: status as JobStatus | undefined, type: stringOption(values, "type") });
+    return { json: jobs, text: formatTable(jobs.map(jobRow)) };
+  },
+};
+
+const jobsRetry: CliCommand = {
+  name: "jobs retry",
+  summary: "Queue a dead or cancelled job again, due now",
+  options: { id: { type: "string", description: "Job id", required: true, placeholder: "ID" } },
+  async run(values, context) {
+    const kit = await context.openKit();
+    const job = await kit.jobs.retry(requiredOption(values, "id"));
+    if (!job) throw new CliUsageError("no dead or cancelled job with that id");
+    return { json: job, text: `job ${job.id} queued again` };
+  },
+};
+
+const outboxList: CliCommand = {
+  name: "outbox list",
+  summary: "List outbound messages, newest last, with the body exactly as sent and their status",
+  options: {
+    to: { type: "string", description: "Only messages to this E.164 number", placeholder: "PHONE" },
+    company: { type: "string", description: "Only this company's messages", placeholder: "ID" },
+    limit: { type: "string", description: "At most this many, the newest (default 1000)", placeholder: "N" },
+  },
+  async run(values, context) {
+    const limitText = stringOption(values, "limit");
+    const limit = limitText === undefined ? undefined : Number(limitText);
+    if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new CliUsageError("--limit must be a positive integer");
+    const kit = await context.openKit();
+    const messages = await kit.outbox.list({ to: stringOption(values, "to"), companyId: stringOption(values, "company"), limit });
+    const json = messages.map((m) => ({
+      id: m.id,
+      companyId: m.companyId,
+      to: m.to,
+      from: m.from,
+      body: m.body,
+      mediaUrl: m.mediaUrl ?? null,
+      kind: m.kind,
+      status: m.status,
+      reason: m.reason ?? null,
+      createdAt: new Date(m.createdAt).toISOString(),
+      sentAt: m.sentAt === undefined ? null : new Date(m.sentAt).toISOString(),
+    }));
+    const text = json
+      .map((m) => `${m.createdAt}  ${m.status.padEnd(10)} ${m.kind}  ${m.to}  company ${m.companyId}  id ${m.id}${m.mediaUrl ? `  media ${m.mediaUrl}` : ""}${m.reason ? `  (${m.reason})` : ""}\n  ${m.body}`)
+      .join("\n");
+    return { json, text: text || "(none)" };
+  },
+};
+
+export const coreCommands: readonly CliCommand[] = [init, jobsList, jobsRetry, outboxList];
+
+/** The core commands and every plugin's, checked for name clashes. */
+export function cliCommands(plugins: readonly { readonly commands?: readonly CliCommand[] }[]): CliCommand[] {
+  const commands = [...coreCommands, ...plugins.flatMap((plugin) => plugin.commands ?? [])];
+  const seen = new Set<string>();
+  for (const command of commands) {
+    if (seen.has(command.name)) throw new Error(`two CLI commands are named "${command.name}"`);
+    seen.add(command.name);
+  }
+  return commands;
+}

@@ -1,0 +1,282 @@
+import { randomUUID } from "node:crypto";
+import { Readable } from "node:stream";
+import FindMyWay from "find-my-way";
+import type { Principal } from "../auth/principal.ts";
+import { isV1Credential } from "../auth/principal.ts";
+import { rateLimitHeaders, tooManyRequests, type RateDecision, type RateLimiter } from "../auth/rate-limiter.ts";
+import type { Logger } from "../ports/logger.ts";
+import { UniqueConstraintError } from "../ports/storage.ts";
+import {
+  decodeUtf8,
+  isJsonMediaType,
+  mediaType,
+  parseFormText,
+  parseJsonText,
+  payloadTooLarge,
+  readLimited,
+  unsupportedMediaType,
+} from "./body.ts";
+import { errorBody, forbidden, HttpError, unauthorized } from "./errors.ts";
+import type { NeutralRequest, NeutralResponse, RequestBody } from "./neutral.ts";
+import type { AnyRoute, HostGroup, HttpMethod, RequestContext, RouteReply } from "./route.ts";
+import { parseOrThrow, queryToObject } from "./validation.ts";
+
+export interface HttpCoreOptions {
+  routes: readonly AnyRoute[];
+  bodyLimitBytes: number;
+  logger: Logger;
+  rateLimiter: RateLimiter;
+  /** Verifies a bearer token; resolved lazily so kits without authenticated routes need no accounts plugin. */
+  authenticate: (token: string) => Promise<Principal | undefined>;
+}
+
+export interface HandleOptions {
+  /** Serve only these host groups (a listener per group); others answer 404. */
+  groups?: readonly HostGroup[];
+}
+
+interface RouteStore {
+  route: AnyRoute;
+}
+
+interface RouteMatch {
+  params: Record<string, string | undefined>;
+  store: RouteStore;
+}
+
+const METHODS: readonly HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+const TRACE_ID = /^[A-Za-z0-9._-]{8,64}$/;
+const JSON_TYPE = "application/json";
+
+/**
+ * The framework-neutral HTTP pipeline: route, authenticate, rate-limit, parse
+ * and validate, call the handler, and turn every failure into the JSON error of
+ * DESIGN.md §5. Adapters only translate transport.
+ */
+export class HttpCore {
+  readonly routes: readonly AnyRoute[];
+  readonly #router = FindMyWay({ ignoreTrailingSlash: true, maxParamLength: 1000 });
+  readonly #options: HttpCoreOptions;
+  #closing = false;
+  #inFlight = 0;
+  #drained: (() => void) | undefined;
+
+  constructor(options: HttpCoreOptions) {
+    this.#options = options;
+    this.routes = options.routes;
+    for (const route of options.routes) {
+      const store: RouteStore = { route };
+      this.#router.on(route.method, route.path, () => undefined, store);
+    }
+  }
+
+  /** Routes a request and runs it. */
+  async handle(request: NeutralRequest, options: HandleOptions = {}): Promise<NeutralResponse> {
+    const traceId = traceIdOf(request);
+    const queryAt = request.url.indexOf("?");
+    const path = queryAt === -1 ? request.url : request.url.slice(0, queryAt);
+    const method = request.method.toUpperCase();
+    const match = this.#find(method, path);
+    if (match === "malformed") return this.#errorResponse(traceId, new HttpError(400, "bad_request", "malformed request path"));
+    if (!match || (options.groups && !options.groups.includes(match.store.route.host ?? "api"))) {
+      const allowed = match ? [] : this.#allowedMethods(path, options);
+      const error =
+        allowed.length > 0
+          ? new HttpError(405, "method_not_allowed", `${method} is not allowed on ${path}`, [], { allow: allowed.join(", ") })
+          : new HttpError(404, "not_found", `no route for ${method} ${path}`);
+      return this.#errorResponse(traceId, error);
+    }
+    const params: Record<string, string> = {};
+    for (const [key, value] of Object.entries(match.params)) if (value !== undefined) params[key] = value;
+    return this.dispatch(match.store.route, params, request, traceId);
+  }
+
+  /**
+   * Runs one known route. Express and Fastify adapters call this directly from
+   * their native routes, with the path parameters their router extracted.
+   */
+  async dispatch(
+    route: AnyRoute,
+    params: Record<string, string>,
+    request: NeutralRequest,
+    traceId = traceIdOf(request),
+  ): Promise<NeutralResponse> {
+    const started = performance.now();
+    let extraHeaders: Record<string, string> = {};
+    let response: NeutralResponse;
+    this.#inFlight++;
+    try {
+      if (this.#closing) throw new HttpError(503, "shutting_down", "the server is shutting down", [], { connection: "close" });
+      const principal = await this.#authenticate(route, request);
+      if (principal) {
+        const decision = this.#options.rateLimiter.take(principal.credentialId, route.rateLimit ?? "default");
+        if (!decision.allowed) throw tooManyRequests(decision);
+        extraHeaders = rateLimitHeaders(decision as RateDecision);
+      }
+      const queryAt = request.url.indexOf("?");
+      const searchParams = new URLSearchParams(queryAt === -1 ? "" : request.url.slice(queryAt + 1));
+      const rawQuery = queryToObject(searchParams);
+      const query = route.query ? parseOrThrow(route.query, rawQuery, "query") : rawQuery;
+      const body = await this.#readBody(route, request);
+      const context: RequestContext = {
+        traceId,
+        method: request.method.toUpperCase(),
+        path: queryAt === -1 ? request.url : request.url.slice(0, queryAt),
+        params,
+        query,
+        body,
+        headers: request.headers,
+        principal: principal as Principal,
+        logger: this.#options.logger.child({ traceId }),
+        remoteAddress: request.remoteAddress,
+        header: (name) => firstHeader(request.headers[name.toLowerCase()]),
+      };
+      response = toResponse(await route.handler(context), traceId, extraHeaders);
+    } catch (error) {
+      response = this.#errorResponse(traceId, error, extraHeaders);
+    } finally {
+      if (--this.#inFlight === 0) this.#drained?.();
+    }
+    this.#options.logger.info("request", {
+      traceId,
+      method: request.method,
+      path: route.path,
+      status: response.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+    });
+    return response;
+  }
+
+  /** The JSON 404 for a request no route serves (adapters use it for paths outside their prefix). */
+  notFound(request: NeutralRequest): NeutralResponse {
+    return this.#errorResponse(traceIdOf(request), new HttpError(404, "not_found", `no route for ${request.method} ${request.url.split("?", 1)[0]}`));
+  }
+
+  /** Stops taking requests (new ones answer 503) and resolves when those under way have finished. */
+  async close(): Promise<void> {
+    this.#closing = true;
+    if (this.#inFlight === 0) return;
+    await new Promise<void>((resolve) => (this.#drained = resolve));
+  }
+
+  async #authenticate(route: AnyRoute, request: NeutralRequest): Promise<Principal | undefined> {
+    const auth = route.auth;
+    if (auth.kind === "none") return undefined;
+    const refuse = (message: string) =>
+      auth.kind === "legacy" && auth.invalidTokenStatus === 403 ? new HttpError(403, "forbidden", message) : unauthorized(message);
+    const header = request.headers.authorization;
+    if (header === undefined || header === "") throw refuse("missing Authorization header");
+    if (typeof header !== "string") throw refuse("more than one Authorization header");
+    const match = /^Bearer +([\x21-\x7e]{1,512}) *$/i.exec(header);
+    if (!match) throw refuse('Authorization must be "Bearer <token>"');
+    const principal = await this.#options.authenticate(match[1]!);
+    if (!principal) throw refuse("unknown or revoked token");
+    if (auth.kind === "legacy" && principal.kind !== "legacy") throw refuse("this route needs a legacy token, not a v1 token");
+    if (auth.kind === "api") {
+      if (!isV1Credential(principal.kind)) throw refuse("legacy tokens work only on legacy routes");
+      const scopes = auth.anyOfScopes ?? [];
+      if (scopes.length > 0 && !scopes.some((scope) => principal.scopes.has(scope))) {
+        throw forbidden(`the token lacks the scope ${scopes.join(" or ")}`);
+      }
+    }
+    return principal;
+  }
+
+  async #readBody(route: AnyRoute, request: NeutralRequest): Promise<unknown> {
+    const spec = route.body;
+    const limit = this.#options.bodyLimitBytes;
+    if (!spec) {
+      drain(request.body);
+      return undefined;
+    }
+    if (spec.kind === "raw") {
+      const body = request.body;
+      if (!body) return Readable.from([]);
+      if (body.kind === "stream") return body.stream;
+      if (body.kind === "buffer") return Readable.from([body.buffer]);
+      throw new HttpError(400, "bad_request", "this route takes the raw request body; the host parsed it already");
+    }
+    const type = mediaType(firstHeader(request.headers["content-type"]));
+    let value: unknown;
+    const body = request.body;
+    if (body?.kind === "parsed") {
+      value = body.value;
+    } else {
+      const declared = Number(firstHeader(request.headers["content-length"]) ?? 0);
+      if (declared > limit) throw payloadTooLarge(limit);
+      const buffer = !body ? Buffer.alloc(0) : body.kind === "buffer" ? body.buffer : await readLimited(body.stream, limit);
+      if (buffer.length > limit) throw payloadTooLarge(limit);
+      if (buffer.length > 0) {
+        if (spec.kind === "json") {
+          if (!isJsonMediaType(type)) throw unsupportedMediaType(JSON_TYPE);
+          value = parseJsonText(decodeUtf8(buffer));
+        } else {
+          if (type !== "application/x-www-form-urlencoded") throw unsupportedMediaType("application/x-www-form-urlencoded");
+          value = parseFormText(decodeUtf8(buffer));
+        }
+      }
+    }
+    return parseOrThrow(spec.schema, value, "body");
+  }
+
+  #find(method: string, path: string): RouteMatch | null | "malformed" {
+    try {
+      return this.#router.find(method as HttpMethod, path) as RouteMatch | null;
+    } catch {
+      return "malformed";
+    }
+  }
+
+  #allowedMethods(path: string, options: HandleOptions): HttpMethod[] {
+    return METHODS.filter((method) => {
+      const found = this.#find(method, path);
+      return typeof found === "object" && found !== null && (!options.groups || options.groups.includes(found.store.route.host ?? "api"));
+    });
+  }
+
+  #errorResponse(traceId: string, error: unknown, extraHeaders: Record<string, string> = {}): NeutralResponse {
+    let httpError: HttpError;
+    if (error instanceof HttpError) httpError = error;
+    else if (error instanceof UniqueConstraintError) httpError = new HttpError(409, "conflict", "a record with the same key exists");
+    else {
+      this.#options.logger.error("unhandled error", { traceId, error });
+      httpError = new HttpError(500, "internal_error", `internal error; quote trace id ${traceId} when reporting it`);
+    }
+    return {
+      status: httpError.status,
+      headers: { "content-type": JSON_TYPE, "x-trace-id": traceId, ...extraHeaders, ...httpError.headers },
+      body: JSON.stringify(errorBody(traceId, httpError)),
+    };
+  }
+}
+
+function toResponse(reply: RouteReply, traceId: string, extraHeaders: Record<string, string>): NeutralResponse {
+  const headers: Record<string, string> = { "x-trace-id": traceId, ...extraHeaders, ...reply.headers };
+  if ("json" in reply) {
+    headers["content-type"] = JSON_TYPE;
+    return { status: reply.status, headers, body: JSON.stringify(reply.json) };
+  }
+  if ("html" in reply) {
+    headers["content-type"] = "text/html; charset=utf-8";
+    return { status: reply.status, headers, body: reply.html };
+  }
+  if ("redirect" in reply) {
+    headers.location = reply.redirect;
+    return { status: reply.status, headers };
+  }
+  return { status: reply.status, headers };
+}
+
+function traceIdOf(request: NeutralRequest): string {
+  const given = firstHeader(request.headers["x-trace-id"]);
+  return given && TRACE_ID.test(given) ? given : randomUUID();
+}
+
+export function firstHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** A body nobody reads is still consumed, so a keep-alive connection stays usable. */
+function drain(body: RequestBody | undefined): void {
+  if (body?.kind === "stream") body.stream.resume();
+}

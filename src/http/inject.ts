@@ -1,0 +1,48 @@
+import type { HttpCore } from "./http-core.ts";
+import type { NeutralResponse } from "./neutral.ts";
+
+export interface InjectRequest {
+  /** Default GET. */
+  method?: string;
+  /** Path and query string. */
+  url: string;
+  headers?: Record<string, string | string[]>;
+  /** A string or Buffer is sent as is; anything else as JSON (with its content type unless one is given). */
+  body?: unknown;
+}
+
+export interface InjectResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  /** The body parsed as JSON. */
+  json<T = unknown>(): T;
+}
+
+/** Runs a request through the kit with no socket: the in-process test client. */
+export async function inject(core: HttpCore, request: InjectRequest): Promise<InjectResponse> {
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(request.headers ?? {})) headers[name.toLowerCase()] = value;
+  let buffer: Buffer | undefined;
+  if (typeof request.body === "string") buffer = Buffer.from(request.body);
+  else if (Buffer.isBuffer(request.body)) buffer = request.body;
+  else if (request.body !== undefined) {
+    buffer = Buffer.from(JSON.stringify(request.body));
+    headers["content-type"] ??= "application/json";
+  }
+  if (buffer) headers["content-length"] ??= String(buffer.length);
+  const response: NeutralResponse = await core.handle({
+    method: request.method ?? "GET",
+    url: request.url,
+    headers,
+    body: buffer ? { kind: "buffer", buffer } : undefined,
+    remoteAddress: "127.0.0.1",
+  });
+  const body = response.body === undefined ? "" : response.body.toString();
+  return {
+    status: response.status,
+    headers: response.headers,
+    body,
+    json: <T>() => JSON.parse(body) as T,
+  };
+}

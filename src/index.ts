@@ -1,0 +1,84 @@
+/**
+ * reachkit: an embeddable, self-hostable merchant messaging platform.
+ *
+ * Build a kit with {@link createReachkit}, give it adapters (storage, scheduler,
+ * SMS, object storage) and plugins, then serve it through an HTTP adapter.
+ *
+ * @packageDocumentation
+ */
+import "reflect-metadata";
+
+export { createReachkit, CONFIG, EVENTS, type ReachkitOptions } from "./kernel/create-reachkit.ts";
+export type { Reachkit, StartOptions, ProvisionedCompany } from "./kernel/reachkit.ts";
+export {
+  definePlugin,
+  MissingDependencyError,
+  type ReachkitPlugin,
+  type PluginContext,
+  type PluginApis,
+  type Migration,
+  type DataSubject,
+} from "./kernel/plugin.ts";
+export { defineToken, type Token } from "./kernel/token.ts";
+export { inject, injectable } from "./kernel/di.ts";
+export { DuplicateBindingError, type ContainerFacade, type Binding, type BindOptions, type InjectableClass } from "./kernel/container.ts";
+export { resolveConfig, DEFAULT_BODY_LIMIT_BYTES, type ReachkitConfig, type ReachkitConfigInput } from "./kernel/config.ts";
+export { systemClock } from "./kernel/system-clock.ts";
+
+export * from "./ports/index.ts";
+
+export {
+  defineRoute,
+  jsonBody,
+  formBody,
+  rawBody,
+  reply,
+  HOST_GROUPS,
+  type AnyRoute,
+  type RouteDefinition,
+  type RouteAuth,
+  type RouteReply,
+  type RequestContext,
+  type BodySpec,
+  type BodyOf,
+  type QueryOf,
+  type HostGroup,
+  type HttpMethod,
+  type Headers,
+} from "./http/route.ts";
+export { HttpError, badRequest, invalidFields, unauthorized, forbidden, notFound, conflict, errorBody, type ErrorDetail } from "./http/errors.ts";
+export { HttpCore, firstHeader, type HandleOptions, type HttpCoreOptions } from "./http/http-core.ts";
+export type { NeutralRequest, NeutralResponse, RequestBody } from "./http/neutral.ts";
+export type { InjectRequest, InjectResponse } from "./http/inject.ts";
+export { parseOrThrow, plainObject, issuesToDetails, queryToObject, singleQueryParam, type RawQuery } from "./http/validation.ts";
+
+export { ACCOUNTS, type Accounts, type Company } from "./auth/accounts.ts";
+export { isV1Credential, type Principal, type CredentialKind } from "./auth/principal.ts";
+export { SCOPES, SCOPE_DESCRIPTIONS, isScope, parseScopes, type Scope } from "./auth/scopes.ts";
+export { generateSecret, hashSecret, safeEqual, sign } from "./auth/secrets.ts";
+export { RateLimiter, DEFAULT_RATE_LIMITS, type RateDecision } from "./auth/rate-limiter.ts";
+
+export { Jobs, JOBS, DEFAULT_JOB_SETTINGS, type EnqueueOptions, type JobListOptions, type JobSettings } from "./jobs/jobs.ts";
+export { PermanentJobError, type JobRecord, type JobStatus } from "./jobs/job-record.ts";
+export type { JobHandler, JobContext, JobRunnerSettings } from "./jobs/job-runner.ts";
+
+export { EventBus, type ReachkitEvents, type EventName, type EventHandler } from "./events/event-bus.ts";
+export { jsonLogger, silentLogger, isLogLevel, type JsonLoggerOptions } from "./logging/json-logger.ts";
+
+export { runCli, type CliEnvironment } from "./cli/run-cli.ts";
+export { cliCommands } from "./cli/core-commands.ts";
+export {
+  CliUsageError,
+  stringOption,
+  requiredOption,
+  listOption,
+  type CliCommand,
+  type CliContext,
+  type CliOption,
+  type CliResult,
+  type CliValues,
+} from "./cli/command.ts";
+export { formatFields, formatTable } from "./cli/format.ts";
+
+export { Outbox, OUTBOX, OUTBOX_SEND_JOB, DEFAULT_MESSAGING_SETTINGS, type MessagingSettings, type OutboundMessage, type OutboxListOptions } from "./messaging/outbox.ts";
+export type { OutboxMessage, OutboxStatus } from "./messaging/outbox-record.ts";

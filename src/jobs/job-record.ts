@@ -1,0 +1,46 @@
+import type { CollectionSpec, Doc } from "../ports/storage.ts";
+
+export type JobStatus = "queued" | "running" | "done" | "dead" | "cancelled";
+
+/** A durable job as stored. */
+export interface JobRecord extends Doc {
+  type: string;
+  /** The caller's key (cancel or replace by it); kept for display after the job ends. */
+  key: string | null;
+  /** Equal to `key` while the job is queued or running, null after: at most one live job per key. */
+  activeKey: string | null;
+  companyId: string | null;
+  payload: unknown;
+  status: JobStatus;
+  /** Epoch ms when the job is due. */
+  runAt: number;
+  attempts: number;
+  maxAttempts: number;
+  /** While running: when another worker may assume this one died and take the job over. */
+  leaseUntil: number | null;
+  lastError: string | null;
+  createdAt: number;
+  updatedAt: number;
+  finishedAt: number | null;
+}
+
+export const JOBS_COLLECTION = "reachkit_jobs";
+
+export const jobsCollection: CollectionSpec = {
+  name: JOBS_COLLECTION,
+  indexes: [
+    { fields: ["status", "runAt"] },
+    { fields: ["status", "leaseUntil"] },
+    { fields: ["activeKey"], unique: true },
+    { fields: ["key"] },
+    { fields: ["companyId"] },
+  ],
+};
+
+/** Thrown by a handler for a failure that retrying cannot fix: the job goes straight to dead. */
+export class PermanentJobError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "PermanentJobError";
+  }
+}

@@ -1,0 +1,220 @@
+import PQueue from "p-queue";
+import type { Clock } from "../ports/clock.ts";
+import type { Logger } from "../ports/logger.ts";
+import type { Scheduler } from "../ports/scheduler.ts";
+import type { Collection } from "../ports/storage.ts";
+import { PermanentJobError, type JobRecord } from "./job-record.ts";
+
+export interface JobContext {
+  job: JobRecord;
+  /** 1 on the first run. */
+  attempt: number;
+  logger: Logger;
+  /** Aborted when the kit stops; long handlers may stop early and be retried. */
+  signal: AbortSignal;
+}
+
+export type JobHandler<P> = (payload: P, context: JobContext) => Promise<void>;
+
+export interface JobRunnerSettings {
+  /** Jobs running at once in this process. */
+  concurrency: number;
+  /** How long a claim holds before another worker may take the job over; renewed while it runs. */
+  leaseMs: number;
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+}
+
+/**
+ * Claims due jobs with a conditional update (so several processes on one
+ * database never run the same job twice at once), runs them through p-queue,
+ * and arms the scheduler for the next due time: one alarm, never a timer per job.
+ */
+export class JobRunner {
+  readonly #handlers = new Map<string, JobHandler<unknown>>();
+  readonly #queue: PQueue;
+  /** Claimed but not started yet: given back if the kit stops first. */
+  readonly #claimed = new Map<string, JobRecord>();
+  readonly #abort = new AbortController();
+  #started = false;
+  #stopping = false;
+  #ticking: Promise<void> | null = null;
+  #tickAgain = false;
+  #armedAt: number | null = null;
+  /** More jobs were due than the queue had room for; a finishing job wakes the runner again. */
+  #backlog = false;
+
+  constructor(
+    private readonly jobs: Collection<JobRecord>,
+    private readonly clock: Clock,
+    private readonly scheduler: Scheduler,
+    private readonly logger: Logger,
+    private readonly settings: JobRunnerSettings,
+  ) {
+    this.#queue = new PQueue({ concurrency: settings.concurrency });
+  }
+
+  register(type: string, handler: JobHandler<unknown>): void {
+    if (this.#handlers.has(type)) throw new Error(`a handler for job type "${type}" is already registered`);
+    this.#handlers.set(type, handler);
+  }
+
+  async start(): Promise<void> {
+    this.#started = true;
+    this.scheduler.start(() => this.#wake());
+    await this.#tick();
+  }
+
+  /** A job became due at `runAt`: arm earlier if needed. */
+  notifyDue(runAt: number): void {
+    if (!this.#started || this.#stopping) return;
+    if (this.#armedAt === null || runAt < this.#armedAt) this.#arm(runAt);
+  }
+
+  async stop(): Promise<void> {
+    if (this.#stopping) return;
+    this.#stopping = true;
+    await this.scheduler.stop();
+    this.#queue.clear();
+    await this.#ticking;
+    const now = this.clock.now();
+    for (const job of this.#claimed.values()) {
+      await this.jobs.update(
+        job.id,
+        { status: "queued", attempts: job.attempts - 1, leaseUntil: null, updatedAt: now },
+        { where: { status: "running", attempts: job.attempts } },
+      );
+    }
+    this.#claimed.clear();
+    this.#abort.abort();
+    await this.#queue.onIdle();
+  }
+
+  async #wake(): Promise<void> {
+    await this.#tick();
+    await this.#queue.onIdle();
+  }
+
+  #tick(): Promise<void> {
+    if (this.#ticking) {
+      this.#tickAgain = true;
+      return this.#ticking;
+    }
+    this.#ticking = (async () => {
+      try {
+        do {
+          this.#tickAgain = false;
+          if (this.#stopping) return;
+          await this.#claimDue();
+          await this.#rearm();
+        } while (this.#tickAgain);
+      } catch (error) {
+        this.logger.error("job runner tick failed; retrying in 5 s", { error });
+        this.#arm(this.clock.now() + 5_000);
+      } finally {
+        this.#ticking = null;
+      }
+    })();
+    return this.#ticking;
+  }
+
+  async #claimDue(): Promise<void> {
+    const now = this.clock.now();
+    // A running job whose lease ran out belongs to a worker that died: queue it again.
+    await this.jobs.updateWhere(
+      { status: "running", leaseUntil: { lte: now } },
+      { status: "queued", leaseUntil: null, updatedAt: now },
+    );
+    const room = this.settings.concurrency * 2 - this.#queue.size - this.#queue.pending;
+    this.#backlog = false;
+    if (room <= 0) {
+      this.#backlog = true;
+      return;
+    }
+    const due = await this.jobs.find({
+      where: { status: "queued", runAt: { lte: now } },
+      orderBy: [{ field: "runAt" }],
+      limit: room,
+    });
+    if (due.nextCursor) this.#backlog = true;
+    for (const job of due.items) {
+      const claimed = await this.jobs.update(
+        job.id,
+        { status: "running", attempts: job.attempts + 1, leaseUntil: now + this.settings.leaseMs, updatedAt: now },
+        { where: { status: "queued", attempts: job.attempts } },
+      );
+      if (!claimed) continue; // another worker won it
+      this.#claimed.set(claimed.id, claimed);
+      void this.#queue.add(() => this.#execute(claimed));
+    }
+  }
+
+  async #rearm(): Promise<void> {
+    if (this.#backlog) return;
+    const [nextQueued, nextLease] = await Promise.all([
+      this.jobs.findOne({ status: "queued" }, [{ field: "runAt" }]),
+      this.jobs.findOne({ status: "running", leaseUntil: { exists: true } }, [{ field: "leaseUntil" }]),
+    ]);
+    const times = [nextQueued?.runAt, nextLease?.leaseUntil ?? undefined].filter((t): t is number => t !== undefined);
+    this.#arm(times.length > 0 ? Math.min(...times) : null);
+  }
+
+  #arm(at: number | null): void {
+    this.#armedAt = at;
+    this.scheduler.arm(at);
+  }
+
+  async #execute(job: JobRecord): Promise<void> {
+    this.#claimed.delete(job.id);
+    const logger = this.logger.child({ jobId: job.id, jobType: job.type, attempt: job.attempts });
+    const handler = this.#handlers.get(job.type);
+    if (!handler) return this.#finish(job, "dead", `no handler registered for job type "${job.type}"`, logger);
+    if (job.attempts > job.maxAttempts) return this.#finish(job, "dead", "lease expired on every attempt", logger);
+    const heartbeat = setInterval(() => {
+      void this.jobs
+        .update(job.id, { leaseUntil: this.clock.now() + this.settings.leaseMs }, { where: { status: "running", attempts: job.attempts } })
+        .catch((error: unknown) => logger.warn("lease renewal failed", { error }));
+    }, Math.max(1_000, this.settings.leaseMs / 3));
+    heartbeat.unref();
+    try {
+      await handler(job.payload, { job, attempt: job.attempts, logger, signal: this.#abort.signal });
+      await this.#finish(job, "done", null, logger);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (error instanceof PermanentJobError || job.attempts >= job.maxAttempts) {
+        await this.#finish(job, "dead", message, logger);
+      } else {
+        const runAt = this.clock.now() + this.#backoff(job.attempts);
+        logger.warn("job failed; will retry", { error, runAt: new Date(runAt).toISOString() });
+        await this.jobs.update(
+          job.id,
+          { status: "queued", leaseUntil: null, lastError: message, runAt, updatedAt: this.clock.now() },
+          { where: { status: "running", attempts: job.attempts } },
+        );
+        this.notifyDue(runAt);
+      }
+    } finally {
+      clearInterval(heartbeat);
+      if (this.#backlog && !this.#stopping) {
+        this.#backlog = false;
+        this.#arm(this.clock.now());
+      }
+    }
+  }
+
+  async #finish(job: JobRecord, status: "done" | "dead", error: string | null, logger: Logger): Promise<void> {
+    const now = this.clock.now();
+    if (status === "dead") logger.error("job is dead", { error });
+    else logger.debug("job done");
+    await this.jobs.update(
+      job.id,
+      { status, activeKey: null, leaseUntil: null, lastError: error ?? job.lastError, updatedAt: now, finishedAt: now },
+      // Fenced by the attempt number: a worker that lost its lease cannot overwrite the new owner's result.
+      { where: { status: "running", attempts: job.attempts } },
+    );
+  }
+
+  #backoff(attempt: number): number {
+    return Math.min(this.settings.backoffMaxMs, this.settings.backoffBaseMs * 2 ** (attempt - 1));
+  }
+}

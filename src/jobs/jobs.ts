@@ -1,0 +1,180 @@
+import { sortableId } from "../kernel/ids.ts";
+import { defineToken } from "../kernel/token.ts";
+import type { Clock } from "../ports/clock.ts";
+import type { Logger } from "../ports/logger.ts";
+import type { Scheduler } from "../ports/scheduler.ts";
+import { UniqueConstraintError, type Collection, type Storage, type Where } from "../ports/storage.ts";
+import { JOBS_COLLECTION, type JobRecord, type JobStatus } from "./job-record.ts";
+import { JobRunner, type JobHandler, type JobRunnerSettings } from "./job-runner.ts";
+
+export interface EnqueueOptions<P> {
+  type: string;
+  payload: P;
+  /** Epoch ms; default now. */
+  runAt?: number;
+  /** At most one live (queued or running) job per key. */
+  key?: string;
+  /**
+   * With a key that already has a live job: false (default) keeps the existing
+   * job and returns it; true replaces its payload and time (a running job keeps
+   * running, and the new one is queued beside it).
+   */
+  replace?: boolean;
+  maxAttempts?: number;
+  companyId?: string;
+}
+
+export interface JobListOptions {
+  status?: JobStatus;
+  type?: string;
+  companyId?: string;
+  limit?: number;
+}
+
+export interface JobSettings extends JobRunnerSettings {
+  maxAttempts: number;
+}
+
+export const DEFAULT_JOB_SETTINGS: JobSettings = {
+  concurrency: 4,
+  leaseMs: 60_000,
+  maxAttempts: 5,
+  backoffBaseMs: 1_000,
+  backoffMaxMs: 3_600_000,
+};
+
+/**
+ * Durable jobs: enqueued in Storage with a run-at time and an optional key,
+ * run at least once by the runner (lease + retry with backoff), marked dead
+ * after `maxAttempts`. Handlers must be idempotent.
+ */
+export class Jobs {
+  readonly #jobs: Collection<JobRecord>;
+  readonly #runner: JobRunner;
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly clock: Clock,
+    scheduler: Scheduler,
+    logger: Logger,
+    private readonly settings: JobSettings,
+  ) {
+    this.#jobs = storage.collection<JobRecord>(JOBS_COLLECTION);
+    this.#runner = new JobRunner(this.#jobs, clock, scheduler, logger, settings);
+  }
+
+  /** Registers the handler of a job type. One handler per type. */
+  register<P>(type: string, handler: JobHandler<P>): void {
+    this.#runner.register(type, handler as JobHandler<unknown>);
+  }
+
+  async enqueue<P>(options: EnqueueOptions<P>): Promise<JobRecord> {
+    const now = this.clock.now();
+    const runAt = options.runAt ?? now;
+    const job = await this.storage.transaction(async () => {
+      if (options.key !== undefined) {
+        const existing = await this.#jobs.findOne({ activeKey: options.key });
+        if (existing && !options.replace) return existing;
+        if (existing) {
+          const replaced = await this.#jobs.update(
+            existing.id,
+            { type: options.type, payload: options.payload, runAt, updatedAt: now, companyId: options.companyId ?? null },
+            { where: { status: "queued" } },
+          );
+          if (replaced) return replaced;
+          // It is running: it keeps running under no key, and the replacement is queued.
+          await this.#jobs.update(existing.id, { activeKey: null, updatedAt: now });
+        }
+      }
+      const record: JobRecord = {
+        id: sortableId(now),
+        type: options.type,
+        key: options.key ?? null,
+        activeKey: options.key ?? null,
+        companyId: options.companyId ?? null,
+        payload: options.payload,
+        status: "queued",
+        runAt,
+        attempts: 0,
+        maxAttempts: options.maxAttempts ?? this.settings.maxAttempts,
+        leaseUntil: null,
+        lastError: null,
+        createdAt: now,
+        updatedAt: now,
+        finishedAt: null,
+      };
+      try {
+        return await this.#jobs.insert(record);
+      } catch (error) {
+        if (!(error instanceof UniqueConstraintError) || options.key === undefined) throw error;
+        const raced = await this.#jobs.findOne({ activeKey: options.key });
+        if (!raced) throw error;
+        return raced;
+      }
+    });
+    this.#runner.notifyDue(job.runAt);
+    return job;
+  }
+
+  /** Cancels the queued job with this key. False when there is none (or it is already running). */
+  async cancel(key: string): Promise<boolean> {
+    const live = await this.#jobs.findOne({ activeKey: key });
+    if (!live) return false;
+    const now = this.clock.now();
+    const cancelled = await this.#jobs.update(
+      live.id,
+      { status: "cancelled", activeKey: null, updatedAt: now, finishedAt: now },
+      { where: { status: "queued" } },
+    );
+    return cancelled !== undefined;
+  }
+
+  get(id: string): Promise<JobRecord | undefined> {
+    return this.#jobs.get(id);
+  }
+
+  /** The live job of a key, if any. */
+  byKey(key: string): Promise<JobRecord | undefined> {
+    return this.#jobs.findOne({ activeKey: key });
+  }
+
+  async list(options: JobListOptions = {}): Promise<JobRecord[]> {
+    const where: Where<JobRecord> = {};
+    if (options.status) where.status = options.status;
+    if (options.type) where.type = options.type;
+    if (options.companyId) where.companyId = options.companyId;
+    const page = await this.#jobs.find({ where, orderBy: [{ field: "id" }], limit: options.limit ?? 1000 });
+    return page.items;
+  }
+
+  /** Puts a dead or cancelled job back in the queue, due now, with a fresh attempt budget. */
+  async retry(id: string): Promise<JobRecord | undefined> {
+    const now = this.clock.now();
+    const job = await this.#jobs.get(id);
+    if (!job || (job.status !== "dead" && job.status !== "cancelled")) return undefined;
+    const revived = await this.#jobs.update(
+      id,
+      { status: "queued", attempts: 0, runAt: now, activeKey: job.key, updatedAt: now, finishedAt: null },
+      { where: { status: job.status } },
+    );
+    if (revived) this.#runner.notifyDue(now);
+    return revived;
+  }
+
+  /** Deletes jobs of a company matching `where` (privacy purges). */
+  deleteWhere(where: Where<JobRecord>): Promise<number> {
+    return this.#jobs.deleteWhere(where);
+  }
+
+  /** Starts running due jobs (the CLI never calls it). */
+  start(): Promise<void> {
+    return this.#runner.start();
+  }
+
+  /** Stops taking jobs and waits for running ones to finish. */
+  stop(): Promise<void> {
+    return this.#runner.stop();
+  }
+}
+
+export const JOBS = defineToken<Jobs>("Jobs", ["reachkit core (always bound)"]);

@@ -1,0 +1,219 @@
+import { ACCOUNTS } from "../auth/accounts.ts";
+import { RateLimiter } from "../auth/rate-limiter.ts";
+import type { CliCommand } from "../cli/command.ts";
+import { cliCommands } from "../cli/core-commands.ts";
+import { EventBus } from "../events/event-bus.ts";
+import { HttpCore } from "../http/http-core.ts";
+import { inject } from "../http/inject.ts";
+import { HOST_GROUPS, type AnyRoute, type HostGroup } from "../http/route.ts";
+import { jobsCollection } from "../jobs/job-record.ts";
+import { JOBS, Jobs } from "../jobs/jobs.ts";
+import { jsonLogger } from "../logging/json-logger.ts";
+import { outboxCollection } from "../messaging/outbox-record.ts";
+import { Outbox, OUTBOX, OUTBOX_SEND_JOB } from "../messaging/outbox.ts";
+import { CLOCK, type Clock } from "../ports/clock.ts";
+import { LOGGER, type Logger } from "../ports/logger.ts";
+import { OBJECT_STORAGE, type ObjectStorage } from "../ports/object-storage.ts";
+import { SCHEDULER, type Scheduler } from "../ports/scheduler.ts";
+import { SMS_SENDER, type SmsSender } from "../ports/sms-sender.ts";
+import { STORAGE, type CollectionSpec, type Storage } from "../ports/storage.ts";
+import { resolveConfig, type ReachkitConfig, type ReachkitConfigInput } from "./config.ts";
+import { createContainer } from "./container.ts";
+import { runMigrations, migrationsCollection } from "./migrations.ts";
+import { MissingDependencyError, type PluginApis, type PluginContext, type ReachkitPlugin } from "./plugin.ts";
+import type { ProvisionedCompany, Reachkit, StartOptions } from "./reachkit.ts";
+import { systemClock } from "./system-clock.ts";
+import { describeToken, defineToken, type Token } from "./token.ts";
+
+export interface ReachkitOptions {
+  storage: Storage;
+  scheduler: Scheduler;
+  /** Default: the system clock. */
+  clock?: Clock;
+  sms?: SmsSender;
+  objectStorage?: ObjectStorage;
+  /** Default: JSON lines on standard output at level info. */
+  logger?: Logger;
+  plugins?: readonly ReachkitPlugin[];
+  /** Public base URL of every host group, or one per group. Default `http://localhost:3000`. */
+  hosts?: string | Partial<Record<HostGroup, string>>;
+  /** Signs URLs, webhook tokens, CSRF tokens and id tokens. At least 32 characters. */
+  secret: string;
+  config?: ReachkitConfigInput;
+}
+
+export const EVENTS = defineToken<EventBus>("EventBus", ["reachkit core (always bound)"]);
+export const CONFIG = defineToken<ReachkitConfig>("ReachkitConfig", ["reachkit core (always bound)"]);
+
+/** Builds a kit: one child container, its adapters and plugins, checked at once. */
+export function createReachkit(options: ReachkitOptions): Reachkit {
+  if (typeof options.secret !== "string" || options.secret.length < 32) {
+    throw new Error("createReachkit: `secret` must be a string of at least 32 characters");
+  }
+  const config = resolveConfig(options.config);
+  const clock = options.clock ?? systemClock();
+  const logger = options.logger ?? jsonLogger();
+  const hosts = resolveHosts(options.hosts);
+  const plugins = [...(options.plugins ?? [])];
+  checkPluginNames(plugins);
+
+  const container = createContainer();
+  container.bind(STORAGE, { useValue: options.storage });
+  container.bind(SCHEDULER, { useValue: options.scheduler });
+  container.bind(CLOCK, { useValue: clock });
+  container.bind(LOGGER, { useValue: logger });
+  container.bind(CONFIG, { useValue: config });
+  if (options.sms) container.bind(SMS_SENDER, { useValue: options.sms });
+  if (options.objectStorage) container.bind(OBJECT_STORAGE, { useValue: options.objectStorage });
+  const events = new EventBus(logger);
+  container.bind(EVENTS, { useValue: events });
+  const jobs = new Jobs(options.storage, clock, options.scheduler, logger.child({ component: "jobs" }), config.jobs);
+  container.bind(JOBS, { useValue: jobs });
+  const outbox = new Outbox(
+    options.storage,
+    clock,
+    jobs,
+    () => options.sms,
+    () => (container.has(ACCOUNTS) ? container.resolve(ACCOUNTS) : undefined),
+    logger.child({ component: "outbox" }),
+    config.messaging,
+  );
+  container.bind(OUTBOX, { useValue: outbox });
+  jobs.register(OUTBOX_SEND_JOB, (payload: { messageId: string }, context) => outbox.deliver(payload, context));
+
+  const publicUrl = (group: HostGroup, path: string) => `${hosts[group]}${path}`;
+  const contexts = new Map<ReachkitPlugin, PluginContext>();
+  for (const plugin of plugins) {
+    contexts.set(plugin, {
+      container,
+      storage: options.storage,
+      clock,
+      logger: logger.child({ plugin: plugin.name }),
+      events,
+      jobs,
+      outbox,
+      config,
+      secret: options.secret,
+      resolve: (token) => container.resolve(token),
+      publicUrl,
+    });
+  }
+  const contextOf = (plugin: ReachkitPlugin) => contexts.get(plugin)!;
+
+  for (const plugin of plugins) plugin.register?.(contextOf(plugin));
+  const routes: AnyRoute[] = [];
+  for (const plugin of plugins) {
+    const own = plugin.routes?.(contextOf(plugin)) ?? [];
+    const needs = [...(plugin.requires ?? [])];
+    if (own.some((route) => route.auth.kind !== "none")) needs.push(ACCOUNTS);
+    checkRequirements(plugin.name, needs, container.has);
+    routes.push(...own);
+  }
+  for (const plugin of plugins) {
+    for (const [type, handler] of Object.entries(plugin.jobs?.(contextOf(plugin)) ?? {})) jobs.register(type, handler);
+  }
+  const apis = new Map<string, unknown>();
+  for (const plugin of plugins) if (plugin.api) apis.set(plugin.name, plugin.api(contextOf(plugin)));
+
+  const http = new HttpCore({
+    routes,
+    bodyLimitBytes: config.bodyLimitBytes,
+    logger: logger.child({ component: "http" }),
+    rateLimiter: new RateLimiter(clock, config.rateLimits),
+    authenticate: (token) => container.resolve(ACCOUNTS).authenticate(token),
+  });
+  const commands: CliCommand[] = cliCommands(plugins);
+
+  let state: "created" | "starting" | "started" | "stopping" | "stopped" = "created";
+  const collections: CollectionSpec[] = [jobsCollection, migrationsCollection, outboxCollection, ...plugins.flatMap((plugin) => plugin.collections ?? [])];
+
+  const kit: Reachkit = {
+    container,
+    config,
+    storage: options.storage,
+    clock,
+    logger,
+    events,
+    jobs,
+    outbox,
+    http,
+    plugins,
+    commands,
+    plugin<N extends keyof PluginApis>(name: N): PluginApis[N] {
+      if (!apis.has(name)) throw new Error(`no plugin named "${String(name)}" with an in-process API is installed`);
+      return apis.get(name) as PluginApis[N];
+    },
+    resolve: <T>(token: Token<T>) => container.resolve(token),
+    publicUrl,
+    async start(startOptions: StartOptions = {}) {
+      if (state !== "created") throw new Error(`cannot start a kit that is ${state}`);
+      state = "starting";
+      await options.storage.ensureCollections(collections);
+      await runMigrations(options.storage, clock, plugins, contextOf);
+      for (const plugin of plugins) await plugin.start?.(contextOf(plugin));
+      if (startOptions.runJobs ?? true) await jobs.start();
+      state = "started";
+      logger.debug("kit started", { plugins: plugins.map((plugin) => plugin.name), routes: routes.length });
+    },
+    async stop() {
+      if (state === "stopped" || state === "stopping") return;
+      const wasStarted = state === "started";
+      state = "stopping";
+      await http.close();
+      if (wasStarted) {
+        await jobs.stop();
+        for (const plugin of [...plugins].reverse()) await plugin.stop?.(contextOf(plugin));
+      }
+      await options.storage.close();
+      state = "stopped";
+    },
+    inject(request) {
+      if (state !== "started") throw new Error("call kit.start() before injecting requests");
+      return inject(http, request);
+    },
+    async provisionCompany(input): Promise<ProvisionedCompany> {
+      const company = await container.resolve(ACCOUNTS).createCompany(input);
+      const output: Record<string, unknown> = { companyId: company.id, companyName: company.name };
+      for (const plugin of plugins) {
+        const fields = (await plugin.provisionCompany?.(contextOf(plugin), company)) ?? {};
+        for (const [key, value] of Object.entries(fields)) {
+          if (key in output) throw new Error(`plugin "${plugin.name}" provisions "${key}", which another plugin already set`);
+          output[key] = value;
+        }
+      }
+      return { company, output };
+    },
+    async deleteSubjectData(subject) {
+      let removed = 0;
+      for (const plugin of plugins) removed += (await plugin.deleteSubjectData?.(contextOf(plugin), subject)) ?? 0;
+      return removed;
+    },
+  };
+  return kit;
+}
+
+function resolveHosts(hosts: ReachkitOptions["hosts"]): Record<HostGroup, string> {
+  const fallback = typeof hosts === "string" ? hosts : (hosts?.api ?? "http://localhost:3000");
+  const resolved = {} as Record<HostGroup, string>;
+  for (const group of HOST_GROUPS) {
+    const url = (typeof hosts === "object" ? hosts[group] : undefined) ?? fallback;
+    resolved[group] = url.replace(/\/+$/, "");
+  }
+  return resolved;
+}
+
+function checkPluginNames(plugins: readonly ReachkitPlugin[]): void {
+  const seen = new Set<string>();
+  for (const plugin of plugins) {
+    if (seen.has(plugin.name)) throw new Error(`plugin "${plugin.name}" is installed twice`);
+    seen.add(plugin.name);
+  }
+}
+
+function checkRequirements(plugin: string, tokens: readonly Token<unknown>[], has: (token: Token<unknown>) => boolean): void {
+  for (const token of tokens) {
+    if (has(token)) continue;
+    const info = describeToken(token);
+    throw new MissingDependencyError(plugin, info.name, info.providers);
+  }
+}

@@ -1,0 +1,58 @@
+import type { Company } from "../auth/accounts.ts";
+import type { CliCommand } from "../cli/command.ts";
+import type { EventBus } from "../events/event-bus.ts";
+import type { HttpCore } from "../http/http-core.ts";
+import type { InjectRequest, InjectResponse } from "../http/inject.ts";
+import type { HostGroup } from "../http/route.ts";
+import type { Jobs } from "../jobs/jobs.ts";
+import type { Outbox } from "../messaging/outbox.ts";
+import type { Clock } from "../ports/clock.ts";
+import type { Logger } from "../ports/logger.ts";
+import type { Storage } from "../ports/storage.ts";
+import type { ReachkitConfig } from "./config.ts";
+import type { ContainerFacade } from "./container.ts";
+import type { DataSubject, PluginApis, ReachkitPlugin } from "./plugin.ts";
+import type { Token } from "./token.ts";
+
+export interface StartOptions {
+  /** Run due jobs in this process (default true; the CLI opens kits without). */
+  runJobs?: boolean;
+}
+
+/** What `reachkit init` and `Reachkit.provisionCompany` return: the new company and its credentials. */
+export interface ProvisionedCompany {
+  company: Company;
+  /** `companyId`, `companyName`, then every plugin's fields (apiKey, legacyToken, signUpSources...). */
+  output: Record<string, unknown>;
+}
+
+/** One running instance of reachkit: its container, routes, jobs and lifecycle. */
+export interface Reachkit {
+  readonly container: ContainerFacade;
+  readonly config: ReachkitConfig;
+  readonly storage: Storage;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly events: EventBus;
+  readonly jobs: Jobs;
+  /** Every outbound SMS goes through it. */
+  readonly outbox: Outbox;
+  readonly http: HttpCore;
+  readonly plugins: readonly ReachkitPlugin[];
+  /** Every CLI command of the core and the plugins. */
+  readonly commands: readonly CliCommand[];
+  /** The in-process service of a plugin. */
+  plugin<N extends keyof PluginApis>(name: N): PluginApis[N];
+  resolve<T>(token: Token<T>): T;
+  publicUrl(group: HostGroup, path: string): string;
+  /** Prepares storage (collections, migrations), starts plugins and, by default, the job runner. */
+  start(options?: StartOptions): Promise<void>;
+  /** Graceful: stops taking requests, lets running jobs finish, stops plugins, closes storage. */
+  stop(): Promise<void>;
+  /** Runs a request in process, with no socket. */
+  inject(request: InjectRequest): Promise<InjectResponse>;
+  /** Creates a company and lets every plugin set it up (credentials, sign-up units...). */
+  provisionCompany(input: { name: string; domain?: string; contactEmail?: string }): Promise<ProvisionedCompany>;
+  /** Deletes a subject's data in every plugin; returns the number of records removed. */
+  deleteSubjectData(subject: DataSubject): Promise<number>;
+}

@@ -1,0 +1,6 @@
+export * from "./storage.ts";
+export * from "./clock.ts";
+export * from "./scheduler.ts";
+export * from "./logger.ts";
+export * from "./sms-sender.ts";
+export * from "./object-storage.ts";

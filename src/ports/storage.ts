@@ -1,0 +1,135 @@
+import { defineToken } from "../kernel/token.ts";
+
+/** A value that survives a JSON round trip. Documents are made of these. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/** Every stored document is a JSON object with a string `id`, unique in its collection. */
+export interface Doc {
+  id: string;
+}
+
+/** Values a where-clause can compare against. Booleans compare as 1 / 0. */
+export type Scalar = string | number | boolean | null;
+
+/** Comparison operators of the where-language. Several in one object are ANDed. */
+export interface FieldOperators<V> {
+  eq?: V | null;
+  ne?: V | null;
+  in?: readonly V[];
+  gt?: V;
+  gte?: V;
+  lt?: V;
+  lte?: V;
+  /** true: the field is present and not null; false: absent or null. */
+  exists?: boolean;
+}
+
+/** The scalar part of a field type, which is what a where-clause compares. */
+export type ScalarOf<V> = Extract<NonNullable<V>, Scalar>;
+
+/** A bare value means equality (`null` matches an absent or null field). */
+export type FieldCondition<V> = ScalarOf<V> | null | FieldOperators<ScalarOf<V>>;
+
+/**
+ * The where-language: conditions on top-level fields, ANDed together.
+ * Only scalar fields can be compared; nested objects are stored but not queried.
+ */
+export type Where<T> = { [K in keyof T & string]?: FieldCondition<T[K]> };
+
+export interface OrderBy<T> {
+  field: keyof T & string;
+  direction?: "asc" | "desc";
+}
+
+export interface FindOptions<T> {
+  where?: Where<T>;
+  /** Sort keys, then `id` ascending as the final tie-breaker (always, so paging is stable). */
+  orderBy?: readonly OrderBy<T>[];
+  limit?: number;
+  /** The `nextCursor` of a previous page with the same where and orderBy. */
+  after?: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  /** Present when more items may follow; pass it as `after` to get them. */
+  nextCursor?: string;
+}
+
+export interface IndexSpec {
+  /** Top-level fields, in index order. */
+  fields: readonly string[];
+  /** Unique among documents where every field is present and not null. */
+  unique?: boolean;
+}
+
+/** What a plugin declares; adapters create tables and indexes from it. */
+export interface CollectionSpec {
+  /** `[a-z][a-z0-9_]*`, prefixed by the owning plugin (`subscriptions_subscribers`). */
+  name: string;
+  indexes?: readonly IndexSpec[];
+}
+
+/** A shallow patch: listed fields are replaced; a field set to `undefined` is removed. */
+export type Patch<T> = { [K in keyof T]?: T[K] | undefined };
+
+export interface Collection<T extends Doc> {
+  get(id: string): Promise<T | undefined>;
+  /** Fails with {@link UniqueConstraintError} when the id or a unique index is taken. */
+  insert(doc: T): Promise<T>;
+  /** Inserts, or replaces the whole document with the same id. */
+  upsert(doc: T): Promise<T>;
+  /** Upserts many documents in one atomic step (the bulk path of catalog ingest). */
+  upsertMany(docs: readonly T[]): Promise<void>;
+  /**
+   * Applies a patch to one document, atomically. With `where`, only when the
+   * stored document still matches it: the basis of job claims and optimistic
+   * updates. Returns the new document, or undefined when absent or not matching.
+   */
+  update(id: string, patch: Patch<T>, options?: { where?: Where<T> }): Promise<T | undefined>;
+  /** Applies a patch to every matching document; returns how many changed. */
+  updateWhere(where: Where<T>, patch: Patch<T>): Promise<number>;
+  delete(id: string): Promise<boolean>;
+  /** Deletes every matching document; returns how many. */
+  deleteWhere(where: Where<T>): Promise<number>;
+  find(options?: FindOptions<T>): Promise<Page<T>>;
+  findOne(where: Where<T>, orderBy?: readonly OrderBy<T>[]): Promise<T | undefined>;
+  count(where?: Where<T>): Promise<number>;
+}
+
+/**
+ * The Storage port: typed document collections with declared indexes, a small
+ * where-language, atomic conditional updates and transactions.
+ *
+ * Transactions are ambient: every call made inside `transaction(fn)`, on any
+ * collection handle, joins it (the adapter tracks the async context), and calls
+ * from elsewhere wait until it commits or rolls back. A nested `transaction`
+ * call joins the outer one.
+ */
+export interface Storage {
+  /** Human name for logs and errors ("sqlite", "memory", ...). */
+  readonly name: string;
+  /** Creates missing collections and indexes; drops indexes no longer declared. Idempotent. */
+  ensureCollections(specs: readonly CollectionSpec[]): Promise<void>;
+  collection<T extends Doc>(name: string): Collection<T>;
+  /** Runs `fn` atomically: everything it wrote is rolled back if it throws. */
+  transaction<R>(fn: () => Promise<R>): Promise<R>;
+  close(): Promise<void>;
+}
+
+/** A write broke the id or a unique index of a collection. */
+export class UniqueConstraintError extends Error {
+  constructor(
+    readonly collection: string,
+    /** The fields of the violated key (`["id"]` for the primary key). */
+    readonly fields: readonly string[],
+  ) {
+    super(`unique constraint violated on ${collection}(${fields.join(", ")})`);
+    this.name = "UniqueConstraintError";
+  }
+}
+
+export const STORAGE = defineToken<Storage>("Storage", [
+  "reachkit/adapters/storage/sqlite (sqliteStorage)",
+  "reachkit/adapters/storage/memory (memoryStorage)",
+]);

@@ -1,0 +1,10 @@
+/**
+ * Conformance suites for adapter authors. Each declares node:test tests that
+ * exercise a port only through its interface; run the suite of your port
+ * against your adapter (see docs/writing-an-adapter.md).
+ *
+ * @packageDocumentation
+ */
+export { storageConformance } from "./storage-suite.ts";
+export { schedulerConformance, type SchedulerHarness } from "./scheduler-suite.ts";
+export { smsSenderConformance, type SmsSenderHarness } from "./sms-sender-suite.ts";

@@ -1,0 +1,199 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import Database from "better-sqlite3";
+import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
+import { findQueries } from "../../../adapters/storage/sqlite/where-sql.ts";
+import { UniqueConstraintError, type CollectionSpec, type Doc } from "../../../src/ports/storage.ts";
+
+interface Person extends Doc {
+  email?: string;
+  team?: string;
+  age?: number;
+}
+
+const SPECS: CollectionSpec[] = [
+  {
+    name: "people",
+    indexes: [{ fields: ["email"], unique: true }, { fields: ["team", "age"] }],
+  },
+];
+
+const directory = mkdtempSync(join(tmpdir(), "reachkit-sqlite-"));
+after(() => rmSync(directory, { recursive: true, force: true }));
+let files = 0;
+const newFile = () => join(directory, `db-${++files}.sqlite`);
+
+/** Opens the file with a plain better-sqlite3 connection, outside the adapter. */
+function inspect<R>(filename: string, read: (db: Database.Database) => R): R {
+  const db = new Database(filename, { readonly: true });
+  try {
+    return read(db);
+  } finally {
+    db.close();
+  }
+}
+
+function indexNames(db: Database.Database, table: string): string[] {
+  return db
+    .prepare(
+      `SELECT name FROM sqlite_master
+       WHERE type = 'index' AND tbl_name = ? AND name NOT LIKE 'sqlite_%' ORDER BY name`,
+    )
+    .pluck()
+    .all(table) as string[];
+}
+
+describe("sqliteStorage", () => {
+  it("puts a file database in WAL mode", async () => {
+    const filename = newFile();
+    const storage = sqliteStorage({ filename });
+    await storage.ensureCollections(SPECS);
+    await storage.collection<Person>("people").insert({ id: "a" });
+    // WAL is recorded in the file, so a second connection reports it.
+    assert.equal(inspect(filename, (db) => db.pragma("journal_mode", { simple: true })), "wal");
+    await storage.close();
+  });
+
+  it("keeps data and indexes across close and reopen", async () => {
+    const filename = newFile();
+    const first = sqliteStorage({ filename });
+    await first.ensureCollections(SPECS);
+    await first.collection<Person>("people").upsertMany([
+      { id: "a", email: "ann@example.com", team: "red", age: 30 },
+      { id: "b", email: "bob@example.com", team: "blue" },
+    ]);
+    await first.close();
+
+    const second = sqliteStorage({ filename });
+    await second.ensureCollections(SPECS);
+    const people = second.collection<Person>("people");
+    assert.deepEqual(await people.get("a"), { id: "a", email: "ann@example.com", team: "red", age: 30 });
+    assert.equal(await people.count(), 2);
+    await assert.rejects(people.insert({ id: "c", email: "ann@example.com" }), UniqueConstraintError);
+    await second.close();
+    assert.deepEqual(
+      inspect(filename, (db) => indexNames(db, "people")),
+      ["ix_people__team__age", "ux_people__email"],
+    );
+  });
+
+  it("ensureCollections is idempotent and drops indexes no longer declared", async () => {
+    const filename = newFile();
+    const first = sqliteStorage({ filename });
+    await first.ensureCollections(SPECS);
+    await first.ensureCollections(SPECS);
+    await first.close();
+    assert.deepEqual(
+      inspect(filename, (db) => indexNames(db, "people")),
+      ["ix_people__team__age", "ux_people__email"],
+    );
+
+    const second = sqliteStorage({ filename });
+    const reduced: CollectionSpec[] = [{ name: "people", indexes: [{ fields: ["email"], unique: true }] }];
+    await second.ensureCollections(reduced);
+    await second.ensureCollections(reduced);
+    await second.close();
+    inspect(filename, (db) => {
+      assert.deepEqual(indexNames(db, "people"), ["ux_people__email"]);
+      const ledger = db.prepare(`SELECT collection, spec FROM _reachkit_schema`).all() as {
+        collection: string;
+        spec: string;
+      }[];
+      assert.deepEqual(ledger.map((row) => row.collection), ["people"]);
+      assert.deepEqual(JSON.parse(ledger[0].spec).indexes, [{ fields: ["email"], unique: true }]);
+    });
+  });
+
+  it("leaves indexes it did not create alone", async () => {
+    const filename = newFile();
+    const first = sqliteStorage({ filename });
+    await first.ensureCollections(SPECS);
+    await first.close();
+    const raw = new Database(filename);
+    raw.exec(`CREATE INDEX "custom_people_name" ON "people" (json_extract(doc, '$.name'))`);
+    raw.close();
+
+    const second = sqliteStorage({ filename });
+    await second.ensureCollections([{ name: "people" }]);
+    await second.close();
+    assert.deepEqual(inspect(filename, (db) => indexNames(db, "people")), ["custom_people_name"]);
+  });
+
+  it("two handles on one file see each other's committed writes", async () => {
+    const filename = newFile();
+    const a = sqliteStorage({ filename });
+    const b = sqliteStorage({ filename });
+    await a.ensureCollections(SPECS);
+    await b.ensureCollections(SPECS);
+    const peopleA = a.collection<Person>("people");
+    const peopleB = b.collection<Person>("people");
+
+    await peopleA.insert({ id: "from-a", email: "a@example.com" });
+    assert.deepEqual(await peopleB.get("from-a"), { id: "from-a", email: "a@example.com" });
+    await peopleB.update("from-a", { team: "red" });
+    assert.deepEqual(await peopleA.get("from-a"), { id: "from-a", email: "a@example.com", team: "red" });
+
+    // Uncommitted writes stay invisible to the other handle until commit.
+    await a.transaction(async () => {
+      await peopleA.insert({ id: "pending" });
+      assert.equal(await peopleB.get("pending"), undefined);
+    });
+    assert.deepEqual(await peopleB.get("pending"), { id: "pending" });
+
+    // A unique index enforced through one handle holds for the other.
+    await assert.rejects(peopleB.insert({ id: "dup", email: "a@example.com" }), UniqueConstraintError);
+    await a.close();
+    await b.close();
+  });
+
+  it("queries use the same expression as the indexes, so SQLite uses them", async () => {
+    const filename = newFile();
+    const storage = sqliteStorage({ filename });
+    await storage.ensureCollections(SPECS);
+    await storage.collection<Person>("people").insert({ id: "a", email: "ann@example.com", team: "red", age: 3 });
+    await storage.close();
+
+    const plans = (options: Parameters<typeof findQueries>[1], fetch?: number) =>
+      inspect(filename, (db) =>
+        findQueries("people", options, fetch).map((query) => {
+          const rows = db.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).all(...query.params) as { detail: string }[];
+          return rows.map((row) => row.detail).join("\n");
+        }),
+      );
+    const plan = (options: Parameters<typeof findQueries>[1]) => plans(options)[0];
+    const cursor = (values: unknown[]) => Buffer.from(JSON.stringify(values)).toString("base64url");
+
+    assert.match(plan({ where: { email: "ann@example.com" } }), /USING INDEX ux_people__email/);
+    assert.match(plan({ where: { team: "red", age: { gt: 1 } } }), /USING INDEX ix_people__team__age/);
+    assert.match(plan({ where: { id: "a" } }), /USING PRIMARY KEY/);
+    // Continuing a page ordered by id is a primary-key range scan.
+    assert.match(plan({ after: cursor(["a"]) }), /SEARCH people USING PRIMARY KEY \(id>\?\)/);
+    // Continuing a descending page: every segment is an index range, none a scan.
+    const segments = plans(
+      { where: { team: "red" }, orderBy: [{ field: "age", direction: "desc" }], after: cursor([3, "a"]) },
+      11,
+    );
+    assert.equal(segments.length, 3);
+    assert.match(segments[0], /USING INDEX ix_people__team__age \(<expr>=\? AND <expr>=\?/);
+    assert.match(segments[1], /USING INDEX ix_people__team__age \(<expr>=\? AND <expr><\?\)/);
+    assert.match(segments[2], /USING INDEX ix_people__team__age \(<expr>=\? AND <expr>=\?/);
+  });
+
+  it("bulk upsertMany spans several chunks and stays atomic", async () => {
+    const storage = sqliteStorage({ filename: newFile() });
+    await storage.ensureCollections(SPECS);
+    const people = storage.collection<Person>("people");
+    const docs: Person[] = Array.from({ length: 12_345 }, (_, i) => ({ id: `p${i}`, email: `p${i}@example.com` }));
+    await assert.rejects(
+      people.upsertMany([...docs, { id: "last", email: "p0@example.com" }]),
+      (error) => error instanceof UniqueConstraintError && error.fields[0] === "email",
+    );
+    assert.equal(await people.count(), 0);
+    await people.upsertMany(docs);
+    assert.equal(await people.count(), 12_345);
+    await storage.close();
+  });
+});

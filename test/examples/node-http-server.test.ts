@@ -1,0 +1,94 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { describe, it } from "node:test";
+import { configFromEnv } from "../../examples/node-http/config.ts";
+import { startServer } from "../../examples/node-http/server.ts";
+import { TEST_SECRET, type Json } from "../support/test-kit.ts";
+
+const newDataDir = () => mkdtempSync(join(tmpdir(), "reachkit-server-"));
+
+describe("self-hosted server", () => {
+  it("creates a company on first start, prints its credentials, and serves /v1/me and /healthz", async () => {
+    const dataDir = newDataDir();
+    let printed = "";
+    const config = configFromEnv({ REACHKIT_SECRET: TEST_SECRET, LOG_LEVEL: "error" }, { port: 0, dataDir });
+    const server = await startServer(config, (text) => void (printed += text));
+    const apiKey = /apiKey:\s+(\S+)/.exec(printed)?.[1];
+    assert.ok(apiKey, printed);
+    assert.match(printed, /legacyToken:\s+rk_leg_/);
+
+    const me = await fetch(`${server.url}/v1/me`, { headers: { authorization: `Bearer ${apiKey}` } });
+    assert.equal(me.status, 200);
+    assert.equal(me.headers.get("content-type"), "application/json");
+    assert.ok(me.headers.get("x-trace-id"));
+    const body = (await me.json()) as Json;
+    assert.equal(body.companyName, "My Company");
+    assert.deepEqual(Object.keys(body).sort(), ["applicationName", "attentiveDomainName", "companyId", "companyName", "contactEmail"]);
+
+    const health = await fetch(`${server.url}/healthz`);
+    assert.equal(health.status, 200);
+    assert.equal((await fetch(`${server.url}/nowhere`)).status, 404);
+    const wrongMethodWithBigBody = await fetch(`${server.url}/v1/me`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "x".repeat(2 * 1024 * 1024),
+    });
+    assert.equal(wrongMethodWithBigBody.status, 405);
+    assert.equal((await fetch(`${server.url}/healthz`)).status, 200, "still serving");
+    await server.close();
+
+    let printedAgain = "";
+    const restarted = await startServer(config, (text) => void (printedAgain += text));
+    assert.equal(printedAgain, "", "credentials are printed only on the first start");
+    assert.equal((await fetch(`${restarted.url}/v1/me`, { headers: { authorization: `Bearer ${apiKey}` } })).status, 200);
+    await restarted.close();
+  });
+
+  it("keeps a generated secret in the data directory", () => {
+    const dataDir = newDataDir();
+    const first = configFromEnv({}, { dataDir });
+    const second = configFromEnv({}, { dataDir });
+    assert.equal(first.secret, second.secret);
+    assert.ok(first.secret.length >= 32);
+    assert.equal(configFromEnv({ REACHKIT_SECRET: TEST_SECRET }, { dataDir }).secret, TEST_SECRET);
+    assert.equal(first.publicUrl, "http://localhost:3000");
+    assert.throws(() => configFromEnv({ PORT: "http" }), /PORT/);
+    assert.throws(() => configFromEnv({ LOG_LEVEL: "loud" }, { dataDir }), /LOG_LEVEL/);
+  });
+
+  it("starts with npm start's entry point, logs JSON with trace ids, and stops gracefully on SIGTERM", async () => {
+    const dataDir = newDataDir();
+    const child = spawn(process.execPath, ["--import", "tsx", "examples/node-http/main.ts"], {
+      env: { ...process.env, PORT: "0", REACHKIT_DATA_DIR: dataDir, REACHKIT_SECRET: TEST_SECRET, LOG_LEVEL: "info" },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const lines = createInterface({ input: child.stdout! });
+    const logs: Array<Record<string, unknown>> = [];
+    let apiKey: string | undefined;
+    const listening = new Promise<number>((resolve, reject) => {
+      child.once("exit", (code) => reject(new Error(`server exited early with ${code}`)));
+      lines.on("line", (line) => {
+        apiKey ??= /apiKey:\s+(\S+)/.exec(line)?.[1];
+        if (!line.startsWith("{")) return;
+        const entry = JSON.parse(line) as Record<string, unknown>;
+        logs.push(entry);
+        if (entry.msg === "listening") resolve(entry.port as number);
+      });
+    });
+    const port = await listening;
+    const me = await fetch(`http://127.0.0.1:${port}/v1/me`, { headers: { authorization: `Bearer ${apiKey}` } });
+    assert.equal(me.status, 200);
+    const traceId = me.headers.get("x-trace-id");
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    child.kill("SIGTERM");
+    assert.equal(await exited, 0);
+    const requestLog = logs.find((entry) => entry.msg === "request" && entry.traceId === traceId);
+    assert.ok(requestLog, "the request is logged with its trace id");
+    assert.equal(requestLog.status, 200);
+    assert.ok(logs.some((entry) => entry.msg === "stopped"));
+  });
+});

@@ -1,0 +1,229 @@
+import assert from "node:assert/strict";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { fakeClock } from "../../adapters/clock/index.ts";
+import { manualScheduler } from "../../adapters/scheduler/manual/index.ts";
+import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
+import { createReachkit, definePlugin, PermanentJobError, silentLogger, type JobHandler, type JobRecord } from "../../src/index.ts";
+import { memoryStorage } from "../../adapters/storage/memory/index.ts";
+import { TEST_SECRET } from "../support/test-kit.ts";
+
+const HOUR = 3_600_000;
+
+function jobKit(handlers: Record<string, JobHandler<never>>, options: { file?: string; clock?: ReturnType<typeof fakeClock>; concurrency?: number } = {}) {
+  const clock = options.clock ?? fakeClock("2026-03-01T00:00:00.000Z");
+  const scheduler = manualScheduler(clock);
+  const kit = createReachkit({
+    storage: options.file ? sqliteStorage({ filename: options.file }) : memoryStorage(),
+    scheduler,
+    clock,
+    logger: silentLogger(),
+    secret: TEST_SECRET,
+    plugins: [definePlugin({ name: "test-jobs", jobs: () => handlers })],
+    config: { jobs: { maxAttempts: 3, backoffBaseMs: 1_000, concurrency: options.concurrency ?? 4 } },
+  });
+  return { kit, clock, scheduler };
+}
+
+describe("durable jobs", () => {
+  it("runs a job when it falls due, once, with its payload", async () => {
+    const seen: Array<{ payload: unknown; at: number }> = [];
+    const { kit, clock, scheduler } = jobKit({ greet: async (payload: { name: string }) => void seen.push({ payload, at: clock.now() }) });
+    await kit.start();
+    const start = clock.now();
+    await kit.jobs.enqueue({ type: "greet", payload: { name: "Ada" }, runAt: start + HOUR });
+    await scheduler.advance(HOUR - 1);
+    assert.equal(seen.length, 0);
+    await scheduler.advance(1);
+    assert.deepEqual(seen, [{ payload: { name: "Ada" }, at: start + HOUR }]);
+    await scheduler.advance(10 * HOUR);
+    assert.equal(seen.length, 1);
+    assert.equal((await kit.jobs.list({ status: "done" })).length, 1);
+    await kit.stop();
+  });
+
+  it("keeps one live job per key: a second enqueue returns it, replace moves it, cancel removes it", async () => {
+    const seen: string[] = [];
+    const { kit, clock, scheduler } = jobKit({ note: async (payload: string) => void seen.push(payload) });
+    await kit.start();
+    const now = clock.now();
+    const first = await kit.jobs.enqueue({ type: "note", payload: "first", runAt: now + HOUR, key: "k" });
+    const again = await kit.jobs.enqueue({ type: "note", payload: "ignored", runAt: now + HOUR, key: "k" });
+    assert.equal(again.id, first.id);
+    const replaced = await kit.jobs.enqueue({ type: "note", payload: "moved", runAt: now + 2 * HOUR, key: "k", replace: true });
+    assert.equal(replaced.id, first.id);
+    await scheduler.advance(HOUR);
+    assert.deepEqual(seen, [], "the replaced time is honoured");
+    await scheduler.advance(HOUR);
+    assert.deepEqual(seen, ["moved"]);
+    await kit.jobs.enqueue({ type: "note", payload: "later", runAt: clock.now() + HOUR, key: "k" });
+    assert.equal(await kit.jobs.cancel("k"), true);
+    assert.equal(await kit.jobs.cancel("k"), false);
+    await scheduler.advance(2 * HOUR);
+    assert.deepEqual(seen, ["moved"]);
+    assert.equal((await kit.jobs.list({ status: "cancelled" })).length, 1);
+    await kit.stop();
+  });
+
+  it("retries a failing job with exponential backoff, then succeeds", async () => {
+    const attempts: number[] = [];
+    const { kit, clock, scheduler } = jobKit({
+      flaky: async (_payload: null, context) => {
+        attempts.push(clock.now());
+        if (context.attempt < 3) throw new Error(`failure ${context.attempt}`);
+      },
+    });
+    await kit.start();
+    const start = clock.now();
+    const job = await kit.jobs.enqueue({ type: "flaky", payload: null });
+    await scheduler.advance(60_000);
+    assert.deepEqual(
+      attempts.map((at) => at - start),
+      [0, 1_000, 3_000],
+    );
+    const done = (await kit.jobs.get(job.id)) as JobRecord;
+    assert.equal(done.status, "done");
+    assert.equal(done.attempts, 3);
+    assert.equal(done.lastError, "failure 2");
+    await kit.stop();
+  });
+
+  it("marks a job dead after its last attempt, visibly, and can queue it again", async () => {
+    let calls = 0;
+    const { kit, scheduler } = jobKit({
+      broken: async () => {
+        calls++;
+        throw new Error("always broken");
+      },
+      fatal: async () => {
+        throw new PermanentJobError("cannot ever work");
+      },
+    });
+    await kit.start();
+    const broken = await kit.jobs.enqueue({ type: "broken", payload: null, key: "b" });
+    const fatal = await kit.jobs.enqueue({ type: "fatal", payload: null });
+    await scheduler.advance(HOUR);
+    assert.equal(calls, 3);
+    const dead = await kit.jobs.list({ status: "dead" });
+    assert.deepEqual(dead.map((job) => job.id).sort(), [broken.id, fatal.id].sort());
+    assert.equal(dead.find((job) => job.id === fatal.id)?.attempts, 1);
+    assert.equal(dead.find((job) => job.id === broken.id)?.lastError, "always broken");
+    assert.equal(await kit.jobs.byKey("b"), undefined, "a dead job frees its key");
+    await kit.jobs.retry(broken.id);
+    await scheduler.flush();
+    assert.equal(calls, 4);
+    await kit.stop();
+  });
+
+  it("marks a job of an unknown type dead instead of spinning on it", async () => {
+    const { kit, scheduler } = jobKit({});
+    await kit.start();
+    const job = await kit.jobs.enqueue({ type: "nobody-handles-this", payload: null });
+    await scheduler.flush();
+    assert.equal((await kit.jobs.get(job.id))?.status, "dead");
+    await kit.stop();
+  });
+
+  it("survives a restart: a job due in an hour runs exactly once on the next kit of the same SQLite file", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "reachkit-jobs-")), "kit.db");
+    const clock = fakeClock("2026-03-01T00:00:00.000Z");
+    const runs: string[] = [];
+    const handlers = { remind: async (payload: string) => void runs.push(payload) };
+    const first = jobKit(handlers, { file, clock });
+    await first.kit.start();
+    await first.kit.jobs.enqueue({ type: "remind", payload: "in an hour", runAt: clock.now() + HOUR, key: "once" });
+    await first.kit.stop();
+    const second = jobKit(handlers, { file, clock });
+    await second.kit.start();
+    await second.scheduler.advance(HOUR + 1);
+    await second.scheduler.advance(HOUR);
+    assert.deepEqual(runs, ["in an hour"]);
+    await second.kit.stop();
+  });
+
+  it("takes over a job whose worker died once its lease runs out", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "reachkit-lease-")), "kit.db");
+    const clock = fakeClock("2026-03-01T00:00:00.000Z");
+    const runs: number[] = [];
+    const crashed = jobKit({}, { file, clock });
+    await crashed.kit.start();
+    const job = await crashed.kit.jobs.enqueue({ type: "work", payload: null });
+    // What a worker that died mid-job leaves behind: running, with a lease.
+    await crashed.kit.storage.collection<JobRecord>("reachkit_jobs").update(job.id, { status: "running", attempts: 1, leaseUntil: clock.now() + 60_000 });
+    await crashed.kit.stop();
+    const survivor = jobKit({ work: async () => void runs.push(clock.now()) }, { file, clock });
+    await survivor.kit.start();
+    await survivor.scheduler.advance(59_999);
+    assert.deepEqual(runs, []);
+    await survivor.scheduler.advance(1);
+    assert.equal(runs.length, 1);
+    assert.equal((await survivor.kit.jobs.get(job.id))?.attempts, 2);
+    await survivor.kit.stop();
+  });
+
+  it("runs no more jobs at once than its concurrency, and all of them in the end", async () => {
+    let running = 0;
+    let peak = 0;
+    let finished = 0;
+    const { kit, scheduler } = jobKit(
+      {
+        slow: async () => {
+          running++;
+          peak = Math.max(peak, running);
+          await new Promise((resolve) => setImmediate(resolve));
+          running--;
+          finished++;
+        },
+      },
+      { concurrency: 2 },
+    );
+    await kit.start();
+    for (let i = 0; i < 9; i++) await kit.jobs.enqueue({ type: "slow", payload: i });
+    await scheduler.flush();
+    assert.equal(finished, 9);
+    assert.equal(peak, 2);
+    await kit.stop();
+  });
+
+  it("runs jobs that a job enqueues for a later time within the same advance", async () => {
+    const trail: string[] = [];
+    const { kit, clock, scheduler } = jobKit({
+      first: async () => {
+        trail.push(`first@${clock.now()}`);
+        await kit.jobs.enqueue({ type: "second", payload: null, runAt: clock.now() + 1_000 });
+      },
+      second: async () => void trail.push(`second@${clock.now()}`),
+    });
+    await kit.start();
+    const start = clock.now();
+    await kit.jobs.enqueue({ type: "first", payload: null, runAt: start + 500 });
+    await scheduler.advance(10_000);
+    assert.deepEqual(trail, [`first@${start + 500}`, `second@${start + 1_500}`]);
+    await kit.stop();
+  });
+
+  it("lets a running job finish when the kit stops", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let handlerDone = false;
+    const { kit, scheduler } = jobKit({
+      waits: async () => {
+        await gate;
+        handlerDone = true;
+      },
+    });
+    await kit.start();
+    await kit.jobs.enqueue({ type: "waits", payload: null });
+    const flushing = scheduler.flush();
+    await new Promise((resolve) => setImmediate(resolve));
+    let doneWhenStopped: boolean | undefined;
+    const stopping = kit.stop().then(() => (doneWhenStopped = handlerDone));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(doneWhenStopped, undefined, "stop waits for the running job");
+    release();
+    await Promise.all([flushing, stopping]);
+    assert.equal(doneWhenStopped, true);
+  });
+});

@@ -1,0 +1,145 @@
+import assert from "node:assert/strict";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { manualScheduler } from "../../adapters/scheduler/manual/index.ts";
+import { memoryStorage } from "../../adapters/storage/memory/index.ts";
+import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
+import { accountsPlugin } from "../../plugins/accounts/index.ts";
+import { subscriptionsPlugin } from "../../plugins/subscriptions/index.ts";
+import {
+  createReachkit,
+  defineRoute,
+  definePlugin,
+  defineToken,
+  DuplicateBindingError,
+  MissingDependencyError,
+  OBJECT_STORAGE,
+  reply,
+  silentLogger,
+  STORAGE,
+} from "../../src/index.ts";
+import { startTestKit, TEST_SECRET } from "../support/test-kit.ts";
+
+const baseOptions = () => ({ storage: memoryStorage(), scheduler: manualScheduler(), logger: silentLogger(), secret: TEST_SECRET });
+
+describe("createReachkit", () => {
+  it("fails at boot when a plugin needs a port nobody provides, naming plugin, token and providers", () => {
+    const catalogLike = definePlugin({ name: "needs-objects", requires: [OBJECT_STORAGE] });
+    assert.throws(
+      () => createReachkit({ ...baseOptions(), plugins: [catalogLike] }),
+      (error: unknown) => {
+        assert.ok(error instanceof MissingDependencyError);
+        assert.match(error.message, /plugin "needs-objects" requires ObjectStorage/);
+        assert.match(error.message, /reachkit\/adapters\/object-storage\/fs/);
+        assert.match(error.message, /reachkit\/adapters\/object-storage\/memory/);
+        return true;
+      },
+    );
+  });
+
+  it("requires the accounts plugin as soon as a plugin has authenticated routes", () => {
+    const secured = definePlugin({
+      name: "secured",
+      routes: () => [defineRoute({ method: "GET", path: "/v1/thing", auth: { kind: "api" }, handler: () => reply.json(200, {}) })],
+    });
+    assert.throws(() => createReachkit({ ...baseOptions(), plugins: [secured] }), /plugin "secured" requires Accounts.*plugins\/accounts/);
+  });
+
+  it("refuses a short secret, a plugin installed twice and a port bound twice", () => {
+    assert.throws(() => createReachkit({ ...baseOptions(), secret: "short" }), /secret/);
+    assert.throws(() => createReachkit({ ...baseOptions(), plugins: [accountsPlugin(), accountsPlugin()] }), /installed twice/);
+    const kit = createReachkit(baseOptions());
+    assert.throws(() => kit.container.bind(STORAGE, { useValue: memoryStorage() }), DuplicateBindingError);
+    kit.container.bind(STORAGE, { useValue: memoryStorage() }, { override: true });
+  });
+
+  it("does not depend on plugin order", async () => {
+    for (const plugins of [[accountsPlugin(), subscriptionsPlugin()], [subscriptionsPlugin(), accountsPlugin()]]) {
+      const kit = createReachkit({ ...baseOptions(), plugins });
+      await kit.start();
+      const { output } = await kit.provisionCompany({ name: "Order" });
+      const response = await kit.inject({ url: "/v1/me", headers: { authorization: `Bearer ${output.apiKey}` } });
+      assert.equal(response.status, 200);
+      assert.equal((output.signUpSources as unknown[]).length, 2);
+      await kit.stop();
+    }
+  });
+
+  it("gives two kits in one process nothing in common", async () => {
+    const first = await startTestKit();
+    const second = await startTestKit();
+    const token = defineToken<{ value: number }>("Counter");
+    first.kit.container.bind(token, { useValue: { value: 1 } });
+    assert.equal(second.kit.container.has(token), false);
+    assert.notEqual(first.kit.plugin("accounts"), second.kit.plugin("accounts"));
+    const crossed = await second.request({ url: "/v1/me", token: first.company.apiKey });
+    assert.equal(crossed.status, 401);
+    await first.stop();
+    await second.stop();
+  });
+
+  it("refuses requests before start and after stop", async () => {
+    const kit = createReachkit({ ...baseOptions(), plugins: [accountsPlugin()] });
+    assert.throws(() => kit.inject({ url: "/v1/me" }), /start/);
+    await kit.start();
+    await kit.stop();
+    assert.throws(() => kit.inject({ url: "/v1/me" }), /start/);
+  });
+
+  it("lets running requests finish on stop and answers 503 to new ones", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slow = definePlugin({
+      name: "slow",
+      routes: () => [
+        defineRoute({
+          method: "GET",
+          path: "/slow",
+          auth: { kind: "none" },
+          async handler() {
+            await gate;
+            return reply.json(200, { done: true });
+          },
+        }),
+      ],
+    });
+    const kit = createReachkit({ ...baseOptions(), plugins: [slow] });
+    await kit.start();
+    const running = kit.inject({ url: "/slow" });
+    const stopping = kit.stop();
+    const late = await kit.http.handle({ method: "GET", url: "/slow", headers: {} });
+    assert.equal(late.status, 503);
+    release();
+    assert.equal((await running).status, 200);
+    await stopping;
+  });
+
+  it("runs plugin migrations once per database and records them in the ledger", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "reachkit-migrations-")), "kit.db");
+    let runs = 0;
+    const migrating = () =>
+      definePlugin({
+        name: "migrating",
+        collections: [{ name: "migrating_items" }],
+        migrations: [
+          {
+            id: "001-seed",
+            async up({ storage }) {
+              runs++;
+              await storage.collection<{ id: string }>("migrating_items").insert({ id: "seeded" });
+            },
+          },
+        ],
+      });
+    for (let start = 0; start < 2; start++) {
+      const kit = createReachkit({ ...baseOptions(), storage: sqliteStorage({ filename: file }), plugins: [migrating()] });
+      await kit.start();
+      assert.ok(await kit.storage.collection("migrating_items").get("seeded"));
+      assert.ok(await kit.storage.collection("reachkit_migrations").get("migrating:001-seed"));
+      await kit.stop();
+    }
+    assert.equal(runs, 1);
+  });
+});

@@ -1,0 +1,108 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { SmsSendError, type JobRecord, type OutboxMessage } from "../../src/index.ts";
+import { startTestKit } from "../support/test-kit.ts";
+
+const TO = "+15555550100";
+
+describe("messaging outbox", () => {
+  it("persists a message before sending it, then sends it from the company's sender", async () => {
+    const t = await startTestKit();
+    await t.kit.plugin("accounts").updateCompany(t.company.companyId, { senderNumber: "+15551230000" });
+    const queued = await t.kit.outbox.send({ companyId: t.company.companyId, to: TO, body: "Acme: hello", kind: "test" });
+    assert.equal(queued.status, "queued");
+    assert.equal(t.sms.sent.length, 0, "nothing leaves before the job runs");
+    await t.scheduler.flush();
+    assert.deepEqual(
+      t.sms.sent.map((m) => [m.from, m.to, m.body]),
+      [["+15551230000", TO, "Acme: hello"]],
+    );
+    const sent = (await t.kit.outbox.get(queued.id)) as OutboxMessage;
+    assert.equal(sent.status, "sent");
+    assert.equal(sent.providerMessageId, t.sms.sent[0]!.providerMessageId);
+    assert.equal(sent.sentAt, t.clock.now());
+    await t.stop();
+  });
+
+  it("sends an MMS with its media URL, and falls back to the default sender", async () => {
+    const t = await startTestKit();
+    await t.kit.outbox.send({ companyId: t.company.companyId, to: TO, body: "pic", mediaUrl: "https://example.com/a.png", kind: "test" });
+    await t.scheduler.flush();
+    assert.equal(t.sms.sent[0]!.mediaUrl, "https://example.com/a.png");
+    assert.equal(t.sms.sent[0]!.from, t.kit.config.messaging.defaultSender);
+    await t.stop();
+  });
+
+  it("returns the first message for a repeated idempotency key instead of sending twice", async () => {
+    const t = await startTestKit();
+    const first = await t.kit.outbox.send({ companyId: t.company.companyId, to: TO, body: "once", kind: "test", idempotencyKey: "k" });
+    const again = await t.kit.outbox.send({ companyId: t.company.companyId, to: TO, body: "once", kind: "test", idempotencyKey: "k" });
+    assert.equal(again.id, first.id);
+    await t.scheduler.flush();
+    assert.equal(t.sms.sent.length, 1);
+    await t.stop();
+  });
+
+  it("suppresses the same body to the same number within the duplicate window, and records it", async () => {
+    const t = await startTestKit();
+    const send = () => t.kit.outbox.send({ companyId: t.company.companyId, to: TO, body: "Your code is 1234", kind: "transactional", suppressDuplicates: true });
+    assert.equal((await send()).status, "queued");
+    const duplicate = await send();
+    assert.equal(duplicate.status, "suppressed");
+    assert.match(duplicate.reason ?? "", /duplicate/);
+    t.clock.advance(t.kit.config.messaging.duplicateWindowMs + 1);
+    assert.equal((await send()).status, "queued");
+    await t.scheduler.flush();
+    assert.equal(t.sms.sent.length, 2);
+    assert.deepEqual((await t.kit.outbox.list({ to: TO })).map((m) => m.status), ["sent", "suppressed", "sent"]);
+    await t.stop();
+  });
+
+  it("retries a provider outage and gives up at once on an invalid number", async () => {
+    const t = await startTestKit();
+    t.sms.failNext(new SmsSendError("unavailable", "provider down"));
+    const retried = await t.kit.outbox.send({ companyId: t.company.companyId, to: TO, body: "eventually", kind: "test" });
+    await t.scheduler.flush();
+    assert.equal(t.sms.sent.length, 0);
+    await t.scheduler.advance(60_000);
+    assert.equal((await t.kit.outbox.get(retried.id))?.status, "sent");
+    assert.equal((await t.kit.outbox.get(retried.id))?.attempts, 2);
+
+    t.sms.failNext(new SmsSendError("invalid_number", "landline"));
+    const refused = await t.kit.outbox.send({ companyId: t.company.companyId, to: TO, body: "never", kind: "test" });
+    await t.scheduler.advance(60_000);
+    const failed = (await t.kit.outbox.get(refused.id)) as OutboxMessage;
+    assert.equal(failed.status, "failed");
+    assert.equal(failed.reason, "landline");
+    assert.equal(failed.attempts, 1);
+    await t.stop();
+  });
+
+  it("never sends twice when a crash loses the record of a send", async () => {
+    const t = await startTestKit();
+    const message = await t.kit.outbox.send({ companyId: t.company.companyId, to: TO, body: "exactly once", kind: "test" });
+    await t.scheduler.flush();
+    // A crash after the provider accepted the SMS but before the commit leaves the message queued and its job to run again.
+    await t.kit.storage.collection<OutboxMessage>("reachkit_outbox").update(message.id, { status: "queued", providerMessageId: undefined });
+    const job = (await t.kit.storage.collection<JobRecord>("reachkit_jobs").findOne({ key: `outbox:${message.id}` }))!;
+    await t.kit.storage.collection<JobRecord>("reachkit_jobs").update(job.id, { status: "dead" });
+    assert.ok(await t.kit.jobs.retry(job.id));
+    await t.scheduler.flush();
+    assert.equal(t.sms.sent.length, 1);
+    assert.equal((await t.kit.outbox.get(message.id))?.status, "sent");
+    await t.stop();
+  });
+
+  it("lists newest last, per recipient or company, and deletes a recipient's messages", async () => {
+    const t = await startTestKit();
+    for (const [to, body] of [[TO, "one"], ["+15555550199", "other"], [TO, "two"]] as const) {
+      await t.kit.outbox.send({ companyId: t.company.companyId, to, body, kind: "test" });
+      t.clock.advance(1000);
+    }
+    assert.deepEqual((await t.kit.outbox.list({ to: TO })).map((m) => m.body), ["one", "two"]);
+    assert.deepEqual((await t.kit.outbox.list({ limit: 2 })).map((m) => m.body), ["other", "two"]);
+    assert.equal(await t.kit.outbox.deleteForRecipient(t.company.companyId, TO), 2);
+    assert.deepEqual((await t.kit.outbox.list({ companyId: t.company.companyId })).map((m) => m.body), ["other"]);
+    await t.stop();
+  });
+});

@@ -1,0 +1,84 @@
+import { fakeClock, type FakeClock } from "../../adapters/clock/index.ts";
+import { memoryObjectStorage } from "../../adapters/object-storage/memory/index.ts";
+import { manualScheduler, type ManualScheduler } from "../../adapters/scheduler/manual/index.ts";
+import { memorySms, type MemorySms } from "../../adapters/sms/memory/index.ts";
+import { memoryStorage } from "../../adapters/storage/memory/index.ts";
+import { accountsPlugin } from "../../plugins/accounts/index.ts";
+import { subscriptionsPlugin } from "../../plugins/subscriptions/index.ts";
+import {
+  createReachkit,
+  silentLogger,
+  type InjectRequest,
+  type InjectResponse,
+  type Reachkit,
+  type ReachkitConfigInput,
+  type ReachkitPlugin,
+  type Storage,
+} from "../../src/index.ts";
+
+export const TEST_SECRET = "test-secret-test-secret-test-secret-0123";
+
+/** The JSON body of a response, loosely typed for assertions. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Json = any;
+
+export interface TestKit {
+  kit: Reachkit;
+  clock: FakeClock;
+  scheduler: ManualScheduler;
+  sms: MemorySms;
+  /** The company made by `provisionCompany` ("Acme"). */
+  company: { companyId: string; companyName: string; apiKey: string; legacyToken: string };
+  /** Sends a request with `Authorization: Bearer <token>` (default: the API key). */
+  request(request: InjectRequest & { token?: string | null }): Promise<InjectResponse>;
+  json(response: InjectResponse): Json;
+  stop(): Promise<void>;
+}
+
+export interface TestKitOptions {
+  storage?: Storage;
+  plugins?: readonly ReachkitPlugin[];
+  config?: ReachkitConfigInput;
+  clock?: FakeClock;
+  sms?: MemorySms;
+  /** Skip creating the default company. */
+  bare?: boolean;
+}
+
+export const defaultPlugins = (): ReachkitPlugin[] => [accountsPlugin(), subscriptionsPlugin()];
+
+/** A started kit on memory adapters, a fake clock and the manual scheduler, with one company. */
+export async function startTestKit(options: TestKitOptions = {}): Promise<TestKit> {
+  const clock = options.clock ?? fakeClock("2026-03-01T12:00:00.000Z");
+  const scheduler = manualScheduler(clock);
+  const sms = options.sms ?? memorySms();
+  const kit = createReachkit({
+    storage: options.storage ?? memoryStorage(),
+    scheduler,
+    clock,
+    sms,
+    objectStorage: memoryObjectStorage(),
+    logger: silentLogger(),
+    secret: TEST_SECRET,
+    plugins: options.plugins ?? defaultPlugins(),
+    config: options.config,
+  });
+  await kit.start();
+  const company = options.bare
+    ? { companyId: "", companyName: "", apiKey: "", legacyToken: "" }
+    : ((await kit.provisionCompany({ name: "Acme" })).output as TestKit["company"]);
+  return {
+    kit,
+    clock,
+    scheduler,
+    sms,
+    company,
+    request({ token, ...request }) {
+      const bearer = token === undefined ? company.apiKey : token;
+      const headers = { ...(bearer === null ? {} : { authorization: `Bearer ${bearer}` }), ...request.headers };
+      return kit.inject({ ...request, headers });
+    },
+    json: (response) => JSON.parse(response.body) as Json,
+    stop: () => kit.stop(),
+  };
+}
