@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServerKit } from "../examples/node-http/server-kit.ts";
 import { silentLogger } from "../src/index.ts";
-import { load, report, startServerProcess, stopServerProcess } from "./support.ts";
+import { alternate, load, report, startServerProcess, stopServerProcess } from "./support.ts";
 
 const seconds = Number(process.argv[2] ?? 10);
 const connections = 32;
@@ -19,23 +19,13 @@ await setup.stop();
 const headers = { authorization: `Bearer ${output.apiKey as string}` };
 const env = { BENCH_DATA_DIR: dataDir, BENCH_SECRET: secret };
 
-async function measure(script: string) {
+const servers = { bare: join(import.meta.dirname, "servers/bare-me.ts"), reachkit: join(import.meta.dirname, "servers/reachkit-me.ts") };
+const result = await alternate(servers, async (script) => {
   const { port, child } = await startServerProcess(script, env);
   const url = `http://127.0.0.1:${port}/v1/me`;
   await load({ url, headers, seconds: 2, connections }); // warm-up
-  const result = await load({ url, headers, seconds, connections });
+  const measured = await load({ url, headers, seconds, connections });
   await stopServerProcess(child);
-  return result;
-}
-
-const bare = await measure(join(import.meta.dirname, "servers/bare-me.ts"));
-const reachkit = await measure(join(import.meta.dirname, "servers/reachkit-me.ts"));
-report("http", {
-  request: "GET /v1/me",
-  seconds,
-  connections,
-  reachkit,
-  bare,
-  ratio: Math.round((reachkit.requestsPerSecond / bare.requestsPerSecond) * 100) / 100,
-  target: 0.8,
+  return measured;
 });
+report("http", { request: "GET /v1/me", seconds, connections, ...result, target: 0.8 });

@@ -50,3 +50,28 @@ export function report(name: string, figures: Record<string, unknown>): void {
   writeFileSync(join(directory, `${name}.json`), `${JSON.stringify(document, null, 2)}\n`);
   console.log(JSON.stringify(document, null, 2));
 }
+
+/**
+ * Measures a baseline and reachkit in alternation over several rounds and keeps
+ * each one's median round, so a burst of noise on a shared machine hits both.
+ */
+export async function alternate<T extends string>(
+  scripts: Record<"bare" | "reachkit", T>,
+  measure: (script: T) => Promise<LoadResult>,
+  rounds = 3,
+): Promise<{ reachkit: LoadResult; bare: LoadResult; ratio: number; rounds: { reachkit: number[]; bare: number[] } }> {
+  const runs: { reachkit: LoadResult[]; bare: LoadResult[] } = { reachkit: [], bare: [] };
+  for (let round = 0; round < rounds; round++) {
+    runs.bare.push(await measure(scripts.bare));
+    runs.reachkit.push(await measure(scripts.reachkit));
+  }
+  const median = (results: LoadResult[]) => [...results].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[Math.floor(results.length / 2)]!;
+  const reachkit = median(runs.reachkit);
+  const bare = median(runs.bare);
+  return {
+    reachkit,
+    bare,
+    ratio: Math.round((reachkit.requestsPerSecond / bare.requestsPerSecond) * 100) / 100,
+    rounds: { reachkit: runs.reachkit.map((r) => r.requestsPerSecond), bare: runs.bare.map((r) => r.requestsPerSecond) },
+  };
+}

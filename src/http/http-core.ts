@@ -114,23 +114,10 @@ export class HttpCore {
         extraHeaders = rateLimitHeaders(decision as RateDecision);
       }
       const queryAt = request.url.indexOf("?");
-      const searchParams = new URLSearchParams(queryAt === -1 ? "" : request.url.slice(queryAt + 1));
-      const rawQuery = queryToObject(searchParams);
+      const rawQuery = queryAt === -1 ? {} : queryToObject(new URLSearchParams(request.url.slice(queryAt + 1)));
       const query = route.query ? parseOrThrow(route.query, rawQuery, "query") : rawQuery;
       const body = await this.#readBody(route, request);
-      const context: RequestContext = {
-        traceId,
-        method: request.method.toUpperCase(),
-        path: queryAt === -1 ? request.url : request.url.slice(0, queryAt),
-        params,
-        query,
-        body,
-        headers: request.headers,
-        principal: principal as Principal,
-        logger: this.#options.logger.child({ traceId }),
-        remoteAddress: request.remoteAddress,
-        header: (name) => firstHeader(request.headers[name.toLowerCase()]),
-      };
+      const context = new Context(traceId, request, queryAt, params, query, body, principal as Principal, this.#options.logger);
       response = toResponse(await route.handler(context), traceId, extraHeaders);
     } catch (error) {
       response = this.#errorResponse(traceId, error, extraHeaders);
@@ -247,6 +234,39 @@ export class HttpCore {
       headers: { "content-type": JSON_TYPE, "x-trace-id": traceId, ...extraHeaders, ...httpError.headers },
       body: JSON.stringify(errorBody(traceId, httpError)),
     };
+  }
+}
+
+/** The handler's view of a request; the per-request logger is made only if a handler logs. */
+class Context implements RequestContext {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: NeutralRequest["headers"];
+  readonly remoteAddress?: string;
+  #logger: Logger | undefined;
+
+  constructor(
+    readonly traceId: string,
+    request: NeutralRequest,
+    queryAt: number,
+    readonly params: Readonly<Record<string, string>>,
+    readonly query: unknown,
+    readonly body: unknown,
+    readonly principal: Principal,
+    private readonly baseLogger: Logger,
+  ) {
+    this.method = request.method.toUpperCase();
+    this.path = queryAt === -1 ? request.url : request.url.slice(0, queryAt);
+    this.headers = request.headers;
+    this.remoteAddress = request.remoteAddress;
+  }
+
+  get logger(): Logger {
+    return (this.#logger ??= this.baseLogger.child({ traceId: this.traceId }));
+  }
+
+  header(name: string): string | undefined {
+    return firstHeader(this.headers[name.toLowerCase()]);
   }
 }
 

@@ -1,4 +1,4 @@
-import { ACCOUNTS } from "../auth/accounts.ts";
+import { ACCOUNTS, type Accounts } from "../auth/accounts.ts";
 import { RateLimiter } from "../auth/rate-limiter.ts";
 import type { CliCommand } from "../cli/command.ts";
 import { cliCommands } from "../cli/core-commands.ts";
@@ -115,12 +115,13 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
   const apis = new Map<string, unknown>();
   for (const plugin of plugins) if (plugin.api) apis.set(plugin.name, plugin.api(contextOf(plugin)));
 
+  let accounts: Accounts | undefined;
   const http = new HttpCore({
     routes,
     bodyLimitBytes: config.bodyLimitBytes,
     logger: logger.child({ component: "http" }),
     rateLimiter: new RateLimiter(clock, config.rateLimits),
-    authenticate: (token) => container.resolve(ACCOUNTS).authenticate(token),
+    authenticate: (token) => (accounts ??= container.resolve(ACCOUNTS)).authenticate(token),
   });
   const commands: CliCommand[] = cliCommands(plugins);
 

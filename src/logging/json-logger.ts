@@ -17,25 +17,52 @@ export function isLogLevel(value: unknown): value is LogLevel {
 
 /** One JSON object per line: `{"time","level","msg",...fields}`. Errors are flattened to name, message and stack. */
 export function jsonLogger(options: JsonLoggerOptions = {}): Logger {
-  const threshold = LEVELS[options.level ?? "info"];
-  const write = options.write ?? ((line: string) => void process.stdout.write(`${line}\n`));
-  const now = options.now ?? Date.now;
+  const sink: Sink = {
+    threshold: LEVELS[options.level ?? "info"],
+    write: options.write ?? ((line: string) => void process.stdout.write(`${line}\n`)),
+    now: options.now ?? Date.now,
+  };
+  return new JsonLogger(sink, options.fields ?? {});
+}
 
-  function make(base: LogFields): Logger {
-    const log = (level: LogLevel) => (msg: string, fields?: LogFields) => {
-      if (LEVELS[level] < threshold) return;
-      const entry = { time: new Date(now()).toISOString(), level, msg, ...base, ...fields };
-      write(JSON.stringify(entry, errorReplacer));
-    };
-    return {
-      debug: log("debug"),
-      info: log("info"),
-      warn: log("warn"),
-      error: log("error"),
-      child: (fields) => make({ ...base, ...fields }),
-    };
+interface Sink {
+  threshold: number;
+  write: (line: string) => void;
+  now: () => number;
+}
+
+// A class, not closures: the HTTP pipeline makes a child per request, so a child must cost one small object.
+class JsonLogger implements Logger {
+  constructor(
+    private readonly sink: Sink,
+    private readonly fields: LogFields,
+  ) {}
+
+  debug(message: string, fields?: LogFields): void {
+    this.#log("debug", message, fields);
   }
-  return make(options.fields ?? {});
+
+  info(message: string, fields?: LogFields): void {
+    this.#log("info", message, fields);
+  }
+
+  warn(message: string, fields?: LogFields): void {
+    this.#log("warn", message, fields);
+  }
+
+  error(message: string, fields?: LogFields): void {
+    this.#log("error", message, fields);
+  }
+
+  child(fields: LogFields): Logger {
+    return new JsonLogger(this.sink, { ...this.fields, ...fields });
+  }
+
+  #log(level: LogLevel, msg: string, fields: LogFields | undefined): void {
+    if (LEVELS[level] < this.sink.threshold) return;
+    const entry = { time: new Date(this.sink.now()).toISOString(), level, msg, ...this.fields, ...fields };
+    this.sink.write(JSON.stringify(entry, errorReplacer));
+  }
 }
 
 function errorReplacer(_key: string, value: unknown): unknown {

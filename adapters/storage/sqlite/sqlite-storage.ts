@@ -22,7 +22,7 @@ import {
 } from "../shared/documents.ts";
 import { assertLimit, pageOf, sortKeys, type SqlValue } from "../shared/queries.ts";
 import { applyCollection, createLedger, normalizeSpecs, toUniqueError, type DeclaredCollection } from "./schema.ts";
-import { compileWhere, findQueries } from "./where-sql.ts";
+import { compileWhere, findQueries, limitSql } from "./where-sql.ts";
 
 export interface SqliteStorageOptions {
   /** A database file path, or ":memory:" for a private in-memory database. */
@@ -302,8 +302,9 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
       const rows: string[] = [];
       const read = () => {
         for (const query of queries) {
-          if (fetch !== undefined) query.params[query.params.length - 1] = fetch - rows.length;
-          rows.push(...(this.#storage.statement(query.sql).all(...query.params) as string[]));
+          // Later segments only need what is still missing; their LIMIT literal shrinks accordingly.
+          const sql = fetch === undefined ? query.sql : query.sql.replace(/ LIMIT \d+$/, limitSql(fetch - rows.length));
+          rows.push(...(this.#storage.statement(sql).all(...query.params) as string[]));
           if (fetch !== undefined && rows.length >= fetch) break;
         }
       };
