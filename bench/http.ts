@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServerKit } from "../examples/node-http/server-kit.ts";
 import { silentLogger } from "../src/index.ts";
-import { alternate, load, report, startServerProcess, stopServerProcess } from "./support.ts";
+import { alternate, measureServer, report, startServerProcess, stopServerProcess } from "./support.ts";
 
 const seconds = Number(process.argv[2] ?? 10);
 const connections = 32;
@@ -21,11 +21,9 @@ const env = { BENCH_DATA_DIR: dataDir, BENCH_SECRET: secret };
 
 const servers = { bare: join(import.meta.dirname, "servers/bare-me.ts"), reachkit: join(import.meta.dirname, "servers/reachkit-me.ts") };
 const result = await alternate(servers, async (script) => {
-  const { port, child } = await startServerProcess(script, env);
-  const url = `http://127.0.0.1:${port}/v1/me`;
-  await load({ url, headers, seconds: 2, connections }); // warm-up
-  const measured = await load({ url, headers, seconds, connections });
-  await stopServerProcess(child);
+  const server = await startServerProcess(script, env);
+  const measured = await measureServer(server, { path: "/v1/me", headers, seconds, connections });
+  await stopServerProcess(server.child);
   return measured;
 });
 report("http", { request: "GET /v1/me", seconds, connections, ...result, target: 0.8 });

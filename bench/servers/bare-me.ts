@@ -1,5 +1,6 @@
 // The baseline: bare node:http and better-sqlite3 doing the same work for GET /v1/me:
 // hash the bearer token, look the credential up by hash, read company and application, answer JSON.
+import "./cpu-probe.ts";
 import { createHash } from "node:crypto";
 import { createServer } from "node:http";
 import { join } from "node:path";

@@ -1,4 +1,5 @@
 // The self-hosted kit on SQLite, served by the node:http adapter, with request logs off (LOG_LEVEL=warn).
+import "./cpu-probe.ts";
 import { nodeHttpServer } from "../../adapters/http/node/index.ts";
 import { createServerKit } from "../../examples/node-http/server-kit.ts";
 import { jsonLogger } from "../../src/index.ts";

@@ -170,17 +170,25 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   readonly #storage: SqliteStorage;
   readonly #name: string;
   readonly #table: string;
+  // Built once: the statement cache is keyed by SQL text, and a string made per call must be hashed per call.
+  readonly #sql: { get: string; insert: string; updateById: string; deleteById: string };
 
   constructor(storage: SqliteStorage, name: string) {
     this.#storage = storage;
     this.#name = name;
     this.#table = `"${name}"`;
+    this.#sql = {
+      get: `SELECT doc FROM ${this.#table} WHERE id = ?`,
+      insert: `INSERT INTO ${this.#table} (id, doc) VALUES (?, ?)`,
+      updateById: `UPDATE ${this.#table} SET doc = ? WHERE id = ?`,
+      deleteById: `DELETE FROM ${this.#table} WHERE id = ?`,
+    };
   }
 
   get(id: string): Promise<T | undefined> {
     return this.#run(() => {
       assertId(id);
-      const json = this.#storage.statement(`SELECT doc FROM ${this.#table} WHERE id = ?`).get(id);
+      const json = this.#storage.statement(this.#sql.get).get(id);
       return json === undefined ? undefined : (JSON.parse(json as string) as T);
     });
   }
@@ -188,7 +196,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   insert(doc: T): Promise<T> {
     return this.#run(() => {
       const { id, json } = serializeDocument(doc);
-      this.#write(() => this.#storage.statement(`INSERT INTO ${this.#table} (id, doc) VALUES (?, ?)`).run(id, json));
+      this.#write(() => this.#storage.statement(this.#sql.insert).run(id, json));
       return JSON.parse(json) as T;
     });
   }
@@ -255,7 +263,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
           .get(id, ...where.params);
         if (json === undefined) return undefined;
         const next = JSON.stringify(applyPatch(JSON.parse(json as string) as StoredDoc, patch, id));
-        this.#write(() => this.#storage.statement(`UPDATE ${this.#table} SET doc = ? WHERE id = ?`).run(next, id));
+        this.#write(() => this.#storage.statement(this.#sql.updateById).run(next, id));
         return JSON.parse(next) as T;
       });
     });
@@ -268,7 +276,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
         const rows = this.#storage
           .statement(`SELECT doc FROM ${this.#table} WHERE ${condition.sql}`)
           .all(...condition.params) as string[];
-        const write = this.#storage.statement(`UPDATE ${this.#table} SET doc = ? WHERE id = ?`);
+        const write = this.#storage.statement(this.#sql.updateById);
         for (const json of rows) {
           const doc = JSON.parse(json) as StoredDoc;
           const next = JSON.stringify(applyPatch(doc, patch, doc.id));
@@ -282,7 +290,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   delete(id: string): Promise<boolean> {
     return this.#run(() => {
       assertId(id);
-      return this.#storage.statement(`DELETE FROM ${this.#table} WHERE id = ?`).run(id).changes > 0;
+      return this.#storage.statement(this.#sql.deleteById).run(id).changes > 0;
     });
   }
 

@@ -35,8 +35,9 @@ const RANGE_SQL: Record<RangeOperator, string> = { gt: ">", gte: ">=", lt: "<", 
  * The primary-key column is faster than json_extract for `id`, but it has TEXT
  * affinity, which would make `{id: 5}` match "5". Use it only for string operands.
  */
+const isText = (value: SqlValue) => value === null || typeof value === "string";
+
 function isTextCondition(condition: Condition): boolean {
-  const isText = (v: SqlValue) => v === null || typeof v === "string";
   switch (condition.op) {
     case "exists":
       return true;
@@ -49,39 +50,89 @@ function isTextCondition(condition: Condition): boolean {
 
 export function compileWhere(where: object | undefined): SqlFragment {
   const conditions = parseWhere(where);
+  const shape = shapeOf(conditions);
+  let sql = whereSqlByShape.get(shape);
+  if (sql === undefined) {
+    sql = whereSql(conditions);
+    if (whereSqlByShape.size >= WHERE_CACHE_LIMIT) whereSqlByShape.clear();
+    whereSqlByShape.set(shape, sql);
+  }
+  return { sql, params: paramsOf(conditions) };
+}
+
+/**
+ * The SQL of a where-clause depends only on its shape (fields, operators, null
+ * operands, list lengths, whether `id` operands are text), so it is built once
+ * per shape: hot paths run the same few shapes with new values.
+ */
+const whereSqlByShape = new Map<string, string>();
+const WHERE_CACHE_LIMIT = 1000;
+
+function shapeOf(conditions: readonly Condition[]): string {
+  let shape = "";
+  for (const condition of conditions) {
+    shape += `${condition.field}\u0001${condition.op}`;
+    switch (condition.op) {
+      case "eq":
+        shape += condition.value === null ? "n" : isText(condition.value) ? "s" : "v";
+        break;
+      case "in":
+        shape += `${condition.values.length}${condition.values.every(isText) ? "s" : "v"}`;
+        break;
+      case "exists":
+        shape += condition.present ? "1" : "0";
+        break;
+      default:
+        shape += isText(condition.value) ? "s" : "v";
+    }
+    shape += "\u0002";
+  }
+  return shape;
+}
+
+function whereSql(conditions: readonly Condition[]): string {
   const idColumn = conditions.every((c) => c.field !== "id" || isTextCondition(c));
   const clauses: string[] = [];
-  const params: SqlValue[] = [];
   for (const condition of conditions) {
     const expr = condition.field === "id" && idColumn ? "id" : fieldExpr(condition.field);
     switch (condition.op) {
       case "eq":
-        if (condition.value === null) clauses.push(`${expr} IS NULL`);
-        else {
-          clauses.push(`${expr} = ?`);
-          params.push(condition.value);
-        }
+        clauses.push(condition.value === null ? `${expr} IS NULL` : `${expr} = ?`);
         break;
       case "ne":
         clauses.push(`${expr} IS NOT ?`);
-        params.push(condition.value);
         break;
       case "in":
-        if (condition.values.length === 0) clauses.push("0");
-        else {
-          clauses.push(`${expr} IN (${condition.values.map(() => "?").join(", ")})`);
-          params.push(...condition.values);
-        }
+        clauses.push(condition.values.length === 0 ? "0" : `${expr} IN (${condition.values.map(() => "?").join(", ")})`);
         break;
       case "exists":
         clauses.push(condition.present ? `${expr} IS NOT NULL` : `${expr} IS NULL`);
         break;
       default:
         clauses.push(`${expr} ${RANGE_SQL[condition.op]} ?`);
+    }
+  }
+  return clauses.length === 0 ? "1" : clauses.join(" AND ");
+}
+
+/** The bound parameters of `whereSql`, in the same order. */
+function paramsOf(conditions: readonly Condition[]): SqlValue[] {
+  const params: SqlValue[] = [];
+  for (const condition of conditions) {
+    switch (condition.op) {
+      case "eq":
+        if (condition.value !== null) params.push(condition.value);
+        break;
+      case "in":
+        params.push(...condition.values);
+        break;
+      case "exists":
+        break;
+      default:
         params.push(condition.value);
     }
   }
-  return { sql: clauses.length === 0 ? "1" : clauses.join(" AND "), params };
+  return params;
 }
 
 function sortExpr(field: string): string {
