@@ -18,7 +18,7 @@ import {
 } from "./body.ts";
 import { errorBody, forbidden, HttpError, unauthorized } from "./errors.ts";
 import type { NeutralRequest, NeutralResponse, RequestBody } from "./neutral.ts";
-import type { AnyRoute, HostGroup, HttpMethod, RequestContext, RouteReply } from "./route.ts";
+import type { AnyRoute, HostGroup, HttpMethod, RequestContext, RouteAuth, RouteReply } from "./route.ts";
 import { parseOrThrow, queryToObject } from "./validation.ts";
 
 export interface HttpCoreOptions {
@@ -149,18 +149,16 @@ export class HttpCore {
   async #authenticate(route: AnyRoute, request: NeutralRequest): Promise<Principal | undefined> {
     const auth = route.auth;
     if (auth.kind === "none") return undefined;
-    const refuse = (message: string) =>
-      auth.kind === "legacy" && auth.invalidTokenStatus === 403 ? new HttpError(403, "forbidden", message) : unauthorized(message);
     const header = request.headers.authorization;
-    if (header === undefined || header === "") throw refuse("missing Authorization header");
-    if (typeof header !== "string") throw refuse("more than one Authorization header");
-    const match = /^Bearer +([\x21-\x7e]{1,512}) *$/i.exec(header);
-    if (!match) throw refuse('Authorization must be "Bearer <token>"');
+    if (header === undefined || header === "") throw refusal(auth, "missing Authorization header");
+    if (typeof header !== "string") throw refusal(auth, "more than one Authorization header");
+    const match = BEARER.exec(header);
+    if (!match) throw refusal(auth, 'Authorization must be "Bearer <token>"');
     const principal = await this.#options.authenticate(match[1]!);
-    if (!principal) throw refuse("unknown or revoked token");
-    if (auth.kind === "legacy" && principal.kind !== "legacy") throw refuse("this route needs a legacy token, not a v1 token");
+    if (!principal) throw refusal(auth, "unknown or revoked token");
+    if (auth.kind === "legacy" && principal.kind !== "legacy") throw refusal(auth, "this route needs a legacy token, not a v1 token");
     if (auth.kind === "api") {
-      if (!isV1Credential(principal.kind)) throw refuse("legacy tokens work only on legacy routes");
+      if (!isV1Credential(principal.kind)) throw refusal(auth, "legacy tokens work only on legacy routes");
       const scopes = auth.anyOfScopes ?? [];
       if (scopes.length > 0 && !scopes.some((scope) => principal.scopes.has(scope))) {
         throw forbidden(`the token lacks the scope ${scopes.join(" or ")}`);
@@ -268,6 +266,13 @@ class Context implements RequestContext {
   header(name: string): string | undefined {
     return firstHeader(this.headers[name.toLowerCase()]);
   }
+}
+
+const BEARER = /^Bearer +([\x21-\x7e]{1,512}) *$/i;
+
+/** 401, or 403 on the legacy routes whose interface answers a bad token that way. */
+function refusal(auth: RouteAuth, message: string): HttpError {
+  return auth.kind === "legacy" && auth.invalidTokenStatus === 403 ? new HttpError(403, "forbidden", message) : unauthorized(message);
 }
 
 function toResponse(reply: RouteReply, traceId: string, extraHeaders: Record<string, string>): NeutralResponse {
