@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser } from "playwright-core";
+import { chromium, type BrowserContext } from "playwright-core";
 
 /** Debian's Chromium: playwright-core drives it; no browser build is downloaded. */
 export const CHROMIUM_PATH = "/usr/bin/chromium";
@@ -24,18 +24,19 @@ export function ensureChromium(): void {
 }
 
 export interface LaunchedChromium {
-  browser: Browser;
+  context: BrowserContext;
   close(): Promise<void>;
 }
 
 /**
- * Headless Chromium with a fresh profile. The flags keep it from reaching out
- * (sync, component updates, QUIC probes), which a closed network refuses slowly.
+ * Headless Chromium with a fresh profile directory. The flags keep it from
+ * reaching out (sync, component updates, QUIC probes), which a closed network
+ * refuses slowly.
  */
 export async function launchChromium(): Promise<LaunchedChromium> {
   ensureChromium();
   const userDataDir = mkdtempSync(join(tmpdir(), "reachkit-chromium-"));
-  const browser = await chromium.launch({
+  const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM_PATH,
     headless: true,
     args: [
@@ -46,13 +47,12 @@ export async function launchChromium(): Promise<LaunchedChromium> {
       "--disable-background-networking",
       "--disable-component-update",
       "--disable-sync",
-      `--user-data-dir=${userDataDir}`,
     ],
   });
   return {
-    browser,
+    context,
     async close() {
-      await browser.close();
+      await context.close();
       rmSync(userDataDir, { recursive: true, force: true });
     },
   };
