@@ -23,14 +23,8 @@ export class OAuthError extends Error {
   }
 }
 
-export interface CodeGrant {
-  companyId: string;
-  applicationId: string;
-  clientId: string;
-  redirectUri: string;
-  scopes: Scope[];
-  userId: string;
-}
+/** What a code is bound to: the installing company and user, the client, its redirect URI and the consented scopes. */
+export type CodeGrant = Pick<AuthorizationCodeRecord, "companyId" | "applicationId" | "clientId" | "redirectUri" | "scopes" | "userId">;
 
 /** Authorization codes: random, stored hashed, single use, valid for two minutes, bound to everything the user consented to. */
 export class AuthorizationCodes {
@@ -75,14 +69,9 @@ export class AuthorizationCodes {
       }
       if (record.redirectUri !== input.redirectUri) return new OAuthError("invalid_grant", "redirect_uri differs from the one the code was issued for");
       if (this.clock.now() >= record.expiresAt) return new OAuthError("invalid_grant", "authorization code expired");
-      const grant: CodeGrant = {
-        companyId: record.companyId,
-        applicationId: record.applicationId,
-        clientId: record.clientId,
-        redirectUri: record.redirectUri,
-        scopes: record.scopes.filter((scope) => input.allowedScopes.includes(scope)),
-        userId: record.userId,
-      };
+      const { companyId, applicationId, clientId, redirectUri, userId } = record;
+      const scopes = record.scopes.filter((scope) => input.allowedScopes.includes(scope));
+      const grant: CodeGrant = { companyId, applicationId, clientId, redirectUri, scopes, userId };
       const { token, credentialId } = await this.installations.install(grant);
       await this.#codes.update(record.id, { usedAt: this.clock.now(), credentialId });
       return { token, grant };

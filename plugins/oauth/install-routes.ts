@@ -40,9 +40,14 @@ const installForm = {
   state: optionalString,
 };
 
-type Resolved =
-  | { kind: "page"; reply: RouteReply }
-  | { kind: "ok"; client: ResolvedClient; parameters: InstallParameters };
+type ResolvedInstall = { kind: "ok"; client: ResolvedClient; parameters: InstallParameters };
+type Resolved = { kind: "page"; reply: RouteReply } | ResolvedInstall;
+
+interface LoginProblem {
+  email?: string;
+  error?: string;
+  headers?: Record<string, string>;
+}
 
 /**
  * The install page of interface §5.3 on the ui host: `GET` shows the sign-in
@@ -98,17 +103,23 @@ export function installRoutes(dependencies: InstallRouteDependencies): AnyRoute[
     return [...new Set(names)] as Scope[];
   }
 
-  async function showLogin(context: RequestContext, resolved: Extract<Resolved, { kind: "ok" }>, status: number, extra: { email?: string; error?: string; headers?: Record<string, string> } = {}): Promise<RouteReply> {
+  /** An HTML page with a form: its CSRF token, and the cookie it is tied to when the browser has none yet. */
+  function formPage(context: RequestContext, status: number, render: (csrfToken: string) => string, headers: Record<string, string>): RouteReply {
     const csrf = csrfCookie(context);
-    const html = loginPage({
-      action: uiUrl(LOGIN_PATH),
-      applicationName: resolved.client.application.name,
-      parameters: resolved.parameters,
-      csrfToken: csrf.token,
-      email: extra.email,
-      error: extra.error,
-    });
-    return htmlReply(status, html, { ...pageHeaders(), ...extra.headers, ...(csrf.setCookie ? { "set-cookie": csrf.setCookie } : {}) });
+    return htmlReply(status, render(csrf.token), { ...headers, ...(csrf.setCookie ? { "set-cookie": csrf.setCookie } : {}) });
+  }
+
+  function showLogin(context: RequestContext, resolved: ResolvedInstall, status: number, problem: LoginProblem = {}): RouteReply {
+    const render = (csrfToken: string) =>
+      loginPage({
+        action: uiUrl(LOGIN_PATH),
+        applicationName: resolved.client.application.name,
+        parameters: resolved.parameters,
+        csrfToken,
+        email: problem.email,
+        error: problem.error,
+      });
+    return formPage(context, status, render, { ...pageHeaders(), ...problem.headers });
   }
 
   return [
@@ -122,22 +133,22 @@ export function installRoutes(dependencies: InstallRouteDependencies): AnyRoute[
         const resolved = await resolveClient(context.query);
         if (resolved.kind === "page") return resolved.reply;
         const scopes = requestedScopes(resolved.client, resolved.parameters);
-        if (scopes === "invalid") return redirectToClient(resolved.parameters, { error: "invalid_scope", error_description: "a requested scope is unknown or not granted to this application" });
+        if (scopes === "invalid") return invalidScope(resolved.parameters);
         const session = await currentSession(context);
         if (!session) return showLogin(context, resolved, 200);
         const [company, user] = await Promise.all([accounts.getCompany(session.companyId), users.get(session.userId)]);
         if (!company || !user) return showLogin(context, resolved, 200);
-        const csrf = csrfCookie(context);
-        const html = consentPage({
-          action: uiUrl(INSTALL_PATH),
-          applicationName: resolved.client.application.name,
-          companyName: company.name,
-          userEmail: user.email,
-          scopes,
-          parameters: resolved.parameters,
-          csrfToken: csrf.token,
-        });
-        return htmlReply(200, html, { ...pageHeaders(resolved.parameters.redirect_uri), ...(csrf.setCookie ? { "set-cookie": csrf.setCookie } : {}) });
+        const render = (csrfToken: string) =>
+          consentPage({
+            action: uiUrl(INSTALL_PATH),
+            applicationName: resolved.client.application.name,
+            companyName: company.name,
+            userEmail: user.email,
+            scopes,
+            parameters: resolved.parameters,
+            csrfToken,
+          });
+        return formPage(context, 200, render, pageHeaders(resolved.parameters.redirect_uri));
       },
     }),
     defineRoute({
@@ -187,7 +198,7 @@ export function installRoutes(dependencies: InstallRouteDependencies): AnyRoute[
         const session = await currentSession(context);
         if (!session) return { status: 303, redirect: installUrl(parameters), headers: pageHeaders() };
         const scopes = requestedScopes(client, parameters);
-        if (scopes === "invalid") return redirectToClient(parameters, { error: "invalid_scope", error_description: "a requested scope is unknown or not granted to this application" });
+        if (scopes === "invalid") return invalidScope(parameters);
         if (body.decision === "cancel") return redirectToClient(parameters, { error: "access_denied" });
         if (body.decision !== "authorize") return failure(400, "Invalid answer", "Choose Authorize or Cancel on the install page.").reply;
         const code = await codes.issue({
@@ -222,6 +233,9 @@ function failure(status: number, title: string, message: string): Extract<Resolv
 function forbiddenForm(): RouteReply {
   return failure(403, "Form expired", "This form could not be verified (its security token is missing or out of date). Go back, reload the page and try again.").reply;
 }
+
+const invalidScope = (parameters: InstallParameters) =>
+  redirectToClient(parameters, { error: "invalid_scope", error_description: "a requested scope is unknown or not granted to this application" });
 
 /** Redirects to the checked redirect URI with these parameters and the state, unchanged. */
 function redirectToClient(parameters: InstallParameters, query: Record<string, string>): RouteReply {
