@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { Accounts } from "../../src/auth/accounts.ts";
 import type { Scope } from "../../src/auth/scopes.ts";
 import { generateSecret, hashSecret } from "../../src/auth/secrets.ts";
 import type { Clock } from "../../src/ports/clock.ts";
@@ -33,6 +34,7 @@ export class AuthorizationCodes {
   constructor(
     private readonly storage: Storage,
     private readonly clock: Clock,
+    private readonly accounts: Accounts,
     private readonly installations: Installations,
   ) {
     this.#codes = storage.collection(AUTHORIZATION_CODES);
@@ -69,6 +71,7 @@ export class AuthorizationCodes {
       }
       if (record.redirectUri !== input.redirectUri) return new OAuthError("invalid_grant", "redirect_uri differs from the one the code was issued for");
       if (this.clock.now() >= record.expiresAt) return new OAuthError("invalid_grant", "authorization code expired");
+      if (!(await this.accounts.getCompany(record.companyId))) return new OAuthError("invalid_grant", "the installing company no longer exists");
       const { companyId, applicationId, clientId, redirectUri, userId } = record;
       const scopes = record.scopes.filter((scope) => input.allowedScopes.includes(scope));
       const grant: CodeGrant = { companyId, applicationId, clientId, redirectUri, scopes, userId };

@@ -73,7 +73,13 @@ export function installRoutes(dependencies: InstallRouteDependencies): AnyRoute[
     return cookie !== undefined && token !== undefined && safeEqual(csrfTokenOf(cookie), token);
   }
 
-  const currentSession = (context: RequestContext) => sessions.find(parseCookies(context.headers.cookie).get(SESSION_COOKIE));
+  /** The signed-in user of a live session, with their company; undefined when either is gone. */
+  async function signedIn(context: RequestContext) {
+    const session = await sessions.find(parseCookies(context.headers.cookie).get(SESSION_COOKIE));
+    if (!session) return undefined;
+    const [company, user] = await Promise.all([accounts.getCompany(session.companyId), users.get(session.userId)]);
+    return company && user ? { company, user } : undefined;
+  }
 
   /** Checks the client and its redirect URI. Any problem is an error page: never a redirect to an unchecked URI. */
   async function resolveClient(raw: Record<string, unknown>): Promise<Resolved> {
@@ -134,10 +140,9 @@ export function installRoutes(dependencies: InstallRouteDependencies): AnyRoute[
         if (resolved.kind === "page") return resolved.reply;
         const scopes = requestedScopes(resolved.client, resolved.parameters);
         if (scopes === "invalid") return invalidScope(resolved.parameters);
-        const session = await currentSession(context);
-        if (!session) return showLogin(context, resolved, 200);
-        const [company, user] = await Promise.all([accounts.getCompany(session.companyId), users.get(session.userId)]);
-        if (!company || !user) return showLogin(context, resolved, 200);
+        const signedInAs = await signedIn(context);
+        if (!signedInAs) return showLogin(context, resolved, 200);
+        const { company, user } = signedInAs;
         const render = (csrfToken: string) =>
           consentPage({
             action: uiUrl(INSTALL_PATH),
@@ -195,19 +200,19 @@ export function installRoutes(dependencies: InstallRouteDependencies): AnyRoute[
         const resolved = await resolveClient(body);
         if (resolved.kind === "page") return resolved.reply;
         const { client, parameters } = resolved;
-        const session = await currentSession(context);
-        if (!session) return { status: 303, redirect: installUrl(parameters), headers: pageHeaders() };
+        const signedInAs = await signedIn(context);
+        if (!signedInAs) return { status: 303, redirect: installUrl(parameters), headers: pageHeaders() };
         const scopes = requestedScopes(client, parameters);
         if (scopes === "invalid") return invalidScope(parameters);
         if (body.decision === "cancel") return redirectToClient(parameters, { error: "access_denied" });
         if (body.decision !== "authorize") return failure(400, "Invalid answer", "Choose Authorize or Cancel on the install page.").reply;
         const code = await codes.issue({
-          companyId: session.companyId,
+          companyId: signedInAs.company.id,
           applicationId: client.application.id,
           clientId: client.client.clientId,
           redirectUri: parameters.redirect_uri,
           scopes,
-          userId: session.userId,
+          userId: signedInAs.user.id,
         });
         // Both names: clients read `code` (RFC 6749) or `authorizationCode` (the reference service's demo).
         return redirectToClient(parameters, { code, authorizationCode: code });

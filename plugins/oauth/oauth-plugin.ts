@@ -85,7 +85,7 @@ export function oauthPlugin(options: OAuthPluginOptions = {}) {
         },
       });
       container.bind(AUTHORIZATION_CODES_SERVICE, {
-        useFactory: (c) => new AuthorizationCodes(storage, clock, c.resolve(OAUTH_API).installations),
+        useFactory: (c) => new AuthorizationCodes(storage, clock, accounts(), c.resolve(OAUTH_API).installations),
       });
     },
     routes({ resolve, secret, publicUrl, config }) {

@@ -6,6 +6,7 @@ import {
   authorizedCode,
   exchangeCode,
   InstallClient,
+  installPath,
   REDIRECT_URI,
   startOAuthTestKit,
   type OAuthTestKit,
@@ -218,6 +219,16 @@ describe("POST /v1/authorization-codes/tokens", () => {
     assert.equal(await accounts.deleteCompany(t.app.companyId), true);
     assert.equal((await me(orphaned)).status, 401);
     assert.equal((await me(t.company.apiKey)).status, 200, "the installing company's own key is untouched");
+  });
+
+  it("refuses the code of a company deleted before the exchange, and sends its signed-in users back to sign in", async () => {
+    const client = new InstallClient(t.kit);
+    const code = await authorizedCode(t, client);
+    assert.equal(await t.kit.plugin("accounts").deleteCompany(t.company.companyId), true);
+    assertOAuthError(await exchange(code), "invalid_grant");
+    const consent = await client.decide(installPath(t), "authorize");
+    assert.equal(consent.location.pathname, "/integrations/oauth-install", "not to the client");
+    assert.equal(await oauthTokens(), 0);
   });
 
   it("does not expire access tokens", async () => {
