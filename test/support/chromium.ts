@@ -17,9 +17,11 @@ export function ensureChromium(): void {
   if (process.getuid?.() !== 0) {
     throw new Error(`${CHROMIUM_PATH} is missing: install Debian's chromium package (apt-get install chromium) to run the browser tests`);
   }
-  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  execFileSync("apt-get", ["update"], { stdio: "ignore", env });
-  execFileSync("apt-get", ["install", "-y", "--no-install-recommends", "chromium"], { stdio: "ignore", env });
+  process.stderr.write(`${CHROMIUM_PATH} is missing: installing Debian's chromium package (once)\n`);
+  // apt's own output is dropped; its error output goes into the exception if it fails.
+  const options = { stdio: ["ignore", "ignore", "pipe"] as ("ignore" | "pipe")[], env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } };
+  execFileSync("apt-get", ["update"], options);
+  execFileSync("apt-get", ["install", "-y", "--no-install-recommends", "chromium"], options);
   if (!existsSync(CHROMIUM_PATH)) throw new Error(`apt-get installed chromium but ${CHROMIUM_PATH} is still missing`);
 }
 
