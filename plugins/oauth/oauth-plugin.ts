@@ -66,23 +66,20 @@ export function oauthPlugin(options: OAuthPluginOptions = {}) {
       container.bind(LOGIN_SESSIONS_SERVICE, { useFactory: () => new LoginSessions(storage, clock, options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS) });
       container.bind(LOGIN_THROTTLE, { useFactory: () => new LoginThrottle(clock, { ...DEFAULT_LOGIN_THROTTLE, ...options.loginThrottle }) });
       container.bind(OAUTH_API, {
-        useFactory: () => {
-          const applications = new OAuthClients(storage, clock, accounts());
-          return {
-            applications,
-            users: new DashboardUsers(storage, clock, accounts(), passwords),
-            installations: new Installations(storage, clock, accounts(), events),
-            idTokens: new IdTokens(secret, clock, publicUrl("api", "")),
-            installUrl({ clientId, redirectUri, scopes, state }) {
-              const url = new URL(publicUrl("ui", INSTALL_PATH));
-              url.searchParams.set("client_id", clientId);
-              url.searchParams.set("redirect_uri", redirectUri);
-              if (scopes && scopes.length > 0) url.searchParams.set("scope", scopes.join(" "));
-              if (state !== undefined) url.searchParams.set("state", state);
-              return url.toString();
-            },
-          };
-        },
+        useFactory: (): OAuthApi => ({
+          applications: new OAuthClients(storage, clock, accounts()),
+          users: new DashboardUsers(storage, clock, accounts(), passwords),
+          installations: new Installations(storage, clock, accounts(), events),
+          idTokens: new IdTokens(secret, clock, publicUrl("api", "")),
+          installUrl({ clientId, redirectUri, scopes, state }) {
+            const url = new URL(publicUrl("ui", INSTALL_PATH));
+            url.searchParams.set("client_id", clientId);
+            url.searchParams.set("redirect_uri", redirectUri);
+            if (scopes && scopes.length > 0) url.searchParams.set("scope", scopes.join(" "));
+            if (state !== undefined) url.searchParams.set("state", state);
+            return url.toString();
+          },
+        }),
       });
       container.bind(AUTHORIZATION_CODES_SERVICE, {
         useFactory: (c) => new AuthorizationCodes(storage, clock, accounts(), c.resolve(OAUTH_API).installations),
