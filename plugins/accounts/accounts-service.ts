@@ -93,13 +93,22 @@ export class AccountsService implements Accounts {
     return (await this.#companies.find({ where: { deletedAt: null }, orderBy: [{ field: "createdAt" }] })).items;
   }
 
-  /** Soft-deletes a company and revokes every credential it has. */
+  /**
+   * Soft-deletes a company, its applications, and revokes every credential it
+   * has, including the OAuth tokens other companies hold for its public applications.
+   */
   async deleteCompany(id: string): Promise<boolean> {
     const now = this.clock.now();
     return this.storage.transaction(async () => {
       const deleted = await this.#companies.update(id, { deletedAt: now }, { where: { deletedAt: null } });
       if (!deleted) return false;
       await this.#credentials.updateWhere({ companyId: id, revokedAt: null }, { revokedAt: now });
+      const applications = await this.listApplications(id);
+      if (applications.length > 0) {
+        const applicationIds = applications.map((application) => application.id);
+        await this.#applications.updateWhere({ id: { in: applicationIds } }, { deletedAt: now });
+        await this.#credentials.updateWhere({ applicationId: { in: applicationIds }, revokedAt: null }, { revokedAt: now });
+      }
       return true;
     });
   }
@@ -152,7 +161,11 @@ export class AccountsService implements Accounts {
     let scopes: Scope[] = [];
     if (input.kind !== "legacy") {
       const application = input.applicationId ? await this.getApplication(input.applicationId) : undefined;
-      if (!application || application.companyId !== input.companyId) throw new Error("a v1 token needs an application of the same company");
+      // An OAuth token of a public application belongs to the company that installed it, not to the owner.
+      const installable = input.kind === "oauth" && application?.kind === "public";
+      if (!application || (application.companyId !== input.companyId && !installable)) {
+        throw new Error("a v1 token needs an application of the same company, or an OAuth token a public application");
+      }
       scopes = [...(input.scopes ?? application.scopes)];
     }
     const token = generateSecret(TOKEN_PREFIX[input.kind]);

@@ -103,10 +103,10 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
   for (const plugin of plugins) plugin.register?.(contextOf(plugin));
   const routes: AnyRoute[] = [];
   for (const plugin of plugins) {
+    // Declared needs first: building the routes may resolve them.
+    checkRequirements(plugin.name, plugin.requires ?? [], container.has);
     const own = plugin.routes?.(contextOf(plugin)) ?? [];
-    const needs = [...(plugin.requires ?? [])];
-    if (own.some((route) => route.auth.kind !== "none")) needs.push(ACCOUNTS);
-    checkRequirements(plugin.name, needs, container.has);
+    if (own.some((route) => route.auth.kind !== "none")) checkRequirements(plugin.name, [ACCOUNTS], container.has);
     routes.push(...own);
   }
   for (const plugin of plugins) {

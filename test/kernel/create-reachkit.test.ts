@@ -47,6 +47,23 @@ describe("createReachkit", () => {
     assert.throws(() => createReachkit({ ...baseOptions(), plugins: [secured] }), /plugin "secured" requires Accounts.*plugins\/accounts/);
   });
 
+  it("checks a plugin's declared needs before building its routes, which may resolve them", () => {
+    const service = defineToken<{ name: string }>("GreetingService", ["reachkit/plugins/greetings"]);
+    const greeter = definePlugin({
+      name: "greeter",
+      requires: [service],
+      routes: ({ resolve }) => {
+        const greeting = resolve(service);
+        return [defineRoute({ method: "GET", path: "/hello", auth: { kind: "none" }, handler: () => reply.json(200, greeting) })];
+      },
+    });
+    assert.throws(() => createReachkit({ ...baseOptions(), plugins: [greeter] }), (error: unknown) => {
+      assert.ok(error instanceof MissingDependencyError, String(error));
+      assert.match(error.message, /plugin "greeter" requires GreetingService.*plugins\/greetings/);
+      return true;
+    });
+  });
+
   it("refuses a short secret, a plugin installed twice and a port bound twice", () => {
     assert.throws(() => createReachkit({ ...baseOptions(), secret: "short" }), /secret/);
     assert.throws(() => createReachkit({ ...baseOptions(), plugins: [accountsPlugin(), accountsPlugin()] }), /installed twice/);

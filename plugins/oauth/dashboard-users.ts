@@ -1,0 +1,86 @@
+import { randomUUID } from "node:crypto";
+import type { Accounts } from "../../src/auth/accounts.ts";
+import type { Clock } from "../../src/ports/clock.ts";
+import { UniqueConstraintError, type Collection, type Storage } from "../../src/ports/storage.ts";
+import type { PasswordHasher } from "./passwords.ts";
+import { DASHBOARD_USERS, LOGIN_SESSIONS, type DashboardUserRecord, type LoginSessionRecord } from "./records.ts";
+
+/** A dashboard user as listed: never the password hash. */
+export type DashboardUser = Omit<DashboardUserRecord, "passwordHash">;
+
+/** A password shorter than this is refused when a user is created. */
+export const MIN_PASSWORD_LENGTH = 10;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+/**
+ * The people who sign in to the install page, each for one company. Checking a
+ * sign-in costs one password hash whether the email exists or not, so the answer
+ * time tells nothing about which emails are registered.
+ */
+export class DashboardUsers {
+  readonly #users: Collection<DashboardUserRecord>;
+  readonly #sessions: Collection<LoginSessionRecord>;
+  /** A hash of a random password, checked when the email is unknown. */
+  #decoy: Promise<string> | undefined;
+
+  constructor(
+    storage: Storage,
+    private readonly clock: Clock,
+    private readonly accounts: Accounts,
+    private readonly passwords: PasswordHasher,
+  ) {
+    this.#users = storage.collection(DASHBOARD_USERS);
+    this.#sessions = storage.collection(LOGIN_SESSIONS);
+  }
+
+  async create(input: { companyId: string; email: string; password: string }): Promise<DashboardUser> {
+    const email = normalizeEmail(input.email);
+    if (!EMAIL.test(email)) throw new Error(`"${input.email}" is not an email address`);
+    if (input.password.length < MIN_PASSWORD_LENGTH) throw new Error(`a password needs at least ${MIN_PASSWORD_LENGTH} characters`);
+    if (!(await this.accounts.getCompany(input.companyId))) throw new Error(`no company ${input.companyId}`);
+    const record: DashboardUserRecord = {
+      id: randomUUID(),
+      companyId: input.companyId,
+      email,
+      passwordHash: await this.passwords.hash(input.password),
+      createdAt: this.clock.now(),
+    };
+    try {
+      await this.#users.insert(record);
+    } catch (error) {
+      if (error instanceof UniqueConstraintError) throw new Error(`a dashboard user with the email ${email} exists`);
+      throw error;
+    }
+    return toView(record);
+  }
+
+  async get(id: string): Promise<DashboardUser | undefined> {
+    const user = await this.#users.get(id);
+    return user && toView(user);
+  }
+
+  async list(companyId: string): Promise<DashboardUser[]> {
+    return (await this.#users.find({ where: { companyId }, orderBy: [{ field: "createdAt" }] })).items.map(toView);
+  }
+
+  /** Deletes a user and signs them out everywhere. */
+  async delete(id: string): Promise<boolean> {
+    await this.#sessions.deleteWhere({ userId: id });
+    return this.#users.delete(id);
+  }
+
+  /** The user when the email and password match and the company still exists; undefined otherwise, at the same cost. */
+  async checkPassword(email: string, password: string): Promise<DashboardUser | undefined> {
+    const user = await this.#users.findOne({ email: normalizeEmail(email) });
+    const stored = user?.passwordHash ?? (await (this.#decoy ??= this.passwords.hash(randomUUID())));
+    const matches = await this.passwords.verify(password, stored);
+    if (!user || !matches || !(await this.accounts.getCompany(user.companyId))) return undefined;
+    return toView(user);
+  }
+}
+
+function toView({ passwordHash: _hash, ...user }: DashboardUserRecord): DashboardUser {
+  return user;
+}

@@ -1,0 +1,11 @@
+export { oauthPlugin, OAUTH_API, type OAuthApi, type OAuthPluginOptions } from "./oauth-plugin.ts";
+export { OAuthClients, checkRedirectUri, MAX_REDIRECT_URIS, type PublicApplication, type ResolvedClient } from "./oauth-clients.ts";
+export { DashboardUsers, MIN_PASSWORD_LENGTH, type DashboardUser } from "./dashboard-users.ts";
+export { Installations } from "./installations.ts";
+export { AuthorizationCodes, OAuthError, AUTHORIZATION_CODE_TTL_MS, USED_CODE_RETENTION_MS, type CodeGrant } from "./authorization-codes.ts";
+export { IdTokens, ID_TOKEN_TTL_SECONDS, type IdTokenClaims } from "./id-tokens.ts";
+export { scryptPasswordHasher, DEFAULT_SCRYPT, type PasswordHasher, type ScryptParameters } from "./passwords.ts";
+export { DEFAULT_SESSION_TTL_MS, LoginSessions } from "./login-sessions.ts";
+export { DEFAULT_LOGIN_THROTTLE, type LoginThrottleSettings } from "./login-throttle.ts";
+export { INSTALL_PATH, LOGIN_FAILED } from "./install-routes.ts";
+export type { OAuthClientRecord, DashboardUserRecord, LoginSessionRecord, AuthorizationCodeRecord, InstallationRecord } from "./records.ts";

@@ -1,0 +1,251 @@
+import { randomBytes } from "node:crypto";
+import * as v from "valibot";
+import type { Accounts } from "../../src/auth/accounts.ts";
+import { isScope, type Scope } from "../../src/auth/scopes.ts";
+import { safeEqual, sign } from "../../src/auth/secrets.ts";
+import { defineRoute, formBody, type AnyRoute, type RequestContext, type RouteReply } from "../../src/http/route.ts";
+import type { AuthorizationCodes } from "./authorization-codes.ts";
+import { parseCookies, serializeCookie } from "./cookies.ts";
+import { normalizeEmail, type DashboardUsers } from "./dashboard-users.ts";
+import { consentPage, errorPage, loginPage, pageHeaders, type InstallParameters } from "./install-pages.ts";
+import type { LoginSessions } from "./login-sessions.ts";
+import type { LoginThrottle } from "./login-throttle.ts";
+import type { OAuthClients, ResolvedClient } from "./oauth-clients.ts";
+
+export const INSTALL_PATH = "/integrations/oauth-install";
+const LOGIN_PATH = `${INSTALL_PATH}/login`;
+const SESSION_COOKIE = "rk_session";
+const CSRF_COOKIE = "rk_csrf";
+/** One message for every failed sign-in: it never tells whether the email exists. */
+export const LOGIN_FAILED = "The email or password is incorrect.";
+
+export interface InstallRouteDependencies {
+  clients: OAuthClients;
+  users: DashboardUsers;
+  sessions: LoginSessions;
+  throttle: LoginThrottle;
+  codes: AuthorizationCodes;
+  accounts: Accounts;
+  secret: string;
+  /** The public URL of a path on the ui host. */
+  uiUrl(path: string): string;
+}
+
+const optionalString = v.optional(v.string());
+const installForm = {
+  csrf_token: optionalString,
+  client_id: optionalString,
+  redirect_uri: optionalString,
+  scope: optionalString,
+  state: optionalString,
+};
+
+type ResolvedInstall = { kind: "ok"; client: ResolvedClient; parameters: InstallParameters };
+type Resolved = { kind: "page"; reply: RouteReply } | ResolvedInstall;
+
+interface LoginProblem {
+  email?: string;
+  error?: string;
+  headers?: Record<string, string>;
+}
+
+/**
+ * The install page of interface §5.3 on the ui host: `GET` shows the sign-in
+ * form or the consent page, the two `POST`s sign in and answer the consent.
+ * Plain HTML forms, no script; every form carries a CSRF token tied to a cookie.
+ */
+export function installRoutes(dependencies: InstallRouteDependencies): AnyRoute[] {
+  const { clients, users, sessions, throttle, codes, accounts, secret, uiUrl } = dependencies;
+  const cookiePath = new URL(uiUrl(INSTALL_PATH)).pathname;
+  const secure = uiUrl("").startsWith("https:");
+  const csrfTokenOf = (cookie: string) => sign(secret, "reachkit oauth-install csrf", cookie);
+
+  /** The CSRF cookie of the request, or a new one with the header that sets it. */
+  function csrfCookie(context: RequestContext): { token: string; setCookie?: string } {
+    const existing = parseCookies(context.headers.cookie).get(CSRF_COOKIE);
+    if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return { token: csrfTokenOf(existing) };
+    const value = randomBytes(32).toString("base64url");
+    return { token: csrfTokenOf(value), setCookie: serializeCookie(CSRF_COOKIE, value, { path: cookiePath, secure }) };
+  }
+
+  function csrfValid(context: RequestContext, token: string | undefined): boolean {
+    const cookie = parseCookies(context.headers.cookie).get(CSRF_COOKIE);
+    return cookie !== undefined && token !== undefined && safeEqual(csrfTokenOf(cookie), token);
+  }
+
+  /** The signed-in user of a live session, with their company; undefined when either is gone. */
+  async function signedIn(context: RequestContext) {
+    const session = await sessions.find(parseCookies(context.headers.cookie).get(SESSION_COOKIE));
+    if (!session) return undefined;
+    const [company, user] = await Promise.all([accounts.getCompany(session.companyId), users.get(session.userId)]);
+    return company && user ? { company, user } : undefined;
+  }
+
+  /** Checks the client and its redirect URI. Any problem is an error page: never a redirect to an unchecked URI. */
+  async function resolveClient(raw: Record<string, unknown>): Promise<Resolved> {
+    const parameters: Partial<Record<keyof InstallParameters, string>> = {};
+    for (const name of ["client_id", "redirect_uri", "scope", "state"] as const) {
+      const value = raw[name];
+      if (value === undefined) continue;
+      if (typeof value !== "string") return failure(400, "Invalid install link", `The install link gives ${name} more than once.`);
+      parameters[name] = value;
+    }
+    if (!parameters.client_id) return failure(400, "Invalid install link", "The install link has no client_id.");
+    const client = await clients.find(parameters.client_id);
+    if (!client) return failure(400, "Unknown application", "No application has the client_id of this install link.");
+    if (!parameters.redirect_uri) return failure(400, "Invalid install link", "The install link has no redirect_uri.");
+    if (!client.client.redirectUris.includes(parameters.redirect_uri)) {
+      return failure(400, "Invalid install link", `The redirect_uri of this install link is not registered for ${client.application.name}.`);
+    }
+    return { kind: "ok", client, parameters: parameters as InstallParameters };
+  }
+
+  /** The requested scopes; none requested means every scope of the application. */
+  function requestedScopes(client: ResolvedClient, parameters: InstallParameters): Scope[] | "invalid" {
+    const names = (parameters.scope ?? "").split(/[\s,]+/).filter(Boolean);
+    if (names.length === 0) return [...client.application.scopes];
+    const allowed = client.application.scopes as readonly string[];
+    if (!names.every((name) => isScope(name) && allowed.includes(name))) return "invalid";
+    return [...new Set(names)] as Scope[];
+  }
+
+  /** An HTML page with a form: its CSRF token, and the cookie it is tied to when the browser has none yet. */
+  function formPage(context: RequestContext, status: number, render: (csrfToken: string) => string, headers: Record<string, string>): RouteReply {
+    const csrf = csrfCookie(context);
+    return htmlReply(status, render(csrf.token), { ...headers, ...(csrf.setCookie ? { "set-cookie": csrf.setCookie } : {}) });
+  }
+
+  function showLogin(context: RequestContext, resolved: ResolvedInstall, status: number, problem: LoginProblem = {}): RouteReply {
+    const render = (csrfToken: string) =>
+      loginPage({
+        action: uiUrl(LOGIN_PATH),
+        applicationName: resolved.client.application.name,
+        parameters: resolved.parameters,
+        csrfToken,
+        email: problem.email,
+        error: problem.error,
+      });
+    return formPage(context, status, render, { ...pageHeaders(), ...problem.headers });
+  }
+
+  return [
+    defineRoute({
+      method: "GET",
+      path: INSTALL_PATH,
+      host: "ui",
+      auth: { kind: "none" },
+      summary: "The install page: sign in, then consent to the application's scopes",
+      async handler(context) {
+        const resolved = await resolveClient(context.query);
+        if (resolved.kind === "page") return resolved.reply;
+        const scopes = requestedScopes(resolved.client, resolved.parameters);
+        if (scopes === "invalid") return invalidScope(resolved.parameters);
+        const signedInAs = await signedIn(context);
+        if (!signedInAs) return showLogin(context, resolved, 200);
+        const { company, user } = signedInAs;
+        const render = (csrfToken: string) =>
+          consentPage({
+            action: uiUrl(INSTALL_PATH),
+            applicationName: resolved.client.application.name,
+            companyName: company.name,
+            userEmail: user.email,
+            scopes,
+            parameters: resolved.parameters,
+            csrfToken,
+          });
+        return formPage(context, 200, render, pageHeaders(resolved.parameters.redirect_uri));
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      path: LOGIN_PATH,
+      host: "ui",
+      auth: { kind: "none" },
+      body: formBody(v.object({ ...installForm, email: optionalString, password: optionalString })),
+      summary: "Sign in to the install page (rate-limited per email and per address)",
+      async handler(context) {
+        const { body } = context;
+        if (!csrfValid(context, body.csrf_token)) return forbiddenForm();
+        const resolved = await resolveClient(body);
+        if (resolved.kind === "page") return resolved.reply;
+        const email = normalizeEmail(body.email ?? "");
+        const ip = context.remoteAddress ?? "unknown";
+        const wait = throttle.retryAfterSeconds(email, ip);
+        if (wait > 0) {
+          const minutes = Math.ceil(wait / 60);
+          const error = `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`;
+          return showLogin(context, resolved, 429, { email, error, headers: { "retry-after": String(wait) } });
+        }
+        const user = await users.checkPassword(email, body.password ?? "");
+        if (!user) {
+          throttle.recordFailure(email, ip);
+          return showLogin(context, resolved, 401, { email, error: LOGIN_FAILED });
+        }
+        throttle.recordSuccess(email);
+        const { token } = await sessions.start(user);
+        const cookie = serializeCookie(SESSION_COOKIE, token, { path: cookiePath, secure, maxAge: Math.floor(sessions.ttlMs / 1000) });
+        return { status: 303, redirect: installUrl(resolved.parameters), headers: { ...pageHeaders(), "set-cookie": cookie } };
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      path: INSTALL_PATH,
+      host: "ui",
+      auth: { kind: "none" },
+      body: formBody(v.object({ ...installForm, decision: optionalString })),
+      summary: "Answer the consent page: Authorize redirects with a code, Cancel with access_denied",
+      async handler(context) {
+        const { body } = context;
+        if (!csrfValid(context, body.csrf_token)) return forbiddenForm();
+        const resolved = await resolveClient(body);
+        if (resolved.kind === "page") return resolved.reply;
+        const { client, parameters } = resolved;
+        const signedInAs = await signedIn(context);
+        if (!signedInAs) return { status: 303, redirect: installUrl(parameters), headers: pageHeaders() };
+        const scopes = requestedScopes(client, parameters);
+        if (scopes === "invalid") return invalidScope(parameters);
+        if (body.decision === "cancel") return redirectToClient(parameters, { error: "access_denied" });
+        if (body.decision !== "authorize") return failure(400, "Invalid answer", "Choose Authorize or Cancel on the install page.").reply;
+        const code = await codes.issue({
+          companyId: signedInAs.company.id,
+          applicationId: client.application.id,
+          clientId: client.client.clientId,
+          redirectUri: parameters.redirect_uri,
+          scopes,
+          userId: signedInAs.user.id,
+        });
+        // Both names: clients read `code` (RFC 6749) or `authorizationCode` (the reference service's demo).
+        return redirectToClient(parameters, { code, authorizationCode: code });
+      },
+    }),
+  ];
+
+  function installUrl(parameters: InstallParameters): string {
+    const url = new URL(uiUrl(INSTALL_PATH));
+    for (const [name, value] of Object.entries(parameters)) if (value !== undefined) url.searchParams.set(name, value);
+    return url.toString();
+  }
+}
+
+function htmlReply(status: number, html: string, headers: Record<string, string>): RouteReply {
+  return { status, html, headers };
+}
+
+function failure(status: number, title: string, message: string): Extract<Resolved, { kind: "page" }> {
+  return { kind: "page", reply: htmlReply(status, errorPage(title, message), pageHeaders()) };
+}
+
+function forbiddenForm(): RouteReply {
+  return failure(403, "Form expired", "This form could not be verified (its security token is missing or out of date). Go back, reload the page and try again.").reply;
+}
+
+const invalidScope = (parameters: InstallParameters) =>
+  redirectToClient(parameters, { error: "invalid_scope", error_description: "a requested scope is unknown or not granted to this application" });
+
+/** Redirects to the checked redirect URI with these parameters and the state, unchanged. */
+function redirectToClient(parameters: InstallParameters, query: Record<string, string>): RouteReply {
+  const url = new URL(parameters.redirect_uri);
+  for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
+  if (parameters.state !== undefined) url.searchParams.set("state", parameters.state);
+  return { status: 303, redirect: url.toString(), headers: { "cache-control": "no-store", "referrer-policy": "no-referrer" } };
+}
