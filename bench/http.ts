@@ -1,26 +1,13 @@
 // GET /v1/me throughput through the node:http adapter, beside a bare node:http + better-sqlite3 baseline
 // doing the same token-hash lookup on the same database, in the same run. Usage: npm run bench:http [-- seconds]
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createServerKit } from "../examples/node-http/server-kit.ts";
-import { silentLogger } from "../src/index.ts";
-import { alternate, load, report, startServerProcess, stopServerProcess } from "./support.ts";
+// (bench/http-adapters.ts measures the Express and Fastify adapters the same way.)
+import { alternate, BENCH_SERVERS, load, prepareBenchData, report, startServerProcess, stopServerProcess } from "./support.ts";
 
 const seconds = Number(process.argv[2] ?? 10);
 const connections = 32;
-const dataDir = mkdtempSync(join(tmpdir(), "reachkit-bench-http-"));
-const secret = "bench-secret-bench-secret-bench-secret-0";
+const { env, headers } = await prepareBenchData();
 
-const setup = createServerKit({ dataDir, publicUrl: "http://localhost", secret, logger: silentLogger() });
-await setup.start({ runJobs: false });
-const { output } = await setup.provisionCompany({ name: "Bench Co" });
-await setup.stop();
-const headers = { authorization: `Bearer ${output.apiKey as string}` };
-const env = { BENCH_DATA_DIR: dataDir, BENCH_SECRET: secret };
-
-const servers = { bare: join(import.meta.dirname, "servers/bare-me.ts"), reachkit: join(import.meta.dirname, "servers/reachkit-me.ts") };
-const result = await alternate(servers, async (script) => {
+const result = await alternate(BENCH_SERVERS, async (script) => {
   const { port, child } = await startServerProcess(script, env);
   const url = `http://127.0.0.1:${port}/v1/me`;
   await load({ url, headers, seconds: 2, connections }); // warm-up

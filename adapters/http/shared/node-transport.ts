@@ -26,9 +26,12 @@ export function neutralFromNode(request: HostRequest, url: string, remoteAddress
   return { method: request.method ?? "GET", url, headers: request.headers, body: requestBody(request), remoteAddress };
 }
 
+/** Writes the core's answer; with its length given, so that Node sends it in one piece rather than chunked. */
 export function sendNode(response: ServerResponse, result: NeutralResponse): void {
+  const body = result.body;
+  if (body !== undefined) result.headers["content-length"] = String(typeof body === "string" ? Buffer.byteLength(body) : body.length);
   response.writeHead(result.status, result.headers);
-  response.end(result.body);
+  response.end(body);
 }
 
 /** The last resort when the core itself failed (a bug): log it and answer a bare JSON 500. */
