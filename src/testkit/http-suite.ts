@@ -129,13 +129,17 @@ async function streamedUpload(url: string, kit: SuiteKit, tag: string, total: nu
  *     httpAdapterConformance("express", { makeKit, mount });
  */
 export function httpAdapterConformance(adapterName: string, harness: HttpAdapterHarness): void {
+  /** One kit of company "Acme" on one host; `url` is the kit's base URL (host and prefix). */
+  const oneKit = (prefix: string, options: HostOptions) =>
+    hosted(async () => {
+      const acme = await startKit(harness, "Acme");
+      const host = await harness.mount([{ kit: acme.kit, prefix }], options);
+      return { url: `${host.url}${prefix}`, kits: [acme], hosts: [host] };
+    });
+
   describe(`HTTP adapter conformance: ${adapterName}`, () => {
     describe("one kit under a prefix", () => {
-      const env = hosted(async () => {
-        const acme = await startKit(harness, "Acme");
-        const host = await harness.mount([{ kit: acme.kit, prefix: "/reachkit" }], { hostParsesBodies: false });
-        return { url: `${host.url}/reachkit`, kits: [acme], hosts: [host] };
-      });
+      const env = oneKit("/reachkit", { hostParsesBodies: false });
 
       it("serves GET /v1/me with the company, the trace id and the rate-limit headers", async () => {
         const { url, kits: [acme] } = env();
@@ -309,11 +313,7 @@ export function httpAdapterConformance(adapterName: string, harness: HttpAdapter
     });
 
     describe("host body parsers installed in front of reachkit", () => {
-      const env = hosted(async () => {
-        const acme = await startKit(harness, "Acme");
-        const host = await harness.mount([{ kit: acme.kit, prefix: "/reachkit" }], { hostParsesBodies: true });
-        return { url: `${host.url}/reachkit`, kits: [acme], hosts: [host] };
-      });
+      const env = oneKit("/reachkit", { hostParsesBodies: true });
 
       it("reuses bodies the host parsed, with the same answers, and still streams raw uploads", async () => {
         const { url, hosts: [host], kits: [acme] } = env();
@@ -375,11 +375,7 @@ export function httpAdapterConformance(adapterName: string, harness: HttpAdapter
     });
 
     describe("graceful shutdown", () => {
-      const env = hosted(async () => {
-        const acme = await startKit(harness, "Acme");
-        const host = await harness.mount([{ kit: acme.kit, prefix: "" }], { hostParsesBodies: false });
-        return { url: host.url, kits: [acme], hosts: [host] };
-      });
+      const env = oneKit("", { hostParsesBodies: false });
 
       it("answers 503 to new requests while the kit stops and lets those under way finish", async () => {
         const { url, kits: [acme] } = env();
