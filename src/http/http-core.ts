@@ -90,7 +90,10 @@ export class HttpCore {
    * routes call it first and pass on `not_found`.
    */
   lookup(method: string, path: string, options: HandleOptions = {}): RouteLookup {
-    const match = this.#find(method.toUpperCase(), path);
+    const upper = method.toUpperCase();
+    // No route serves OPTIONS: CORS preflights belong to the host (its CORS middleware).
+    if (upper === "OPTIONS") return { kind: "not_found" };
+    const match = this.#find(upper, path);
     if (match === "malformed") return { kind: "malformed" };
     if (match && inGroups(match.store.route, options)) {
       const params: Record<string, string> = {};

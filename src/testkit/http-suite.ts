@@ -269,14 +269,18 @@ export function httpAdapterConformance(adapterName: string, harness: HttpAdapter
         assert.equal((await call(`${url}/v1/me`, { headers: bearer(acme!.apiKey) })).status, 200);
       });
 
-      it("leaves the host's own routes, and their body parsing, to the host", async () => {
-        const { hosts: [host] } = env();
+      it("leaves the host's own routes, their body parsing and OPTIONS to the host", async () => {
+        const { url, hosts: [host] } = env();
         const hello = await call(`${host!.url}/host/hello`);
         assert.equal(hello.status, 200, hello.body);
         assert.deepEqual(hello.json(), { host: "hello" });
         const echo = await call(`${host!.url}/host/echo`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"a":[1,2]}' });
         assert.equal(echo.status, 200, echo.body);
         assert.deepEqual(echo.json(), { host: { a: [1, 2] } });
+        // No reachkit route serves OPTIONS: a CORS preflight is the host's to answer.
+        const preflight = await call(`${url}/v1/me`, { method: "OPTIONS", headers: { origin: "https://app.example", "access-control-request-method": "GET" } });
+        assert.equal(preflight.status, 404);
+        assert.equal(preflight.headers["x-trace-id"], undefined);
       });
 
       it("keeps the connection alive across answers, errors included", async () => {

@@ -56,6 +56,7 @@ describe("HttpCore routing for adapters", () => {
     assert.deepEqual(found.kind === "found" && found.params, { id: "a+b" });
     assert.deepEqual(http.lookup("post", "/items/1"), { kind: "method_not_allowed", allowed: ["GET", "DELETE"] });
     assert.deepEqual(http.lookup("GET", "/nowhere"), { kind: "not_found" });
+    assert.deepEqual(http.lookup("OPTIONS", "/items/1"), { kind: "not_found" });
     assert.deepEqual(http.lookup("GET", "/messages", { groups: ["api"] }), { kind: "not_found" });
     assert.equal(http.lookup("GET", "/messages", { groups: ["messages"] }).kind, "found");
   });

@@ -36,6 +36,9 @@ export function expressRouter(kit: Reachkit, options: ExpressRouterOptions = {})
     sendNode(response, await kit.http.respond(lookup, neutral(request)));
   };
 
+  // No route serves OPTIONS: leave CORS preflights to the host, rather than to Express's automatic answer.
+  router.use((request, _response, next) => next(request.method === "OPTIONS" ? "router" : undefined));
+
   const table = nativePaths(kit.http.routes, groups);
   for (const { path, routes } of table) {
     const native = router.route(prefix + expressPath(path));
