@@ -40,10 +40,9 @@ export function expressRouter(kit: Reachkit, options: ExpressRouterOptions = {})
   router.use((request, _response, next) => next(request.method === "OPTIONS" ? "router" : undefined));
 
   const table = nativePaths(kit.http.routes, groups);
-  for (const { path, routes } of table) {
-    const native = router.route(prefix + expressPath(path));
+  for (const { routes } of table) {
     for (const route of routes) {
-      native[routeMethod(route.method)](async (request: Request, response) => {
+      router[routeMethod(route.method)](prefix + expressPath(route.path), async (request: Request, response) => {
         sendNode(response, await kit.http.dispatch(route, paramsFromExpress(request.params), neutral(request)));
       });
     }

@@ -54,7 +54,7 @@ export function fastifyPlugin(kit: Reachkit, options: FastifyPluginOptions = {})
       for (const route of routes) {
         scope.route({
           method: route.method,
-          url: prefix + path,
+          url: prefix + route.path,
           handler: async (request, reply) => send(reply, await kit.http.dispatch(route, request.params as Record<string, string>, neutral(request))),
         });
       }

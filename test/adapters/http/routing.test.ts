@@ -21,6 +21,8 @@ const routingPlugin = definePlugin({
     defineRoute({ method: "GET", path: "/things/:id", auth: { kind: "none" }, handler: ({ params }) => reply.json(200, { route: "thing", id: params.id }) }),
     defineRoute({ method: "GET", path: "/things/special", auth: { kind: "none" }, handler: () => reply.json(200, { route: "special" }) }),
     defineRoute({ method: "POST", path: "/things/:id/notes", auth: { kind: "none" }, handler: ({ params }) => reply.json(200, { route: "notes", id: params.id }) }),
+    // The same path as GET /things/:id to a router, with another parameter name.
+    defineRoute({ method: "PUT", path: "/things/:key", auth: { kind: "none" }, handler: ({ params }) => reply.json(200, { route: "put", key: params.key }) }),
     defineRoute({ method: "GET", path: "/range/:from-:to", auth: { kind: "none" }, handler: ({ params }) => reply.json(200, { from: params.from, to: params.to }) }),
     defineRoute({ method: "GET", path: "/odd(chars)+here", auth: { kind: "none" }, handler: () => reply.json(200, { route: "odd" }) }),
   ],
@@ -69,6 +71,7 @@ describe("routing through every HTTP adapter", () => {
     ["GET", "/things/a%2Fb%2B%20c", { status: 200, body: { route: "thing", id: "a/b+ c" } }],
     ["POST", "/things/special/notes", { status: 200, body: { route: "notes", id: "special" } }],
     ["GET", "/files/a/b%20c/d", { status: 200, body: { route: "file", rest: "a/b c/d" } }],
+    ["PUT", "/things/other", { status: 200, body: { route: "put", key: "other" } }],
     ["GET", "/range/3-9", { status: 200, body: { from: "3", to: "9" } }],
     ["GET", "/odd(chars)+here", { status: 200, body: { route: "odd" } }],
     ["GET", "/THINGS/special", NOT_FOUND],
@@ -97,7 +100,7 @@ describe("routing through every HTTP adapter", () => {
     for (const [adapter, host] of Object.entries(served)) {
       const answer = await fetch(`${host.url}/things/special`, { method: "DELETE" });
       assert.equal(answer.status, 405, adapter);
-      assert.equal(answer.headers.get("allow"), "GET", adapter);
+      assert.equal(answer.headers.get("allow"), "GET, PUT", adapter);
       assert.equal(((await answer.json()) as { error: { code: string } }).error.code, "method_not_allowed", adapter);
     }
   });
