@@ -1,8 +1,10 @@
 // Each HTTP adapter (node:http, Express, Fastify) against the same requests written bare on that framework
 // (bare handlers in bench/servers/bare-handlers.ts, same database), alternated in the same run.
-// Prints req/s, p99 latency and the ratio per adapter and request; writes bench/results/http-adapters.json.
+// Prints req/s, p99 latency and the ratio per adapter and request (medians of five alternated rounds);
+// writes bench/results/http-adapters.json.
 // Usage: npm run bench:http-adapters [-- seconds [framework...]]
-import { alternate, BENCH_SERVERS, load, prepareBenchData, report, startServerProcess, stopServerProcess } from "./support.ts";
+import { ME_SERVERS, prepareMeData } from "./me-servers.ts";
+import { alternate, load, report, startServerProcess, stopServerProcess } from "./support.ts";
 
 const seconds = Number(process.argv[2] ?? 10);
 const frameworks = process.argv.length > 3 ? process.argv.slice(3) : ["node", "express", "fastify"];
@@ -12,11 +14,11 @@ const connections = 32;
 // { name: "GET /v1/subscriptions?phone=", path: "/v1/subscriptions?phone=%2B15555550100" }, with its bare handler.
 const requests = [{ name: "GET /v1/me", path: "/v1/me" }];
 
-const { env, headers } = await prepareBenchData();
+const { env, headers } = await prepareMeData();
 const results: Array<Record<string, unknown>> = [];
 for (const framework of frameworks) {
   for (const request of requests) {
-    const result = await alternate(BENCH_SERVERS, async (script) => {
+    const result = await alternate(ME_SERVERS, async (script) => {
       const { port, child } = await startServerProcess(script, { ...env, BENCH_FRAMEWORK: framework });
       const url = `http://127.0.0.1:${port}${request.path}`;
       await load({ url, headers, seconds: 2, connections }); // warm-up
@@ -24,7 +26,7 @@ for (const framework of frameworks) {
       await stopServerProcess(child);
       if (measured.errors > 0 || measured.non2xx > 0) throw new Error(`${framework} ${script}: ${measured.errors} errors, ${measured.non2xx} non-2xx answers`);
       return measured;
-    });
+    }, 5);
     results.push({ framework, request: request.name, ...result });
     console.log(
       `${framework.padEnd(8)} ${request.name.padEnd(32)} reachkit ${result.reachkit.requestsPerSecond} req/s p99 ${result.reachkit.p99Ms} ms | ` +

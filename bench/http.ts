@@ -1,13 +1,14 @@
 // GET /v1/me throughput through the node:http adapter, beside a bare node:http + better-sqlite3 baseline
 // doing the same token-hash lookup on the same database, in the same run. Usage: npm run bench:http [-- seconds]
 // (bench/http-adapters.ts measures the Express and Fastify adapters the same way.)
-import { alternate, BENCH_SERVERS, load, prepareBenchData, report, startServerProcess, stopServerProcess } from "./support.ts";
+import { ME_SERVERS, prepareMeData } from "./me-servers.ts";
+import { alternate, load, report, startServerProcess, stopServerProcess } from "./support.ts";
 
 const seconds = Number(process.argv[2] ?? 10);
 const connections = 32;
-const { env, headers } = await prepareBenchData();
+const { env, headers } = await prepareMeData();
 
-const result = await alternate(BENCH_SERVERS, async (script) => {
+const result = await alternate(ME_SERVERS, async (script) => {
   const { port, child } = await startServerProcess(script, env);
   const url = `http://127.0.0.1:${port}/v1/me`;
   await load({ url, headers, seconds: 2, connections }); // warm-up

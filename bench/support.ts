@@ -1,30 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import autocannon from "autocannon";
-import { createServerKit } from "../examples/node-http/server-kit.ts";
-import { silentLogger } from "../src/index.ts";
-
-export const BENCH_SERVERS = {
-  bare: join(import.meta.dirname, "servers/bare-server.ts"),
-  reachkit: join(import.meta.dirname, "servers/reachkit-server.ts"),
-};
-
-/**
- * A self-hosted data directory with one company, for servers started in other
- * processes: the environment they need and the bearer header of its API key.
- */
-export async function prepareBenchData(): Promise<{ env: Record<string, string>; headers: Record<string, string> }> {
-  const dataDir = mkdtempSync(join(tmpdir(), "reachkit-bench-http-"));
-  const secret = "bench-secret-bench-secret-bench-secret-0";
-  const setup = createServerKit({ dataDir, publicUrl: "http://localhost", secret, logger: silentLogger() });
-  await setup.start({ runJobs: false });
-  const { output } = await setup.provisionCompany({ name: "Bench Co" });
-  await setup.stop();
-  return { env: { BENCH_DATA_DIR: dataDir, BENCH_SECRET: secret }, headers: { authorization: `Bearer ${output.apiKey as string}` } };
-}
 
 /** Starts a bench server script in its own process (so the load generator does not share its core) and reads its port. */
 export async function startServerProcess(script: string, env: Record<string, string>): Promise<{ port: number; child: ChildProcess }> {
