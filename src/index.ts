@@ -45,9 +45,11 @@ export {
   type HostGroup,
   type HttpMethod,
   type Headers,
+  type ReplyHeaders,
 } from "./http/route.ts";
 export { HttpError, badRequest, invalidFields, unauthorized, forbidden, notFound, conflict, errorBody, type ErrorDetail } from "./http/errors.ts";
-export { HttpCore, firstHeader, type HandleOptions, type HttpCoreOptions } from "./http/http-core.ts";
+export { HttpCore, firstHeader, type HandleOptions, type HttpCoreOptions, type RouteLookup } from "./http/http-core.ts";
+export { neutralFromFetch, fetchResponse, pathAndQuery, type FetchRequestInfo } from "./http/fetch.ts";
 export type { NeutralRequest, NeutralResponse, RequestBody } from "./http/neutral.ts";
 export type { InjectRequest, InjectResponse } from "./http/inject.ts";
 export { parseOrThrow, plainObject, issuesToDetails, queryToObject, singleQueryParam, type RawQuery } from "./http/validation.ts";

@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fsObjectStorage } from "../../adapters/object-storage/fs/index.ts";
 import { consoleSms } from "../../adapters/sms/console/index.ts";
@@ -7,7 +7,7 @@ import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
 import { accountsPlugin } from "../../plugins/accounts/index.ts";
 import { oauthPlugin } from "../../plugins/oauth/index.ts";
 import { subscriptionsPlugin } from "../../plugins/subscriptions/index.ts";
-import { createReachkit, type Logger, type Reachkit, type ReachkitConfigInput, type ReachkitPlugin } from "../../src/index.ts";
+import { createReachkit, formatFields, type Logger, type Reachkit, type ReachkitConfigInput, type ReachkitPlugin } from "../../src/index.ts";
 
 /** Every plugin the self-hosted server runs. */
 export function serverPlugins(): ReachkitPlugin[] {
@@ -36,4 +36,19 @@ export function createServerKit(options: ServerKitOptions): Reachkit {
     plugins: serverPlugins(),
     config: options.config,
   });
+}
+
+/**
+ * Creates and starts the self-hosted kit. On first start with an empty data
+ * directory it creates a company and prints its credentials, so `/v1/me` works at once.
+ */
+export async function startServerKit(options: ServerKitOptions, print: (text: string) => void): Promise<Reachkit> {
+  const firstStart = !existsSync(join(options.dataDir, "reachkit.db"));
+  const kit = createServerKit(options);
+  await kit.start();
+  if (firstStart) {
+    const { output } = await kit.provisionCompany({ name: "My Company" });
+    print(`\nreachkit: first start, created a company.\n${formatFields(output)}\nThese credentials are shown once: store them now.\n\n`);
+  }
+  return kit;
 }

@@ -1,10 +1,8 @@
-import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { nodeHandler } from "../../adapters/http/node/index.ts";
-import { formatFields, jsonLogger, type Reachkit } from "../../src/index.ts";
-import type { ServerConfig } from "./config.ts";
-import { createServerKit } from "./server-kit.ts";
 import { createServer, type Server } from "node:http";
+import { nodeHandler } from "../../adapters/http/node/index.ts";
+import { jsonLogger, type Reachkit } from "../../src/index.ts";
+import type { ServerConfig } from "./config.ts";
+import { startServerKit } from "./server-kit.ts";
 
 export interface RunningServer {
   kit: Reachkit;
@@ -19,14 +17,8 @@ export interface RunningServer {
  * creates a company and prints its credentials, so `/v1/me` works at once.
  */
 export async function startServer(config: ServerConfig, print: (text: string) => void = (t) => void process.stdout.write(t)): Promise<RunningServer> {
-  const firstStart = !existsSync(join(config.dataDir, "reachkit.db"));
   const logger = jsonLogger({ level: config.logLevel });
-  const kit = createServerKit({ dataDir: config.dataDir, publicUrl: config.publicUrl, secret: config.secret, logger });
-  await kit.start();
-  if (firstStart) {
-    const { output } = await kit.provisionCompany({ name: "My Company" });
-    print(`\nreachkit: first start, created a company.\n${formatFields(output)}\nThese credentials are shown once: store them now.\n\n`);
-  }
+  const kit = await startServerKit({ dataDir: config.dataDir, publicUrl: config.publicUrl, secret: config.secret, logger }, print);
   const handle = nodeHandler(kit);
   const server = createServer({ keepAliveTimeout: 5_000 }, (request, response) => {
     if (request.method === "GET" && request.url === "/healthz") {

@@ -44,6 +44,13 @@ interface RouteMatch {
   store: RouteStore;
 }
 
+/** Where a request goes: one route with its decoded path parameters, or why no route serves it. */
+export type RouteLookup =
+  | { kind: "found"; route: AnyRoute; params: Record<string, string> }
+  | { kind: "method_not_allowed"; allowed: readonly HttpMethod[] }
+  | { kind: "not_found" }
+  | { kind: "malformed" };
+
 const METHODS: readonly HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 const TRACE_ID = /^[A-Za-z0-9._-]{8,64}$/;
 const JSON_TYPE = "application/json";
@@ -67,28 +74,48 @@ export class HttpCore {
     for (const route of options.routes) {
       const store: RouteStore = { route };
       this.#router.on(route.method, route.path, () => undefined, store);
+      // HEAD is GET without the body (the transport drops it), as in Express and Fastify.
+      if (route.method === "GET") this.#router.on("HEAD", route.path, () => undefined, store);
     }
   }
 
   /** Routes a request and runs it. */
   async handle(request: NeutralRequest, options: HandleOptions = {}): Promise<NeutralResponse> {
-    const traceId = traceIdOf(request);
-    const queryAt = request.url.indexOf("?");
-    const path = queryAt === -1 ? request.url : request.url.slice(0, queryAt);
-    const method = request.method.toUpperCase();
-    const match = this.#find(method, path);
-    if (match === "malformed") return this.#errorResponse(traceId, new HttpError(400, "bad_request", "malformed request path"));
-    if (!match || (options.groups && !options.groups.includes(match.store.route.host ?? "api"))) {
-      const allowed = match ? [] : this.#allowedMethods(path, options);
-      const error =
-        allowed.length > 0
-          ? new HttpError(405, "method_not_allowed", `${method} is not allowed on ${path}`, [], { allow: allowed.join(", ") })
-          : new HttpError(404, "not_found", `no route for ${method} ${path}`);
-      return this.#errorResponse(traceId, error);
+    return this.respond(this.lookup(request.method, pathOf(request.url), options), request);
+  }
+
+  /**
+   * Finds the route for a method and a path (relative to the mount prefix,
+   * without the query string). Adapters that fall through to their host's
+   * routes call it first and pass on `not_found`.
+   */
+  lookup(method: string, path: string, options: HandleOptions = {}): RouteLookup {
+    const upper = method.toUpperCase();
+    // No route serves OPTIONS: CORS preflights belong to the host (its CORS middleware).
+    if (upper === "OPTIONS") return { kind: "not_found" };
+    const match = this.#find(upper, path);
+    if (match === "malformed") return { kind: "malformed" };
+    if (match && inGroups(match.store.route, options)) {
+      const params: Record<string, string> = {};
+      for (const [key, value] of Object.entries(match.params)) if (value !== undefined) params[key] = value;
+      return { kind: "found", route: match.store.route, params };
     }
-    const params: Record<string, string> = {};
-    for (const [key, value] of Object.entries(match.params)) if (value !== undefined) params[key] = value;
-    return this.dispatch(match.store.route, params, request, traceId);
+    const allowed = match ? [] : this.#allowedMethods(path, options);
+    return allowed.length > 0 ? { kind: "method_not_allowed", allowed } : { kind: "not_found" };
+  }
+
+  /** Runs the route a lookup found, or answers the JSON 400, 404 or 405 (with `Allow`) it calls for. */
+  async respond(lookup: RouteLookup, request: NeutralRequest): Promise<NeutralResponse> {
+    if (lookup.kind === "found") return this.dispatch(lookup.route, lookup.params, request);
+    const method = request.method.toUpperCase();
+    const path = pathOf(request.url);
+    const error =
+      lookup.kind === "malformed"
+        ? new HttpError(400, "bad_request", "malformed request path")
+        : lookup.kind === "method_not_allowed"
+          ? new HttpError(405, "method_not_allowed", `${method} is not allowed on ${path}`, [], { allow: lookup.allowed.join(", ") })
+          : new HttpError(404, "not_found", `no route for ${method} ${path}`);
+    return this.#errorResponse(traceIdOf(request), error);
   }
 
   /**
@@ -120,7 +147,7 @@ export class HttpCore {
       const context = new Context(traceId, request, queryAt, params, query, body, principal as Principal, this.#options.logger);
       response = toResponse(await route.handler(context), traceId, extraHeaders);
     } catch (error) {
-      response = this.#errorResponse(traceId, error, extraHeaders);
+      response = this.#errorResponse(traceId, error instanceof HttpError || !clientAborted(request.body) ? error : requestAborted(), extraHeaders);
     } finally {
       if (--this.#inFlight === 0) this.#drained?.();
     }
@@ -136,7 +163,7 @@ export class HttpCore {
 
   /** The JSON 404 for a request no route serves (adapters use it for paths outside their prefix). */
   notFound(request: NeutralRequest): NeutralResponse {
-    return this.#errorResponse(traceIdOf(request), new HttpError(404, "not_found", `no route for ${request.method} ${request.url.split("?", 1)[0]}`));
+    return this.#errorResponse(traceIdOf(request), new HttpError(404, "not_found", `no route for ${request.method} ${pathOf(request.url)}`));
   }
 
   /** Stops taking requests (new ones answer 503) and resolves when those under way have finished. */
@@ -215,7 +242,7 @@ export class HttpCore {
   #allowedMethods(path: string, options: HandleOptions): HttpMethod[] {
     return METHODS.filter((method) => {
       const found = this.#find(method, path);
-      return typeof found === "object" && found !== null && (!options.groups || options.groups.includes(found.store.route.host ?? "api"));
+      return typeof found === "object" && found !== null && inGroups(found.store.route, options);
     });
   }
 
@@ -276,7 +303,7 @@ function refusal(auth: RouteAuth, message: string): HttpError {
 }
 
 function toResponse(reply: RouteReply, traceId: string, extraHeaders: Record<string, string>): NeutralResponse {
-  const headers: Record<string, string> = { "x-trace-id": traceId, ...extraHeaders, ...reply.headers };
+  const headers: NeutralResponse["headers"] = { "x-trace-id": traceId, ...extraHeaders, ...reply.headers };
   if ("json" in reply) {
     headers["content-type"] = JSON_TYPE;
     return { status: reply.status, headers, body: JSON.stringify(reply.json) };
@@ -291,6 +318,24 @@ function toResponse(reply: RouteReply, traceId: string, extraHeaders: Record<str
   }
   return { status: reply.status, headers };
 }
+
+function inGroups(route: AnyRoute, options: HandleOptions): boolean {
+  return !options.groups || options.groups.includes(route.host ?? "api");
+}
+
+function pathOf(url: string): string {
+  const queryAt = url.indexOf("?");
+  return queryAt === -1 ? url : url.slice(0, queryAt);
+}
+
+/** The client went away while sending the body: not a bug, and nobody reads the answer. */
+function clientAborted(body: RequestBody | undefined): boolean {
+  if (body?.kind !== "stream") return false;
+  const stream = body.stream;
+  return stream.errored !== null || (stream.destroyed && !stream.readableEnded);
+}
+
+const requestAborted = () => new HttpError(400, "request_aborted", "the client closed the connection before sending the whole body");
 
 function traceIdOf(request: NeutralRequest): string {
   const given = firstHeader(request.headers["x-trace-id"]);

@@ -9,10 +9,13 @@ export interface InjectRequest {
   headers?: Record<string, string | string[]>;
   /** A string or Buffer is sent as is; anything else as JSON (with its content type unless one is given). */
   body?: unknown;
+  /** The client address the kit sees (rate limits by address); default 127.0.0.1. */
+  remoteAddress?: string;
 }
 
 export interface InjectResponse {
   status: number;
+  /** A header sent several times (`set-cookie`) reads as its values joined by ", ", as fetch's `Headers.get` does. */
   headers: Record<string, string>;
   body: string;
   /** The body parsed as JSON. */
@@ -36,12 +39,15 @@ export async function inject(core: HttpCore, request: InjectRequest): Promise<In
     url: request.url,
     headers,
     body: buffer ? { kind: "buffer", buffer } : undefined,
-    remoteAddress: "127.0.0.1",
+    remoteAddress: request.remoteAddress ?? "127.0.0.1",
   });
-  const body = response.body === undefined ? "" : response.body.toString();
+  // A transport never sends a body in answer to HEAD.
+  const body = response.body === undefined || request.method?.toUpperCase() === "HEAD" ? "" : response.body.toString();
+  const responseHeaders: Record<string, string> = {};
+  for (const [name, value] of Object.entries(response.headers)) responseHeaders[name] = Array.isArray(value) ? value.join(", ") : value;
   return {
     status: response.status,
-    headers: response.headers,
+    headers: responseHeaders,
     body,
     json: <T>() => JSON.parse(body) as T,
   };

@@ -19,6 +19,7 @@ export interface NeutralRequest {
 
 export interface NeutralResponse {
   status: number;
-  headers: Record<string, string>;
+  /** Header names lower-cased; a list sends the header once per value (`set-cookie`). */
+  headers: Record<string, string | string[]>;
   body?: string | Buffer;
 }

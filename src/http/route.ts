@@ -56,16 +56,19 @@ export interface RequestContext<TBody = unknown, TQuery = unknown, TAuth extends
   header(name: string): string | undefined;
 }
 
+/** Response headers; a list sends the header once per value (several `set-cookie`). */
+export type ReplyHeaders = Record<string, string | string[]>;
+
 /** What a handler answers. JSON replies are sent as `application/json`. */
 export type RouteReply =
-  | { status: number; json: unknown; headers?: Record<string, string> }
-  | { status: number; html: string; headers?: Record<string, string> }
-  | { status: number; redirect: string; headers?: Record<string, string> }
-  | { status: number; headers?: Record<string, string> };
+  | { status: number; json: unknown; headers?: ReplyHeaders }
+  | { status: number; html: string; headers?: ReplyHeaders }
+  | { status: number; redirect: string; headers?: ReplyHeaders }
+  | { status: number; headers?: ReplyHeaders };
 
 export const reply = {
-  json: (status: number, json: unknown, headers?: Record<string, string>): RouteReply => ({ status, json, headers }),
-  html: (status: number, html: string, headers?: Record<string, string>): RouteReply => ({ status, html, headers }),
+  json: (status: number, json: unknown, headers?: ReplyHeaders): RouteReply => ({ status, json, headers }),
+  html: (status: number, html: string, headers?: ReplyHeaders): RouteReply => ({ status, html, headers }),
   redirect: (location: string, status = 303): RouteReply => ({ status, redirect: location }),
   empty: (status = 204): RouteReply => ({ status }),
 };

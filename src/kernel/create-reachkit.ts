@@ -3,6 +3,7 @@ import { RateLimiter } from "../auth/rate-limiter.ts";
 import type { CliCommand } from "../cli/command.ts";
 import { cliCommands } from "../cli/core-commands.ts";
 import { EventBus } from "../events/event-bus.ts";
+import { handleFetch } from "../http/fetch.ts";
 import { HttpCore } from "../http/http-core.ts";
 import { inject } from "../http/inject.ts";
 import { HOST_GROUPS, type AnyRoute, type HostGroup } from "../http/route.ts";
@@ -172,6 +173,7 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
       if (state !== "started") throw new Error("call kit.start() before injecting requests");
       return inject(http, request);
     },
+    fetch: (request, info) => handleFetch(http, request, info),
     async provisionCompany(input): Promise<ProvisionedCompany> {
       const company = await container.resolve(ACCOUNTS).createCompany(input);
       const output: Record<string, unknown> = { companyId: company.id, companyName: company.name };

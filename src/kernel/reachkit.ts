@@ -1,6 +1,7 @@
 import type { Company } from "../auth/accounts.ts";
 import type { CliCommand } from "../cli/command.ts";
 import type { EventBus } from "../events/event-bus.ts";
+import type { FetchRequestInfo } from "../http/fetch.ts";
 import type { HttpCore } from "../http/http-core.ts";
 import type { InjectRequest, InjectResponse } from "../http/inject.ts";
 import type { HostGroup } from "../http/route.ts";
@@ -51,6 +52,12 @@ export interface Reachkit {
   stop(): Promise<void>;
   /** Runs a request in process, with no socket. */
   inject(request: InjectRequest): Promise<InjectResponse>;
+  /**
+   * Serves a fetch-API `Request` (Bun, Deno, Cloudflare Workers, Hono...): every
+   * route at the root, anything else the JSON 404. No global is touched. For a
+   * prefix, host groups or fall-through use `fetchHandler` from `adapters/http/fetch`.
+   */
+  fetch(request: Request, info?: FetchRequestInfo): Promise<Response>;
   /** Creates a company and lets every plugin set it up (credentials, sign-up units...). */
   provisionCompany(input: { name: string; domain?: string; contactEmail?: string }): Promise<ProvisionedCompany>;
   /** Deletes a subject's data in every plugin; returns the number of records removed. */

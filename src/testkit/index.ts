@@ -8,3 +8,5 @@
 export { storageConformance } from "./storage-suite.ts";
 export { schedulerConformance, type SchedulerHarness } from "./scheduler-suite.ts";
 export { smsSenderConformance, type SmsSenderHarness } from "./sms-sender-suite.ts";
+export { httpAdapterConformance, type HttpAdapterHarness, type KitMount, type HostOptions, type MountedHost } from "./http-suite.ts";
+export { conformancePlugin, ConformanceProbe, CONFORMANCE_CONFIG, type UploadOutcome } from "./http-conformance-plugin.ts";

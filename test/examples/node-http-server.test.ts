@@ -1,12 +1,11 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { describe, it } from "node:test";
 import { configFromEnv } from "../../examples/node-http/config.ts";
 import { startServer } from "../../examples/node-http/server.ts";
+import { startExampleProcess } from "../support/example-process.ts";
 import { TEST_SECRET, type Json } from "../support/test-kit.ts";
 
 const newDataDir = () => mkdtempSync(join(tmpdir(), "reachkit-server-"));
@@ -61,34 +60,14 @@ describe("self-hosted server", () => {
   });
 
   it("starts with npm start's entry point, logs JSON with trace ids, and stops gracefully on SIGTERM", async () => {
-    const dataDir = newDataDir();
-    const child = spawn(process.execPath, ["--import", "tsx", "examples/node-http/main.ts"], {
-      env: { ...process.env, PORT: "0", REACHKIT_DATA_DIR: dataDir, REACHKIT_SECRET: TEST_SECRET, LOG_LEVEL: "info" },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    const lines = createInterface({ input: child.stdout! });
-    const logs: Array<Record<string, unknown>> = [];
-    let apiKey: string | undefined;
-    const listening = new Promise<number>((resolve, reject) => {
-      child.once("exit", (code) => reject(new Error(`server exited early with ${code}`)));
-      lines.on("line", (line) => {
-        apiKey ??= /apiKey:\s+(\S+)/.exec(line)?.[1];
-        if (!line.startsWith("{")) return;
-        const entry = JSON.parse(line) as Record<string, unknown>;
-        logs.push(entry);
-        if (entry.msg === "listening") resolve(entry.port as number);
-      });
-    });
-    const port = await listening;
-    const me = await fetch(`http://127.0.0.1:${port}/v1/me`, { headers: { authorization: `Bearer ${apiKey}` } });
+    const server = await startExampleProcess("examples/node-http/main.ts", { REACHKIT_DATA_DIR: newDataDir(), REACHKIT_SECRET: TEST_SECRET });
+    const me = await fetch(`http://127.0.0.1:${server.port}/v1/me`, { headers: { authorization: `Bearer ${server.apiKey}` } });
     assert.equal(me.status, 200);
     const traceId = me.headers.get("x-trace-id");
-    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-    child.kill("SIGTERM");
-    assert.equal(await exited, 0);
-    const requestLog = logs.find((entry) => entry.msg === "request" && entry.traceId === traceId);
+    assert.equal(await server.stop(), 0);
+    const requestLog = server.logs.find((entry) => entry.msg === "request" && entry.traceId === traceId);
     assert.ok(requestLog, "the request is logged with its trace id");
     assert.equal(requestLog.status, 200);
-    assert.ok(logs.some((entry) => entry.msg === "stopped"));
+    assert.ok(server.logs.some((entry) => entry.msg === "stopped"));
   });
 });

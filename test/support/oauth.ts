@@ -115,15 +115,7 @@ export class InstallClient {
   }
 
   async #send(request: { method: string; url: string; headers: Record<string, string>; body?: Buffer }): Promise<InjectResponse> {
-    const response = await this.kit.http.handle({
-      method: request.method,
-      url: request.url,
-      headers: { ...request.headers, ...(request.body ? { "content-length": String(request.body.length) } : {}) },
-      body: request.body ? { kind: "buffer", buffer: request.body } : undefined,
-      remoteAddress: this.remoteAddress,
-    });
-    const body = response.body?.toString() ?? "";
-    const result: InjectResponse = { status: response.status, headers: response.headers, body, json: <T>() => JSON.parse(body) as T };
+    const result = await this.kit.inject({ ...request, remoteAddress: this.remoteAddress });
     this.jar.store(result);
     return result;
   }

@@ -1,8 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { NeutralResponse } from "../../../src/http/neutral.ts";
 import type { HostGroup } from "../../../src/http/route.ts";
 import type { Reachkit } from "../../../src/kernel/reachkit.ts";
+import { insidePrefix, normalizePrefix, pathOf } from "../shared/mount.ts";
+import { neutralFromNode, sendInternalError, sendNode, type HostRequest } from "../shared/node-transport.ts";
 
 export interface NodeHandlerOptions {
   /** Serve reachkit under this path prefix (`/reachkit`); requests outside it fall through. */
@@ -15,46 +16,28 @@ export type NodeHandler = (request: IncomingMessage, response: ServerResponse, n
 
 /**
  * A `(req, res, next?)` handler for raw node:http (or any connect-style host).
- * Requests outside the prefix call `next` when given, else answer the JSON 404.
+ * With `next`, a request no route serves (outside the prefix, or an unknown
+ * path) goes on to the host; without it, it answers the JSON 404. A body the
+ * host parsed already (`req.body`) is reused, never read again.
  */
 export function nodeHandler(kit: Reachkit, options: NodeHandlerOptions = {}): NodeHandler {
-  const prefix = (options.prefix ?? "").replace(/\/+$/, "");
+  const prefix = normalizePrefix(options.prefix);
   const groups = options.groups;
-  return (request, response, next) => {
-    let url = request.url ?? "/";
-    if (prefix) {
-      const inside = url === prefix || url.startsWith(`${prefix}/`) || url.startsWith(`${prefix}?`);
-      if (!inside) {
-        if (next) return next();
-        request.resume();
-        return send(response, kit.http.notFound({ method: request.method ?? "GET", url, headers: request.headers }));
-      }
-      url = url.slice(prefix.length) || "/";
+  return (request: HostRequest, response, next) => {
+    const method = request.method ?? "GET";
+    const url = insidePrefix(request.url ?? "/", prefix);
+    if (url === undefined) {
+      if (next) return next();
+      request.resume();
+      return sendNode(response, kit.http.notFound({ method, url: request.url ?? "/", headers: request.headers }));
     }
-    const hasBody = request.headers["transfer-encoding"] !== undefined || Number(request.headers["content-length"] ?? 0) > 0;
+    const lookup = kit.http.lookup(method, pathOf(url), { groups });
+    if (lookup.kind === "not_found" && next) return next();
     kit.http
-      .handle(
-        {
-          method: request.method ?? "GET",
-          url,
-          headers: request.headers,
-          body: hasBody ? { kind: "stream", stream: request } : undefined,
-          remoteAddress: request.socket.remoteAddress,
-        },
-        { groups },
-      )
-      .then((result) => send(response, result))
-      .catch((error: unknown) => {
-        kit.logger.error("node adapter failed to answer", { error });
-        if (!response.headersSent) response.writeHead(500, { "content-type": "application/json" });
-        response.end('{"error":{"code":"internal_error","message":"internal error"}}');
-      });
+      .respond(lookup, neutralFromNode(request, url))
+      .then((result) => sendNode(response, result))
+      .catch((error: unknown) => sendInternalError(kit, response, error));
   };
-}
-
-function send(response: ServerResponse, result: NeutralResponse): void {
-  response.writeHead(result.status, result.headers);
-  response.end(result.body);
 }
 
 export interface NodeHttpServer {

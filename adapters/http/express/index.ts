@@ -1,0 +1,1 @@
+export { expressRouter, type ExpressRouterOptions } from "./express-router.ts";

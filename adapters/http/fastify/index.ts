@@ -1,0 +1,1 @@
+export { fastifyPlugin, type FastifyPluginOptions } from "./fastify-plugin.ts";

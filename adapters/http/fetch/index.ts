@@ -1,0 +1,2 @@
+export { fetchHandler, type FetchHandler, type FetchHandlerOptions, type FetchNext } from "./fetch-handler.ts";
+export type { FetchRequestInfo } from "../../../src/http/fetch.ts";
