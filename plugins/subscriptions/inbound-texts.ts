@@ -102,7 +102,8 @@ export class InboundTexts {
       const now = this.clock.now();
       const moved: Subscription[] = [];
       for (const subscription of subscriptions) {
-        const change = { id: `${inboundId}:${subscription.id}`, source: "sms_keyword", at: now, keyword: text.body.trim() };
+        const change = { key: `${inboundId}:${subscription.id}`, source: "sms_keyword", at: now, keyword: text.body.trim() };
+        if (await this.store.recorded(change.key)) continue; // a provider retrying its webhook
         if (rule.from.includes(subscription.state)) {
           const next = await this.store.change(subscription, { ...change, action: rule.action, to: rule.to });
           events.push(subscriptionEvent(rule.event, next, subscription.state, now));

@@ -122,7 +122,7 @@ export class OptIns {
     const address = addressOf(job.user, channel);
     const existing = await this.store.subscription(job.companyId, channel, address, job.type);
     const change = {
-      id: changeId,
+      key: changeId,
       source: job.source,
       at: now,
       signUpUnitId: job.signUpUnitId,

@@ -90,8 +90,10 @@ export type ChangeAction =
   /** START re-activated an unsubscribed subscription. */
   | "resubscribed";
 
-/** The record of every attempt and change: who, what, when, from which source. */
+/** The record of every attempt and change: who, what, when, from which source. Ids sort in creation order. */
 export interface SubscriptionChange extends Doc {
+  /** Names the work that made it (an opt-in request, an inbound text): work that runs twice records once. */
+  key: string;
   companyId: string;
   subscriberId?: string;
   subscriptionId?: string;
@@ -147,7 +149,10 @@ export const subscriptionCollections: readonly CollectionSpec[] = [
       { fields: ["companyId", "subscriberId"] },
     ],
   },
-  { name: CHANGES, indexes: [{ fields: ["companyId", "address", "at"] }, { fields: ["companyId", "subscriberId"] }] },
+  {
+    name: CHANGES,
+    indexes: [{ fields: ["key"], unique: true }, { fields: ["companyId", "address", "at"] }, { fields: ["companyId", "subscriberId"] }],
+  },
   { name: SENDER_NUMBERS, indexes: [{ fields: ["companyId"] }] },
   { name: TEMPLATES, indexes: [{ fields: ["companyId"] }] },
 ];

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { sortableId } from "../../src/kernel/ids.ts";
 import type { Collection, Patch, Storage } from "../../src/ports/storage.ts";
 import {
   CHANGES,
@@ -20,7 +21,7 @@ import type { SubscriptionType } from "./sign-up-units.ts";
 /** A change to record, and the state it moves the subscription to (none: the attempt is only recorded). */
 export interface ChangeInput {
   /** Deterministic for work that may run twice (jobs): a change already recorded is not applied again. */
-  id: string;
+  key: string;
   action: ChangeAction;
   to?: SubscriptionState;
   source: ChangeSource;
@@ -81,13 +82,13 @@ export class SubscriptionStore {
   /** Every change recorded for the phone and the email, oldest first. */
   async changesOf(companyId: string, user: UserRef): Promise<SubscriptionChange[]> {
     const addresses = [user.phone, user.email].filter((address): address is string => address !== undefined);
-    const page = await this.changes.find({ where: { companyId, address: { in: addresses } }, orderBy: [{ field: "at" }] });
+    const page = await this.changes.find({ where: { companyId, address: { in: addresses } }, orderBy: [{ field: "at" }, { field: "id" }] });
     return page.items;
   }
 
-  /** Whether a change with this id was recorded already (the work that made it ran before). */
-  async recorded(changeId: string): Promise<boolean> {
-    return (await this.changes.get(changeId)) !== undefined;
+  /** Whether a change with this key was recorded already (the work that made it ran before). */
+  async recorded(key: string): Promise<boolean> {
+    return (await this.changes.findOne({ key })) !== undefined;
   }
 
   async createSubscriber(fields: Omit<Subscriber, "id">): Promise<Subscriber> {
@@ -159,7 +160,7 @@ function changeRecord(
   change: ChangeInput,
   about: Pick<SubscriptionChange, "companyId" | "channel" | "address"> & Partial<SubscriptionChange>,
 ): SubscriptionChange {
-  const record: SubscriptionChange = { id: change.id, ...about, action: change.action, source: change.source, at: change.at };
+  const record: SubscriptionChange = { id: sortableId(change.at), key: change.key, ...about, action: change.action, source: change.source, at: change.at };
   if (change.to !== undefined) record.to = change.to;
   if (change.signUpUnitId !== undefined) record.signUpUnitId = change.signUpUnitId;
   if (change.externalIdentifiers !== undefined) record.externalIdentifiers = change.externalIdentifiers;

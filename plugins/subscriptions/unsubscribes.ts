@@ -95,8 +95,8 @@ export class Unsubscribes {
       let textTouched = false;
       let textNewly = false;
       for (const { kind, subscription } of await this.#targets(job.companyId, job.user, job.subscriptions)) {
-        const change = { id: `${job.requestId}:${kind.channel}:${kind.type}`, source: job.source, at: now };
-        if (await this.store.recorded(change.id)) continue; // done by an earlier run of this job
+        const change = { key: `${job.requestId}:${kind.channel}:${kind.type}`, source: job.source, at: now };
+        if (await this.store.recorded(change.key)) continue; // done by an earlier run of this job
         const address = kind.channel === "TEXT" ? job.user.phone! : job.user.email!;
         if (!subscription) {
           await this.store.recordWithoutSubscription(job.companyId, kind.channel, address, kind.type, { ...change, action: "unsubscribe_repeated" });
