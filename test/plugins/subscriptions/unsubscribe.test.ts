@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import type { InjectResponse } from "../../../src/index.ts";
 import { startTestKit, type Json, type TestKit } from "../../support/test-kit.ts";
 import { EMAIL, eligibilityRows, optIn, PHONE, textsTo, unsubscribe } from "./support.ts";
 
@@ -15,7 +16,7 @@ async function subscribedKit(): Promise<TestKit> {
   return t;
 }
 
-const statuses = (t: TestKit, response: { body: string }) =>
+const statuses = (t: TestKit, response: InjectResponse) =>
   t.json(response).subscriptionResponses.map((r: Json) => [r.subscription.type, r.subscription.channel, r.subscriptionUnsubscribeStatus]);
 
 describe("POST /v1/subscriptions/unsubscribe", () => {
