@@ -31,8 +31,23 @@ export interface LoadResult {
   non2xx: number;
 }
 
-export async function load(options: { url: string; headers?: Record<string, string>; seconds: number; connections: number }): Promise<LoadResult> {
-  const result = await autocannon({ url: options.url, headers: options.headers, duration: options.seconds, connections: options.connections });
+export interface LoadOptions {
+  url: string;
+  headers?: Record<string, string>;
+  seconds: number;
+  connections: number;
+  /** Requests to cycle through (method, path, body...); default: GET `url`. */
+  requests?: autocannon.Request[];
+}
+
+export async function load(options: LoadOptions): Promise<LoadResult> {
+  const result = await autocannon({
+    url: options.url,
+    headers: options.headers,
+    duration: options.seconds,
+    connections: options.connections,
+    ...(options.requests ? { requests: options.requests } : {}),
+  });
   return {
     requestsPerSecond: Math.round(result.requests.average),
     p50Ms: result.latency.p50,

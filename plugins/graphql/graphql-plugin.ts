@@ -6,6 +6,7 @@ import { plainObject } from "../../src/http/validation.ts";
 import { definePlugin } from "../../src/kernel/plugin.ts";
 import type { Logger } from "../../src/ports/logger.ts";
 import { SUBSCRIPTIONS_SERVICE } from "../subscriptions/index.ts";
+import { EligibilityBatch } from "./eligibility-batch.ts";
 import { checkLimits, DEFAULT_QUERY_LIMITS, type QueryLimits } from "./limits.ts";
 import { schema, type GraphqlContext } from "./schema.ts";
 
@@ -47,10 +48,11 @@ export function graphqlPlugin(options: GraphqlPluginOptions = {}) {
             const extensions = { traceId };
             const prepared = documents.get(body.query);
             if (!("document" in prepared)) return reply.json(200, { errors: prepared.errors.map((e) => e.toJSON()), extensions });
+            const subscriptions = resolve(SUBSCRIPTIONS_SERVICE);
             const contextValue: GraphqlContext = {
               companyId: principal.companyId,
               scopes: principal.scopes,
-              subscriptions: resolve(SUBSCRIPTIONS_SERVICE),
+              eligibilities: new EligibilityBatch((users) => subscriptions.eligibilityOfMany(principal.companyId, users)),
               accounts: resolve(ACCOUNTS),
             };
             const result = (await execute({

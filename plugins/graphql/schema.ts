@@ -12,13 +12,15 @@ import {
 } from "graphql";
 import type { Accounts, Company } from "../../src/auth/accounts.ts";
 import type { Scope } from "../../src/auth/scopes.ts";
-import { E164, type SubscriptionEligibility, type SubscriptionsService, type UserRef } from "../subscriptions/index.ts";
+import { E164, type SubscriptionEligibility, type UserRef } from "../subscriptions/index.ts";
+import type { EligibilityBatch } from "./eligibility-batch.ts";
 
 /** What every resolver sees: the caller's company, never another. */
 export interface GraphqlContext {
   companyId: string;
   scopes: ReadonlySet<Scope>;
-  subscriptions: SubscriptionsService;
+  /** Eligibility lookups of this request, batched. */
+  eligibilities: EligibilityBatch;
   accounts: Accounts;
 }
 
@@ -62,7 +64,7 @@ const SubscriptionEligibilityType = new GraphQLObjectType<SubscriptionEligibilit
   fields: { subscription: { type: nonNull(Subscription) }, eligibility: { type: nonNull(Eligibility) } },
 });
 
-const Subscriptions = new GraphQLObjectType<{ subscriptionEligibilities: Promise<SubscriptionEligibility[]> }>({
+const Subscriptions = new GraphQLObjectType<{ subscriptionEligibilities: SubscriptionEligibility[] }>({
   name: "Subscriptions",
   fields: { subscriptionEligibilities: { type: nonNull(new GraphQLList(nonNull(SubscriptionEligibilityType))) } },
 });
@@ -75,7 +77,7 @@ const User = new GraphQLObjectType<UserRef, GraphqlContext>({
     email: { type: GraphQLString },
     subscriptions: {
       type: nonNull(Subscriptions),
-      resolve: (user, _args, context) => ({ subscriptionEligibilities: context.subscriptions.eligibility(context.companyId, user) }),
+      resolve: async (user, _args, context) => ({ subscriptionEligibilities: await context.eligibilities.load(user) }),
     },
   },
 });

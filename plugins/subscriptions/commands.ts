@@ -15,6 +15,16 @@ async function companyKit(values: Parameters<CliCommand["run"]>[0], context: Cli
   return { kit, companyId };
 }
 
+/** Refused values (a malformed or taken number, an empty template) are the operator's mistake: exit code 2. */
+async function asUsageErrors<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof SenderNumberTakenError || error instanceof RangeError) throw new CliUsageError(error.message);
+    throw error;
+  }
+}
+
 function templateKey(values: Parameters<CliCommand["run"]>[0]): { locale: NoticeLocale; kind: NoticeKind } {
   const locale = requiredOption(values, "locale");
   const kind = requiredOption(values, "kind");
@@ -86,12 +96,8 @@ export const subscriptionsCommands: readonly CliCommand[] = [
     options: { ...companyOption, number: { type: "string", description: "The number, e.g. +15551234567", required: true, placeholder: "NUMBER" } },
     async run(values, context) {
       const { kit, companyId } = await companyKit(values, context);
-      try {
-        return senderNumberResult(kit, companyId, await kit.plugin("subscriptions").senderNumbers.set(companyId, requiredOption(values, "number")));
-      } catch (error) {
-        if (error instanceof SenderNumberTakenError || error instanceof RangeError) throw new CliUsageError(error.message);
-        throw error;
-      }
+      const senderNumber = await asUsageErrors(() => kit.plugin("subscriptions").senderNumbers.set(companyId, requiredOption(values, "number")));
+      return senderNumberResult(kit, companyId, senderNumber);
     },
   },
   {
@@ -114,13 +120,8 @@ export const subscriptionsCommands: readonly CliCommand[] = [
     async run(values, context) {
       const { kit, companyId } = await companyKit(values, context);
       const { locale, kind } = templateKey(values);
-      try {
-        const saved = await kit.plugin("subscriptions").templates.set(companyId, locale, kind, requiredOption(values, "text"));
-        return { json: saved, text: formatFields({ locale, kind, text: saved.text }) };
-      } catch (error) {
-        if (error instanceof RangeError) throw new CliUsageError(error.message);
-        throw error;
-      }
+      const saved = await asUsageErrors(() => kit.plugin("subscriptions").templates.set(companyId, locale, kind, requiredOption(values, "text")));
+      return { json: saved, text: formatFields({ locale, kind, text: saved.text }) };
     },
   },
   {

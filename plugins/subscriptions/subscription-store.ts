@@ -32,6 +32,8 @@ export interface ChangeInput {
   keyword?: string;
 }
 
+/** Addresses per `in` query: well under SQLite's parameter limit. */
+const ADDRESSES_PER_QUERY = 500;
 const CHANNEL_ORDER: Record<SubscriptionChannel, number> = { TEXT: 0, EMAIL: 1 };
 const TYPE_ORDER: Record<SubscriptionType, number> = { MARKETING: 0, TRANSACTIONAL: 1 };
 
@@ -69,10 +71,28 @@ export class SubscriptionStore {
 
   /** The TEXT subscriptions of the phone and the EMAIL subscriptions of the email, in a stable order. */
   async subscriptionsOf(companyId: string, user: UserRef): Promise<Subscription[]> {
-    const found: Subscription[] = [];
-    if (user.phone !== undefined) found.push(...(await this.subscriptions.find({ where: { companyId, channel: "TEXT", address: user.phone } })).items);
-    if (user.email !== undefined) found.push(...(await this.subscriptions.find({ where: { companyId, channel: "EMAIL", address: user.email } })).items);
-    return found.sort(bySubscriptionKind);
+    return (await this.subscriptionsOfMany(companyId, [user]))[0]!;
+  }
+
+  /** `subscriptionsOf` for many users at once: one query per channel and chunk, whatever the number of users. */
+  async subscriptionsOfMany(companyId: string, users: readonly UserRef[]): Promise<Subscription[][]> {
+    const byAddress = new Map<string, Subscription[]>();
+    const load = async (channel: SubscriptionChannel, addresses: Set<string>) => {
+      const all = [...addresses];
+      for (let start = 0; start < all.length; start += ADDRESSES_PER_QUERY) {
+        const chunk = all.slice(start, start + ADDRESSES_PER_QUERY);
+        const where = { companyId, channel, address: chunk.length === 1 ? chunk[0]! : { in: chunk } };
+        for (const subscription of (await this.subscriptions.find({ where })).items) {
+          const key = `${channel}:${subscription.address}`;
+          byAddress.set(key, [...(byAddress.get(key) ?? []), subscription]);
+        }
+      }
+    };
+    await load("TEXT", new Set(users.flatMap((user) => (user.phone !== undefined ? [user.phone] : []))));
+    await load("EMAIL", new Set(users.flatMap((user) => (user.email !== undefined ? [user.email] : []))));
+    return users.map((user) =>
+      [...(byAddress.get(`TEXT:${user.phone}`) ?? []), ...(byAddress.get(`EMAIL:${user.email}`) ?? [])].sort(bySubscriptionKind),
+    );
   }
 
   subscription(companyId: string, channel: SubscriptionChannel, address: string, type: SubscriptionType): Promise<Subscription | undefined> {

@@ -92,6 +92,11 @@ export class SubscriptionsService {
     return (await this.#store.subscriptionsOf(companyId, lookupRef(user))).map(eligibilityOf);
   }
 
+  /** `eligibility` of many users in one lookup (the GraphQL plugin batches its aliases through it). */
+  async eligibilityOfMany(companyId: string, users: readonly UserRef[]): Promise<SubscriptionEligibility[][]> {
+    return (await this.#store.subscriptionsOfMany(companyId, users.map(lookupRef))).map((subscriptions) => subscriptions.map(eligibilityOf));
+  }
+
   /** The eligibility of one type × channel; `NOT_SUBSCRIBED` when the user has no such subscription. */
   async isEligible(companyId: string, user: UserRef, kind: SubscriptionKind): Promise<Eligibility> {
     const ref = lookupRef(user);

@@ -175,7 +175,7 @@ describe("POST /v1/graphql when a lookup fails", () => {
     const failing = definePlugin({
       name: "failing-subscriptions",
       register({ container }) {
-        const service = { eligibility: () => Promise.reject(new Error("disk on fire at /var/db")) } as unknown as SubscriptionsService;
+        const service = { eligibilityOfMany: () => Promise.reject(new Error("disk on fire at /var/db")) } as unknown as SubscriptionsService;
         container.bind(SUBSCRIPTIONS_SERVICE, { useValue: service });
       },
     });
