@@ -21,7 +21,13 @@ export interface RunningServer {
 export async function startServer(config: ServerConfig, print: (text: string) => void = (t) => void process.stdout.write(t)): Promise<RunningServer> {
   const firstStart = !existsSync(join(config.dataDir, "reachkit.db"));
   const logger = jsonLogger({ level: config.logLevel });
-  const kit = createServerKit({ dataDir: config.dataDir, publicUrl: config.publicUrl, secret: config.secret, logger });
+  const kit = createServerKit({
+    dataDir: config.dataDir,
+    publicUrl: config.publicUrl,
+    secret: config.secret,
+    logger,
+    config: { messaging: { ratePerSecond: config.smsPerSecond } },
+  });
   await kit.start();
   if (firstStart) {
     const { output } = await kit.provisionCompany({ name: "My Company" });
