@@ -5,9 +5,8 @@ import type { Storage } from "../../src/ports/storage.ts";
 import { noticeLocale, welcomeKind, type NoticeKind } from "./notice-templates.ts";
 import type { Notices } from "./notices.ts";
 import type { Subscription, SubscriptionState } from "./records.ts";
-import { subscriptionEvent, type PendingEvent, type SubscriptionEventName } from "./subscription-events.ts";
+import { emitAll, subscriptionEvent, type PendingEvent, type SubscriptionEventName } from "./subscription-events.ts";
 import type { SubscriptionStore } from "./subscription-store.ts";
-import { emitAll } from "./users.ts";
 
 export type KeywordAction = "confirm" | "stop" | "help" | "start";
 

@@ -9,9 +9,9 @@ import type { Notices } from "./notices.ts";
 import type { ChangeSource, ExternalIdentifiers, Locale, Subscriber, SubscriptionChannel, SubscriptionKind } from "./records.ts";
 import { parseOptInRequest, type OptInRequest, type UserRef, type ValidOptInRequest } from "./schemas.ts";
 import type { SignUpUnit, SignUpUnits, SubscriptionType } from "./sign-up-units.ts";
-import { subscriptionEvent, type PendingEvent } from "./subscription-events.ts";
+import { emitAll, subscriptionEvent, type PendingEvent } from "./subscription-events.ts";
 import type { SubscriptionStore } from "./subscription-store.ts";
-import { addressOf, channelsOf, emitAll } from "./users.ts";
+import { addressOf, channelsOf } from "./users.ts";
 
 export type CreationStatus = "NEWLY_CREATED" | "PREVIOUSLY_CREATED";
 
@@ -104,13 +104,15 @@ export class OptIns {
     const events: PendingEvent[] = [];
     await this.storage.transaction(async () => {
       const now = this.clock.now();
+      const changeId = (channel: SubscriptionChannel) => `${job.requestId}:${channel}:${job.type}`;
+      const todo: SubscriptionChannel[] = [];
+      for (const channel of channelsOf(job.user)) if (!(await this.store.recorded(changeId(channel)))) todo.push(channel);
+      if (todo.length === 0) return; // an earlier run of this job did it all
       const owners = await this.#owners(job, now);
-      for (const channel of channelsOf(job.user)) {
-        const changeId = `${job.requestId}:${channel}:${job.type}`;
-        if (await this.store.recorded(changeId)) continue; // done by an earlier run of this job
-        const notice = await this.#optIn(job, channel, owners[channel]!, changeId, now, events);
+      for (const channel of todo) {
+        const notice = await this.#optIn(job, channel, owners[channel]!, changeId(channel), now, events);
         if (channel === "TEXT") {
-          await this.notices.send({ companyId: job.companyId, to: job.user.phone!, kind: notice, locale: noticeLocale(job.locale), idempotencyKey: changeId });
+          await this.notices.send({ companyId: job.companyId, to: job.user.phone!, kind: notice, locale: noticeLocale(job.locale), idempotencyKey: changeId(channel) });
         }
       }
     });

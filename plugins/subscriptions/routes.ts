@@ -1,10 +1,10 @@
 import * as v from "valibot";
-import { HttpError, unauthorized } from "../../src/http/errors.ts";
+import { HttpError, invalidFields, unauthorized } from "../../src/http/errors.ts";
 import { defineRoute, formBody, jsonBody, reply, type AnyRoute } from "../../src/http/route.ts";
 import type { PluginContext } from "../../src/kernel/plugin.ts";
 import { SMS_SENDER } from "../../src/ports/sms-sender.ts";
 import type { OptInAccepted } from "./opt-ins.ts";
-import { userFromQuery, userQuerySchema, type OptInRequest, type UnsubscribeRequest } from "./schemas.ts";
+import { E164, userFromQuery, userQuerySchema, type OptInRequest, type UnsubscribeRequest } from "./schemas.ts";
 import { INBOUND_PATH, normalizeSenderNumber } from "./sender-numbers.ts";
 import type { SubscriptionsService } from "./subscriptions-service.ts";
 import type { UnsubscribeAccepted } from "./unsubscribes.ts";
@@ -83,14 +83,13 @@ export function subscriptionRoutes(context: PluginContext, service: Subscription
         body: inboundForm,
         summary: "The SMS provider's inbound webhook (form fields From, To, Body)",
         async handler({ body, params, headers, path: requestPath }) {
-          const from = body.From;
+          const from = body.From === undefined ? undefined : normalizeSenderNumber(body.From);
           const to = body.To;
-          if (from === undefined || to === undefined) {
-            throw new HttpError(400, "invalid_request", "invalid request: From, To", [
-              ...(from === undefined ? [{ path: "From", message: "is required" }] : []),
-              ...(to === undefined ? [{ path: "To", message: "is required" }] : []),
-            ]);
-          }
+          const problems = [
+            ...(from === undefined ? [{ path: "From", message: "is required" }] : E164.test(from) ? [] : [{ path: "From", message: "must be a phone number" }]),
+            ...(to === undefined ? [{ path: "To", message: "is required" }] : []),
+          ];
+          if (from === undefined || to === undefined || problems.length > 0) throw invalidFields(problems);
           const sender = context.container.has(SMS_SENDER) ? context.resolve(SMS_SENDER) : undefined;
           const signed = sender?.verifyInbound?.({ url: context.publicUrl("api", requestPath), headers, params: body }) === true;
           const companyId = await service.senderNumbers.companyOf(normalizeSenderNumber(to));

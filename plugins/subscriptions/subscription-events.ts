@@ -1,3 +1,4 @@
+import type { EventBus } from "../../src/events/event-bus.ts";
 import type { ChangeSource, Subscription, SubscriptionChannel, SubscriptionState } from "./records.ts";
 import type { SubscriptionType } from "./sign-up-units.ts";
 
@@ -57,4 +58,9 @@ export function subscriptionEvent(
       at,
     },
   };
+}
+
+/** Emits events once the transaction that caused them has committed. */
+export async function emitAll(events: EventBus, pending: readonly PendingEvent[]): Promise<void> {
+  for (const event of pending) await events.emit(event.name, event.payload);
 }

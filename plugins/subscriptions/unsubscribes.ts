@@ -7,9 +7,9 @@ import { noticeLocale } from "./notice-templates.ts";
 import type { Notices } from "./notices.ts";
 import type { ChangeSource, Subscription, SubscriptionKind } from "./records.ts";
 import { parseUnsubscribeRequest, type UnsubscribeRequest, type UserRef } from "./schemas.ts";
-import { subscriptionEvent, type PendingEvent } from "./subscription-events.ts";
+import { emitAll, subscriptionEvent, type PendingEvent } from "./subscription-events.ts";
 import type { SubscriptionStore } from "./subscription-store.ts";
-import { channelsOf, emitAll } from "./users.ts";
+import { addressOf, channelsOf } from "./users.ts";
 
 export type UnsubscribeStatus = "NEWLY_UNSUBSCRIBED" | "PREVIOUSLY_UNSUBSCRIBED";
 
@@ -97,7 +97,7 @@ export class Unsubscribes {
       for (const { kind, subscription } of await this.#targets(job.companyId, job.user, job.subscriptions)) {
         const change = { key: `${job.requestId}:${kind.channel}:${kind.type}`, source: job.source, at: now };
         if (await this.store.recorded(change.key)) continue; // done by an earlier run of this job
-        const address = kind.channel === "TEXT" ? job.user.phone! : job.user.email!;
+        const address = addressOf(job.user, kind.channel);
         if (!subscription) {
           await this.store.recordWithoutSubscription(job.companyId, kind.channel, address, kind.type, { ...change, action: "unsubscribe_repeated" });
           continue; // never subscribed: nothing to tell them

@@ -77,6 +77,9 @@ describe("POST /sms/inbound (the provider webhook)", () => {
     const missing = await webhook(t, t.path, { To: await senderOf(t), Body: "Y" });
     assert.equal(missing.status, 400);
     assert.deepEqual(t.json(missing).error.details, [{ path: "From", message: "is required" }]);
+    const garbage = await webhook(t, t.path, { From: "hello", To: await senderOf(t), Body: "HELP" });
+    assert.equal(garbage.status, 400);
+    assert.deepEqual(t.json(garbage).error.details, [{ path: "From", message: "must be a phone number" }]);
     const json = await t.request({ method: "POST", url: t.path, token: null, body: { From: PHONE } });
     assert.equal(json.status, 415);
     await t.stop();
