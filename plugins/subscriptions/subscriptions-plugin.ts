@@ -39,6 +39,18 @@ export function subscriptionsPlugin(options: SubscriptionsPluginOptions = {}) {
     requires: [ACCOUNTS],
     collections: [signUpUnitsCollection, ...subscriptionCollections],
     commands: subscriptionsCommands,
+    migrations: [
+      {
+        // Companies made before this plugin had sender numbers get one, so their inbound texts route.
+        id: "assign-sender-numbers",
+        async up({ resolve }) {
+          const service = resolve(SUBSCRIPTIONS_SERVICE);
+          for (const company of await resolve(ACCOUNTS).listCompanies()) {
+            if (company.senderNumber === undefined) await service.senderNumbers.assign(company.id);
+          }
+        },
+      },
+    ],
     register({ container, storage, clock, jobs, outbox, events, secret }) {
       container.bind(SIGN_UP_UNITS_SERVICE, { useFactory: () => new SignUpUnits(storage, clock) });
       container.bind(SUBSCRIPTIONS_SERVICE, {

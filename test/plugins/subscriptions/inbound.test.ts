@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, it } from "node:test";
 import { memorySms } from "../../../adapters/sms/memory/index.ts";
+import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
+import { accountsPlugin } from "../../../plugins/accounts/index.ts";
 import { SenderNumberTakenError } from "../../../plugins/subscriptions/index.ts";
 import type { InboundWebhookRequest } from "../../../src/index.ts";
 import { startTestKit, type TestKit } from "../../support/test-kit.ts";
@@ -182,5 +187,19 @@ describe("sender numbers", () => {
     assert.equal(await numbers.set(t.company.companyId, "12345"), "12345", "a short code");
     assert.equal(await numbers.companyOf("+15551234567"), other.company.id);
     await t.stop();
+  });
+});
+
+describe("upgrading a database made before sender numbers", () => {
+  it("gives every company without a sender number one, once", async () => {
+    const filename = join(mkdtempSync(join(tmpdir(), "reachkit-upgrade-")), "reachkit.db");
+    const before = await startTestKit({ storage: sqliteStorage({ filename }), plugins: [accountsPlugin()], bare: true });
+    const old = await before.kit.plugin("accounts").createCompany({ name: "Old" });
+    await before.stop();
+    const after = await startTestKit({ storage: sqliteStorage({ filename }), bare: true });
+    const number = (await after.kit.plugin("accounts").getCompany(old.id))?.senderNumber;
+    assert.match(number ?? "", /^\+1555\d{7}$/);
+    assert.equal(await after.kit.plugin("subscriptions").senderNumbers.companyOf(number!), old.id);
+    await after.stop();
   });
 });
