@@ -2,18 +2,10 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, it } from "node:test";
-import { createServerKit, serverPlugins } from "../../examples/node-http/server-kit.ts";
-import { cliCommands, silentLogger } from "../../src/index.ts";
-import { cli, newDataDir } from "../support/cli.ts";
+import { serverPlugins } from "../../examples/node-http/server-kit.ts";
+import { cliCommands } from "../../src/index.ts";
+import { cli, newDataDir, whoAmI } from "../support/cli.ts";
 import { TEST_SECRET, type Json } from "../support/test-kit.ts";
-
-async function whoAmI(dataDir: string, token: string): Promise<number> {
-  const kit = createServerKit({ dataDir, publicUrl: "http://localhost:3000", secret: TEST_SECRET, logger: silentLogger() });
-  await kit.start({ runJobs: false });
-  const response = await kit.inject({ url: "/v1/me", headers: { authorization: `Bearer ${token}` } });
-  await kit.stop();
-  return response.status;
-}
 
 describe("reachkit CLI", () => {
   it("init --json prints exactly one object with the credentials, and a second init makes a second company", async () => {
