@@ -8,11 +8,11 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type autocannon from "autocannon";
+import autocannon from "autocannon";
 import { createServerKit } from "../examples/node-http/server-kit.ts";
 import { SUBSCRIBERS, SUBSCRIPTIONS, type Subscriber, type Subscription } from "../plugins/subscriptions/records.ts";
 import { silentLogger } from "../src/index.ts";
-import { alternate, load, report, startServerProcess, stopServerProcess } from "./support.ts";
+import { alternate, report, startServerProcess, stopServerProcess, type LoadResult } from "./support.ts";
 
 const seconds = Number(process.argv[2] ?? 5);
 const connections = 32;
@@ -50,7 +50,8 @@ await setup.storage.collection<Subscription>(SUBSCRIPTIONS).upsertMany(subscript
 await setup.stop();
 
 const headers = { authorization: `Bearer ${output.apiKey as string}`, "content-type": "application/json" };
-const env = { BENCH_DATA_DIR: dataDir, BENCH_SECRET: secret };
+// Both servers run as deployed: NODE_ENV=production turns off graphql-js's development-only checks.
+const env = { BENCH_DATA_DIR: dataDir, BENCH_SECRET: secret, NODE_ENV: "production" };
 const servers = {
   bare: join(import.meta.dirname, "servers/bare-subscriptions.ts"),
   reachkit: join(import.meta.dirname, "servers/reachkit-subscriptions.ts"),
@@ -70,14 +71,29 @@ const optIns = (): autocannon.Request[] => {
 const aliases = spread(ALIASES).map((i) => `u${i}: user(phone: "${seededPhone(i)}") { subscriptions { subscriptionEligibilities { subscription { channel type } eligibility { isEligible } } } }`);
 const graphqlQuery: autocannon.Request = { method: "POST", path: "/v1/graphql", body: JSON.stringify({ query: `{ viewer { installedApplication { installerCompany { ${aliases.join(" ")} } } } }` }) };
 
-async function measure(script: string, requests: () => autocannon.Request[], connectionCount: number) {
-  const { port, child } = await startServerProcess(script, env);
-  const url = `http://127.0.0.1:${port}`;
-  await load({ url, headers, seconds: 2, connections: connectionCount, requests: requests() }); // warm-up
-  const measured = await load({ url, headers, seconds, connections: connectionCount, requests: requests() });
-  await stopServerProcess(child);
-  if (measured.non2xx > 0 || measured.errors > 0) throw new Error(`${script}: ${measured.non2xx} non-2xx answers, ${measured.errors} errors`);
-  return measured;
+/** Cycles through `requests` for `seconds`; the figures include the server's CPU time per request. */
+async function cycle(url: string, requests: autocannon.Request[], seconds: number, connections: number) {
+  return autocannon({ url, headers, duration: seconds, connections, requests });
+}
+
+async function measure(script: string, requests: () => autocannon.Request[], connectionCount: number): Promise<LoadResult> {
+  const server = await startServerProcess(script, env);
+  const url = `http://127.0.0.1:${server.port}`;
+  await cycle(url, requests(), 2, connectionCount); // warm-up
+  const before = await server.cpuMicros();
+  const result = await cycle(url, requests(), seconds, connectionCount);
+  const after = await server.cpuMicros();
+  await stopServerProcess(server.child);
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${script}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  return {
+    requestsPerSecond: Math.round(result.requests.average),
+    cpuMicrosPerRequest: Math.round(((after - before) / result.requests.total) * 10) / 10,
+    requests: result.requests.total,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    errors: result.errors,
+    non2xx: result.non2xx,
+  };
 }
 
 const eligibility = await alternate(servers, (script) => measure(script, () => lookups, connections));

@@ -5,16 +5,35 @@ import { createInterface } from "node:readline";
 import autocannon from "autocannon";
 
 /** Starts a bench server script in its own process (so the load generator does not share its core) and reads its port. */
-export async function startServerProcess(script: string, env: Record<string, string>): Promise<{ port: number; child: ChildProcess }> {
+export interface ServerProcess {
+  port: number;
+  child: ChildProcess;
+  /** The server's CPU time so far in microseconds (bench servers import servers/cpu-probe.ts). */
+  cpuMicros(): Promise<number>;
+}
+
+/** Starts a bench server script in its own process (so the load generator does not share its core) and reads its port. */
+export async function startServerProcess(script: string, env: Record<string, string>): Promise<ServerProcess> {
   const child = spawn(process.execPath, ["--import", "tsx", script], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+  const cpuWaiters: Array<(micros: number) => void> = [];
   const port = await new Promise<number>((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`${script} exited with ${code}`)));
     createInterface({ input: child.stdout! }).on("line", (line) => {
-      const match = /^PORT (\d+)$/.exec(line);
-      if (match) resolve(Number(match[1]));
+      const portLine = /^PORT (\d+)$/.exec(line);
+      if (portLine) resolve(Number(portLine[1]));
+      const cpuLine = /^CPU (\d+)$/.exec(line);
+      if (cpuLine) cpuWaiters.shift()?.(Number(cpuLine[1]));
     });
   });
-  return { port, child };
+  return {
+    port,
+    child,
+    cpuMicros: () =>
+      new Promise((resolve) => {
+        cpuWaiters.push(resolve);
+        child.kill("SIGUSR2");
+      }),
+  };
 }
 
 export async function stopServerProcess(child: ChildProcess): Promise<void> {
@@ -25,31 +44,20 @@ export async function stopServerProcess(child: ChildProcess): Promise<void> {
 
 export interface LoadResult {
   requestsPerSecond: number;
+  /** Server CPU time per request, when measured: steadier than throughput on a shared machine. */
+  cpuMicrosPerRequest?: number;
+  requests: number;
   p50Ms: number;
   p99Ms: number;
   errors: number;
   non2xx: number;
 }
 
-export interface LoadOptions {
-  url: string;
-  headers?: Record<string, string>;
-  seconds: number;
-  connections: number;
-  /** Requests to cycle through (method, path, body...); default: GET `url`. */
-  requests?: autocannon.Request[];
-}
-
-export async function load(options: LoadOptions): Promise<LoadResult> {
-  const result = await autocannon({
-    url: options.url,
-    headers: options.headers,
-    duration: options.seconds,
-    connections: options.connections,
-    ...(options.requests ? { requests: options.requests } : {}),
-  });
+export async function load(options: { url: string; headers?: Record<string, string>; seconds: number; connections: number }): Promise<LoadResult> {
+  const result = await autocannon({ url: options.url, headers: options.headers, duration: options.seconds, connections: options.connections });
   return {
     requestsPerSecond: Math.round(result.requests.average),
+    requests: result.requests.total,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     errors: result.errors,
@@ -66,6 +74,19 @@ export function report(name: string, figures: Record<string, unknown>): void {
   console.log(JSON.stringify(document, null, 2));
 }
 
+/** One measured load on a bench server, with its CPU cost per request. */
+export async function measureServer(
+  server: ServerProcess,
+  options: { path: string; headers?: Record<string, string>; seconds: number; connections: number },
+): Promise<LoadResult> {
+  const url = `http://127.0.0.1:${server.port}${options.path}`;
+  await load({ url, headers: options.headers, seconds: 2, connections: options.connections }); // warm-up
+  const before = await server.cpuMicros();
+  const result = await load({ url, headers: options.headers, seconds: options.seconds, connections: options.connections });
+  const after = await server.cpuMicros();
+  return { ...result, cpuMicrosPerRequest: Math.round(((after - before) / result.requests) * 10) / 10 };
+}
+
 /**
  * Measures a baseline and reachkit in alternation over several rounds and keeps
  * each one's median round, so a burst of noise on a shared machine hits both.
@@ -74,7 +95,13 @@ export async function alternate<T extends string>(
   scripts: Record<"bare" | "reachkit", T>,
   measure: (script: T) => Promise<LoadResult>,
   rounds = 3,
-): Promise<{ reachkit: LoadResult; bare: LoadResult; ratio: number; rounds: { reachkit: number[]; bare: number[] } }> {
+): Promise<{
+  reachkit: LoadResult;
+  bare: LoadResult;
+  ratio: number;
+  cpuRatio?: number;
+  rounds: { reachkit: number[]; bare: number[] };
+}> {
   const runs: { reachkit: LoadResult[]; bare: LoadResult[] } = { reachkit: [], bare: [] };
   for (let round = 0; round < rounds; round++) {
     runs.bare.push(await measure(scripts.bare));
@@ -87,6 +114,10 @@ export async function alternate<T extends string>(
     reachkit,
     bare,
     ratio: Math.round((reachkit.requestsPerSecond / bare.requestsPerSecond) * 100) / 100,
+    // Bare CPU per request over reachkit's: the throughput ratio a quiet machine would show.
+    ...(reachkit.cpuMicrosPerRequest && bare.cpuMicrosPerRequest
+      ? { cpuRatio: Math.round((bare.cpuMicrosPerRequest / reachkit.cpuMicrosPerRequest) * 100) / 100 }
+      : {}),
     rounds: { reachkit: runs.reachkit.map((r) => r.requestsPerSecond), bare: runs.bare.map((r) => r.requestsPerSecond) },
   };
 }

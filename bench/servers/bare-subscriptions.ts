@@ -2,6 +2,7 @@
 // GET /v1/subscriptions (token lookup, scope check, subscriptions of the phone/email), POST /v1/subscriptions
 // (token, body checks, sign-up unit, existing subscriptions, one job row written) and a POST /v1/graphql
 // of aliased users (token, one subscriptions lookup per alias, the nested answer).
+import "./cpu-probe.ts";
 import { createHash, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { join } from "node:path";

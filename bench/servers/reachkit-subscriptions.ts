@@ -1,5 +1,6 @@
 // The self-hosted kit on SQLite, served by the node:http adapter, request logs off and rate limits lifted.
 // The job runner is off unless BENCH_RUN_JOBS=1: the benchmark measures what a request does, like its baseline.
+import "./cpu-probe.ts";
 import { nodeHttpServer } from "../../adapters/http/node/index.ts";
 import { createServerKit } from "../../examples/node-http/server-kit.ts";
 import { jsonLogger } from "../../src/index.ts";

@@ -176,12 +176,7 @@ export type ValidUnsubscribeRequest = v.InferOutput<typeof unsubscribeRequestSch
 export const parseOptInRequest = (input: unknown): ValidOptInRequest => parseOrThrow(optInRequestSchema, input, "body");
 export const parseUnsubscribeRequest = (input: unknown): ValidUnsubscribeRequest => parseOrThrow(unsubscribeRequestSchema, input, "body");
 
-/** Checks and normalises a phone and/or email given to the service in process (400 naming the field otherwise). */
-export function parseUserRef(input: UserRef, root = "user"): UserRef {
-  const user = parseOrThrow(v.object({ phone: v.optional(phoneSchema), email: v.optional(emailSchema) }), input, root);
-  if (user.phone === undefined && user.email === undefined) throw invalidFields([{ path: root, message: "needs a phone or an email" }]);
-  return user;
-}
+const addressesSchema = v.object({ phone: v.optional(phoneSchema), email: v.optional(emailSchema) });
 
 /** `GET /v1/subscriptions` and `DELETE /v1/subscriptions` query parameters, before the tolerance rules. */
 export const userQuerySchema = v.object({ phone: singleQueryParam(), email: singleQueryParam() });
@@ -200,7 +195,7 @@ export function userFromQuery(query: { phone?: string; email?: string }): UserRe
       { path: "email", message: "phone or email is required" },
     ]);
   }
-  const parsed = v.safeParse(v.object({ phone: v.optional(phoneSchema), email: v.optional(emailSchema) }), { phone, email }, { abortEarly: false });
+  const parsed = v.safeParse(addressesSchema, { phone, email }, { abortEarly: false });
   if (!parsed.success) {
     throw invalidFields(parsed.issues.map((issue) => ({ path: String(issue.path?.[0]?.key ?? "query"), message: issue.message })));
   }
