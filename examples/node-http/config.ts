@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { isLogLevel, type LogLevel } from "../../src/index.ts";
+import { DEFAULT_MESSAGING_SETTINGS, isLogLevel, type LogLevel } from "../../src/index.ts";
 
 /** The self-hosted server's settings, from the environment (see the README's configuration table). */
 export interface ServerConfig {
@@ -10,6 +10,8 @@ export interface ServerConfig {
   publicUrl: string;
   secret: string;
   logLevel: LogLevel;
+  /** Texts per second per sender number (the outbox's rate limit). */
+  smsPerSecond: number;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: { port?: number; dataDir?: string } = {}): ServerConfig {
@@ -18,12 +20,15 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: {
   const dataDir = resolve(overrides.dataDir ?? env.REACHKIT_DATA_DIR ?? "./data");
   const logLevel = env.LOG_LEVEL ?? "info";
   if (!isLogLevel(logLevel)) throw new Error(`LOG_LEVEL must be debug, info, warn or error, got "${logLevel}"`);
+  const smsPerSecond = env.REACHKIT_SMS_PER_SECOND ? Number(env.REACHKIT_SMS_PER_SECOND) : DEFAULT_MESSAGING_SETTINGS.ratePerSecond;
+  if (!(smsPerSecond > 0)) throw new Error(`REACHKIT_SMS_PER_SECOND must be a positive number, got "${env.REACHKIT_SMS_PER_SECOND}"`);
   return {
     port,
     dataDir,
     publicUrl: (env.REACHKIT_PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ""),
     secret: env.REACHKIT_SECRET || dataDirSecret(dataDir),
     logLevel,
+    smsPerSecond,
   };
 }
 

@@ -5,13 +5,14 @@ import { consoleSms } from "../../adapters/sms/console/index.ts";
 import { nodeScheduleScheduler } from "../../adapters/scheduler/node-schedule/index.ts";
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
 import { accountsPlugin } from "../../plugins/accounts/index.ts";
+import { graphqlPlugin } from "../../plugins/graphql/index.ts";
 import { oauthPlugin } from "../../plugins/oauth/index.ts";
 import { subscriptionsPlugin } from "../../plugins/subscriptions/index.ts";
 import { createReachkit, formatFields, type Logger, type Reachkit, type ReachkitConfigInput, type ReachkitPlugin } from "../../src/index.ts";
 
 /** Every plugin the self-hosted server runs. */
 export function serverPlugins(): ReachkitPlugin[] {
-  return [accountsPlugin(), subscriptionsPlugin(), oauthPlugin()];
+  return [accountsPlugin(), subscriptionsPlugin(), graphqlPlugin(), oauthPlugin()];
 }
 
 export interface ServerKitOptions {

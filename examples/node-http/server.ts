@@ -18,7 +18,16 @@ export interface RunningServer {
  */
 export async function startServer(config: ServerConfig, print: (text: string) => void = (t) => void process.stdout.write(t)): Promise<RunningServer> {
   const logger = jsonLogger({ level: config.logLevel });
-  const kit = await startServerKit({ dataDir: config.dataDir, publicUrl: config.publicUrl, secret: config.secret, logger }, print);
+  const kit = await startServerKit(
+    {
+      dataDir: config.dataDir,
+      publicUrl: config.publicUrl,
+      secret: config.secret,
+      logger,
+      config: { messaging: { ratePerSecond: config.smsPerSecond } },
+    },
+    print,
+  );
   const handle = nodeHandler(kit);
   const server = createServer({ keepAliveTimeout: 5_000 }, (request, response) => {
     if (request.method === "GET" && request.url === "/healthz") {

@@ -1,2 +1,45 @@
-export { subscriptionsPlugin, SIGN_UP_UNITS_SERVICE, type SubscriptionsApi } from "./subscriptions-plugin.ts";
+export {
+  subscriptionsPlugin,
+  SIGN_UP_UNITS_SERVICE,
+  SUBSCRIPTIONS_SERVICE,
+  type SubscriptionsApi,
+  type SubscriptionsPluginOptions,
+} from "./subscriptions-plugin.ts";
+export { SubscriptionsService, type SubscriptionsServiceParts, type ProvisionedMessaging } from "./subscriptions-service.ts";
 export { SignUpUnits, SUBSCRIPTION_TYPES, type SignUpUnit, type SubscriptionType, type NewSignUpUnit } from "./sign-up-units.ts";
+export {
+  SUBSCRIPTION_CHANNELS,
+  type SubscriptionChannel,
+  type SubscriptionState,
+  type SubscriptionKind,
+  type ChangeSource,
+  type ChangeAction,
+  type Subscriber,
+  type Subscription,
+  type SubscriptionChange,
+  type ExternalIdentifiers,
+  type CustomIdentifier,
+  type Locale,
+  type SenderNumberRecord,
+  type TemplateOverride,
+} from "./records.ts";
+export type { Eligibility, IneligibilityReason, SubscriptionEligibility } from "./eligibility.ts";
+export type { OptInAccepted, OptInOptions, OptInUser, CreationStatus, OptInJob } from "./opt-ins.ts";
+export type { UnsubscribeAccepted, UnsubscribeOptions, UnsubscribeStatus, UnsubscribeJob } from "./unsubscribes.ts";
+export type { OptInRequest, OptInUserInput, ExternalIdentifiersInput, UnsubscribeRequest, UserRef } from "./schemas.ts";
+export { E164 } from "./schemas.ts";
+export { keywordOf, type KeywordAction, type InboundText, type InboundResult } from "./inbound-texts.ts";
+export { SenderNumbers, SenderNumberTakenError, normalizeSenderNumber, fictitiousSenderNumber, INBOUND_PATH } from "./sender-numbers.ts";
+export {
+  NoticeTemplates,
+  DEFAULT_TEMPLATES,
+  NOTICE_KINDS,
+  NOTICE_LOCALES,
+  MAX_TEMPLATE_LENGTH,
+  noticeLocale,
+  renderTemplate,
+  type NoticeKind,
+  type NoticeLocale,
+  type NoticeValues,
+} from "./notice-templates.ts";
+export type { SubscriptionEvent, SubscriptionEventName } from "./subscription-events.ts";

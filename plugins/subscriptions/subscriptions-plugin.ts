@@ -1,12 +1,16 @@
+import { ACCOUNTS } from "../../src/auth/accounts.ts";
 import { definePlugin } from "../../src/kernel/plugin.ts";
 import { defineToken } from "../../src/kernel/token.ts";
+import { SMS_SENDER } from "../../src/ports/sms-sender.ts";
 import { subscriptionsCommands } from "./commands.ts";
+import { subscriptionCollections } from "./records.ts";
+import { subscriptionRoutes } from "./routes.ts";
+import { fictitiousSenderNumber } from "./sender-numbers.ts";
 import { signUpUnitsCollection, SignUpUnits } from "./sign-up-units.ts";
+import { SubscriptionsService } from "./subscriptions-service.ts";
 
-/** The in-process service of the subscriptions plugin. */
-export interface SubscriptionsApi {
-  signUpUnits: SignUpUnits;
-}
+/** The in-process service of the subscriptions plugin (`kit.plugin("subscriptions")`). */
+export type SubscriptionsApi = SubscriptionsService;
 
 declare module "../../src/kernel/plugin.ts" {
   interface PluginApis {
@@ -14,18 +18,59 @@ declare module "../../src/kernel/plugin.ts" {
   }
 }
 
-export const SIGN_UP_UNITS_SERVICE = defineToken<SignUpUnits>("SignUpUnits", ["reachkit/plugins/subscriptions (subscriptionsPlugin)"]);
+const PROVIDER = "reachkit/plugins/subscriptions (subscriptionsPlugin)";
+export const SIGN_UP_UNITS_SERVICE = defineToken<SignUpUnits>("SignUpUnits", [PROVIDER]);
+/** The subscriptions service, for other plugins (`requires: [SUBSCRIPTIONS_SERVICE]`, then `resolve`). */
+export const SUBSCRIPTIONS_SERVICE = defineToken<SubscriptionsService>("SubscriptionsService", [PROVIDER]);
 
-/** Subscribers, subscriptions and API sign-up units. */
-export function subscriptionsPlugin() {
+export interface SubscriptionsPluginOptions {
+  /** Picks the sender number of a new company (default: a fictitious +1555 number; change it with `reachkit sender-number set`). */
+  allocateSenderNumber?: () => string;
+}
+
+/**
+ * Subscribers, subscriptions and their eligibility, double opt-in, inbound SMS
+ * keywords, API sign-up units and sender numbers: `POST|GET|DELETE
+ * /v1/subscriptions`, `POST /v1/subscriptions/unsubscribe`, `POST /sms/inbound`.
+ */
+export function subscriptionsPlugin(options: SubscriptionsPluginOptions = {}) {
   return definePlugin({
     name: "subscriptions",
-    collections: [signUpUnitsCollection],
+    requires: [ACCOUNTS],
+    collections: [signUpUnitsCollection, ...subscriptionCollections],
     commands: subscriptionsCommands,
-    register({ container, storage, clock }) {
+    migrations: [
+      {
+        // Companies made before this plugin had sender numbers get one, so their inbound texts route.
+        id: "assign-sender-numbers",
+        async up({ resolve }) {
+          const service = resolve(SUBSCRIPTIONS_SERVICE);
+          for (const company of await resolve(ACCOUNTS).listCompanies()) {
+            if (company.senderNumber === undefined) await service.senderNumbers.assign(company.id);
+          }
+        },
+      },
+    ],
+    register({ container, storage, clock, jobs, outbox, events, secret }) {
       container.bind(SIGN_UP_UNITS_SERVICE, { useFactory: () => new SignUpUnits(storage, clock) });
+      container.bind(SUBSCRIPTIONS_SERVICE, {
+        useFactory: (c) =>
+          new SubscriptionsService({
+            storage,
+            clock,
+            jobs,
+            outbox,
+            events,
+            accounts: () => c.resolve(ACCOUNTS),
+            signUpUnits: c.resolve(SIGN_UP_UNITS_SERVICE),
+            secret,
+            allocateSenderNumber: options.allocateSenderNumber ?? fictitiousSenderNumber,
+          }),
+      });
     },
-    api: ({ resolve }): SubscriptionsApi => ({ signUpUnits: resolve(SIGN_UP_UNITS_SERVICE) }),
+    routes: (context) => subscriptionRoutes(context, context.resolve(SUBSCRIPTIONS_SERVICE)),
+    jobs: ({ resolve }) => resolve(SUBSCRIPTIONS_SERVICE).jobHandlers(),
+    api: ({ resolve }): SubscriptionsApi => resolve(SUBSCRIPTIONS_SERVICE),
     async provisionCompany({ resolve }, company) {
       const units = resolve(SIGN_UP_UNITS_SERVICE);
       const created = [
@@ -34,7 +79,15 @@ export function subscriptionsPlugin() {
       ];
       return {
         signUpSources: created.map((unit) => ({ id: unit.id, type: unit.type, language: unit.language, country: unit.country })),
+        ...(await resolve(SUBSCRIPTIONS_SERVICE).provision(company.id)),
       };
+    },
+    deleteSubjectData: ({ resolve }, subject) => resolve(SUBSCRIPTIONS_SERVICE).deleteSubjectData(subject),
+    async start({ container, resolve }) {
+      // Adapters that receive texts themselves (the memory adapter in tests) hand them straight to the service.
+      if (!container.has(SMS_SENDER)) return;
+      const service = resolve(SUBSCRIPTIONS_SERVICE);
+      resolve(SMS_SENDER).onInbound?.(async (message) => void (await service.handleInbound(message)));
     },
   });
 }

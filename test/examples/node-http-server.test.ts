@@ -57,6 +57,9 @@ describe("self-hosted server", () => {
     assert.equal(first.publicUrl, "http://localhost:3000");
     assert.throws(() => configFromEnv({ PORT: "http" }), /PORT/);
     assert.throws(() => configFromEnv({ LOG_LEVEL: "loud" }, { dataDir }), /LOG_LEVEL/);
+    assert.throws(() => configFromEnv({ REACHKIT_SMS_PER_SECOND: "fast" }, { dataDir }), /REACHKIT_SMS_PER_SECOND/);
+    assert.equal(configFromEnv({ REACHKIT_SMS_PER_SECOND: "25" }, { dataDir }).smsPerSecond, 25);
+    assert.equal(configFromEnv({}, { dataDir }).smsPerSecond, 10);
   });
 
   it("starts with npm start's entry point, logs JSON with trace ids, and stops gracefully on SIGTERM", async () => {

@@ -26,6 +26,8 @@ describe("messaging outbox", () => {
 
   it("sends an MMS with its media URL, and falls back to the default sender", async () => {
     const t = await startTestKit();
+    // Provisioning gives the company a sender number; a company without one uses the default.
+    await t.kit.plugin("accounts").updateCompany(t.company.companyId, { senderNumber: undefined });
     await t.kit.outbox.send({ companyId: t.company.companyId, to: TO, body: "pic", mediaUrl: "https://example.com/a.png", kind: "test" });
     await t.scheduler.flush();
     assert.equal(t.sms.sent[0]!.mediaUrl, "https://example.com/a.png");

@@ -1,0 +1,115 @@
+// Subscriptions throughput with 100,000 subscribers stored, each figure beside a bare node:http + better-sqlite3
+// baseline doing the same reads and writes, measured in alternation in the same run:
+//   1. eligibility lookups per second (GET /v1/subscriptions, 1,000 different phones in turn),
+//   2. opt-ins accepted per second (POST /v1/subscriptions, rate limits lifted, new phones),
+//   3. median latency of one GraphQL query of 50 aliased users (one connection, sequential).
+// Usage: npm run bench:subscriptions [-- seconds]
+import { randomUUID } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import autocannon from "autocannon";
+import { createServerKit } from "../examples/node-http/server-kit.ts";
+import { SUBSCRIBERS, SUBSCRIPTIONS, type Subscriber, type Subscription } from "../plugins/subscriptions/records.ts";
+import { silentLogger } from "../src/index.ts";
+import { alternate, report, startServerProcess, stopServerProcess, type LoadResult } from "./support.ts";
+
+const seconds = Number(process.argv[2] ?? 5);
+const connections = 32;
+const SUBSCRIBER_COUNT = 100_000;
+const ALIASES = 50;
+const dataDir = mkdtempSync(join(tmpdir(), "reachkit-bench-subscriptions-"));
+const secret = "bench-secret-bench-secret-bench-secret-0";
+const seededPhone = (i: number) => `+1555${String(i).padStart(7, "0")}`;
+
+const setup = createServerKit({ dataDir, publicUrl: "http://localhost", secret, logger: silentLogger() });
+await setup.start({ runJobs: false });
+const { output, company } = await setup.provisionCompany({ name: "Bench Co" });
+const now = Date.now();
+const subscribers: Subscriber[] = [];
+const subscriptions: Subscription[] = [];
+for (let i = 0; i < SUBSCRIBER_COUNT; i++) {
+  const subscriber: Subscriber = { id: randomUUID(), companyId: company.id, phone: seededPhone(i), createdAt: now, updatedAt: now };
+  subscribers.push(subscriber);
+  subscriptions.push({
+    id: randomUUID(),
+    companyId: company.id,
+    subscriberId: subscriber.id,
+    type: "MARKETING",
+    channel: "TEXT",
+    address: subscriber.phone!,
+    state: i % 4 === 0 ? "pending" : "active",
+    subscribedAt: now,
+    source: "api",
+    createdAt: now,
+    updatedAt: now,
+  });
+}
+await setup.storage.collection<Subscriber>(SUBSCRIBERS).upsertMany(subscribers);
+await setup.storage.collection<Subscription>(SUBSCRIPTIONS).upsertMany(subscriptions);
+await setup.stop();
+
+const headers = { authorization: `Bearer ${output.apiKey as string}`, "content-type": "application/json" };
+// Both servers run as deployed: NODE_ENV=production turns off graphql-js's development-only checks.
+const env = { BENCH_DATA_DIR: dataDir, BENCH_SECRET: secret, NODE_ENV: "production" };
+const servers = {
+  bare: join(import.meta.dirname, "servers/bare-subscriptions.ts"),
+  reachkit: join(import.meta.dirname, "servers/reachkit-subscriptions.ts"),
+};
+const spread = (count: number) => Array.from({ length: count }, (_, i) => Math.floor((i * SUBSCRIBER_COUNT) / count));
+
+const lookups: autocannon.Request[] = spread(1000).map((i) => ({ method: "GET", path: `/v1/subscriptions?phone=${encodeURIComponent(seededPhone(i))}` }));
+let optInRound = 0;
+const optIns = (): autocannon.Request[] => {
+  optInRound++;
+  return Array.from({ length: 1000 }, (_, i) => ({
+    method: "POST",
+    path: "/v1/subscriptions",
+    body: JSON.stringify({ user: { phone: `+1666${optInRound}${String(i).padStart(6, "0")}` }, locale: { language: "en", country: "US" }, subscriptionType: "MARKETING" }),
+  }));
+};
+const aliases = spread(ALIASES).map((i) => `u${i}: user(phone: "${seededPhone(i)}") { subscriptions { subscriptionEligibilities { subscription { channel type } eligibility { isEligible } } } }`);
+const graphqlQuery: autocannon.Request = { method: "POST", path: "/v1/graphql", body: JSON.stringify({ query: `{ viewer { installedApplication { installerCompany { ${aliases.join(" ")} } } } }` }) };
+
+/** Cycles through `requests` for `seconds`; the figures include the server's CPU time per request. */
+async function cycle(url: string, requests: autocannon.Request[], seconds: number, connections: number) {
+  return autocannon({ url, headers, duration: seconds, connections, requests });
+}
+
+async function measure(script: string, requests: () => autocannon.Request[], connectionCount: number): Promise<LoadResult> {
+  const server = await startServerProcess(script, env);
+  const url = `http://127.0.0.1:${server.port}`;
+  await cycle(url, requests(), 2, connectionCount); // warm-up
+  const before = await server.cpuMicros();
+  const result = await cycle(url, requests(), seconds, connectionCount);
+  const after = await server.cpuMicros();
+  await stopServerProcess(server.child);
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${script}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  return {
+    requestsPerSecond: Math.round(result.requests.average),
+    cpuMicrosPerRequest: Math.round(((after - before) / result.requests.total) * 10) / 10,
+    requests: result.requests.total,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    errors: result.errors,
+    non2xx: result.non2xx,
+  };
+}
+
+const eligibility = await alternate(servers, (script) => measure(script, () => lookups, connections));
+const optIn = await alternate(servers, (script) => measure(script, optIns, connections));
+const graphql = await alternate(servers, (script) => measure(script, () => [graphqlQuery], 1));
+
+report("subscriptions", {
+  subscribers: SUBSCRIBER_COUNT,
+  seconds,
+  connections,
+  eligibility: { request: "GET /v1/subscriptions?phone=", ...eligibility, target: 0.7 },
+  optIn: { request: "POST /v1/subscriptions (202; job runner off in both)", ...optIn, target: 0.7 },
+  graphql50Aliases: {
+    request: `POST /v1/graphql, ${ALIASES} aliased users, one connection`,
+    reachkitMedianMs: graphql.reachkit.p50Ms,
+    bareMedianMs: graphql.bare.p50Ms,
+    ...graphql,
+  },
+});

@@ -1,0 +1,111 @@
+import { execute, GraphQLError, parse, validate, type DocumentNode, type ExecutionResult } from "graphql";
+import * as v from "valibot";
+import { ACCOUNTS } from "../../src/auth/accounts.ts";
+import { defineRoute, jsonBody, reply } from "../../src/http/route.ts";
+import { plainObject } from "../../src/http/validation.ts";
+import { definePlugin } from "../../src/kernel/plugin.ts";
+import type { Logger } from "../../src/ports/logger.ts";
+import { SUBSCRIPTIONS_SERVICE } from "../subscriptions/index.ts";
+import { EligibilityBatch } from "./eligibility-batch.ts";
+import { checkLimits, DEFAULT_QUERY_LIMITS, type QueryLimits } from "./limits.ts";
+import { schema, type GraphqlContext } from "./schema.ts";
+
+export interface GraphqlPluginOptions {
+  limits?: Partial<QueryLimits>;
+}
+
+/** Parsed and validated documents by query text: clients send the same few queries again and again. */
+const DOCUMENT_CACHE_SIZE = 200;
+
+const isPlainObject = (value: unknown) => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * `POST /v1/graphql` (interface 4.1): the subscription eligibilities of users
+ * of the caller's company. GraphQL errors answer 200 with `errors`; every
+ * answer carries `extensions.traceId`. Introspection needs a valid token, like
+ * every query.
+ */
+export function graphqlPlugin(options: GraphqlPluginOptions = {}) {
+  const limits: QueryLimits = { ...DEFAULT_QUERY_LIMITS, ...options.limits };
+  const bodySchema = plainObject({
+    query: v.pipe(v.string("must be a string"), v.maxLength(limits.maxQueryLength, `must be at most ${limits.maxQueryLength} characters`)),
+    variables: v.nullish(v.custom<Record<string, unknown>>(isPlainObject, "must be an object")),
+    operationName: v.nullish(v.string("must be a string")),
+  });
+  return definePlugin({
+    name: "graphql",
+    requires: [SUBSCRIPTIONS_SERVICE, ACCOUNTS],
+    routes({ resolve, logger }) {
+      const documents = new DocumentCache(limits);
+      return [
+        defineRoute({
+          method: "POST",
+          path: "/v1/graphql",
+          auth: { kind: "api" },
+          body: jsonBody(bodySchema),
+          summary: "The graph query endpoint (interface 4.1)",
+          async handler({ body, principal, traceId }) {
+            const extensions = { traceId };
+            const prepared = documents.get(body.query);
+            if (!("document" in prepared)) return reply.json(200, { errors: prepared.errors.map((e) => e.toJSON()), extensions });
+            const subscriptions = resolve(SUBSCRIPTIONS_SERVICE);
+            const contextValue: GraphqlContext = {
+              companyId: principal.companyId,
+              scopes: principal.scopes,
+              eligibilities: new EligibilityBatch((users) => subscriptions.eligibilityOfMany(principal.companyId, users)),
+              accounts: resolve(ACCOUNTS),
+            };
+            const result = (await execute({
+              schema,
+              document: prepared.document,
+              contextValue,
+              variableValues: body.variables ?? undefined,
+              operationName: body.operationName ?? undefined,
+            })) as ExecutionResult;
+            const errors = result.errors?.map((error) => masked(error, traceId, logger).toJSON());
+            return reply.json(200, { ...(errors ? { errors } : {}), ...("data" in result ? { data: result.data } : {}), extensions });
+          },
+        }),
+      ];
+    },
+  });
+}
+
+/** An error a resolver did not mean to show (a bug, a storage failure) is logged and answered without its message. */
+function masked(error: GraphQLError, traceId: string, logger: Logger): GraphQLError {
+  if (!error.originalError || error.originalError instanceof GraphQLError) return error;
+  logger.error("graphql resolver failed", { traceId, error: error.originalError });
+  return new GraphQLError(`internal error; quote trace id ${traceId} when reporting it`, {
+    nodes: error.nodes,
+    path: error.path,
+    extensions: { code: "INTERNAL_SERVER_ERROR" },
+  });
+}
+
+type Prepared = { document: DocumentNode } | { errors: readonly GraphQLError[] };
+
+/** Parses with a token limit, validates, checks the size limits; keeps the valid documents of recent query texts. */
+class DocumentCache {
+  readonly #documents = new Map<string, DocumentNode>();
+
+  constructor(private readonly limits: QueryLimits) {}
+
+  get(query: string): Prepared {
+    const cached = this.#documents.get(query);
+    if (cached) return { document: cached };
+    let document: DocumentNode;
+    try {
+      document = parse(query, { maxTokens: this.limits.maxTokens });
+    } catch (error) {
+      if (error instanceof GraphQLError) return { errors: [error] };
+      throw error;
+    }
+    const errors = validate(schema, document);
+    if (errors.length > 0) return { errors };
+    const tooBig = checkLimits(document, this.limits);
+    if (tooBig.length > 0) return { errors: tooBig };
+    if (this.#documents.size >= DOCUMENT_CACHE_SIZE) this.#documents.delete(this.#documents.keys().next().value as string);
+    this.#documents.set(query, document);
+    return { document };
+  }
+}

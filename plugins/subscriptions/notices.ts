@@ -1,0 +1,35 @@
+import type { Accounts } from "../../src/auth/accounts.ts";
+import type { Outbox } from "../../src/messaging/outbox.ts";
+import { renderTemplate, type NoticeKind, type NoticeLocale, type NoticeTemplates } from "./notice-templates.ts";
+
+/** One notice to send: who, which wording, and the key that makes a re-run job send it once. */
+export interface Notice {
+  companyId: string;
+  /** E.164. */
+  to: string;
+  kind: NoticeKind;
+  locale: NoticeLocale;
+  idempotencyKey: string;
+}
+
+/** Renders a company's wording of a notice and hands it to the outbox (every SMS goes through it). */
+export class Notices {
+  constructor(
+    private readonly templates: NoticeTemplates,
+    private readonly outbox: Outbox,
+    private readonly accounts: () => Accounts,
+  ) {}
+
+  async send(notice: Notice): Promise<void> {
+    const company = await this.accounts().getCompany(notice.companyId);
+    if (!company) return; // deleted meanwhile: nobody to speak for
+    const text = await this.templates.text(notice.companyId, notice.locale, notice.kind);
+    await this.outbox.send({
+      companyId: notice.companyId,
+      to: notice.to,
+      body: renderTemplate(text, { company: company.name, contact: company.contactEmail || company.domain }),
+      kind: notice.kind,
+      idempotencyKey: notice.idempotencyKey,
+    });
+  }
+}

@@ -1,0 +1,230 @@
+import { randomUUID } from "node:crypto";
+import type { EventBus } from "../../src/events/event-bus.ts";
+import { invalidFields } from "../../src/http/errors.ts";
+import type { Jobs } from "../../src/jobs/jobs.ts";
+import type { Clock } from "../../src/ports/clock.ts";
+import type { Storage } from "../../src/ports/storage.ts";
+import { confirmRequestKind, noticeLocale, welcomeKind, type NoticeKind } from "./notice-templates.ts";
+import type { Notices } from "./notices.ts";
+import type { ChangeSource, ExternalIdentifiers, Locale, Subscriber, SubscriptionChannel, SubscriptionKind } from "./records.ts";
+import { parseOptInRequest, type OptInRequest, type UserRef, type ValidOptInRequest } from "./schemas.ts";
+import type { SignUpUnit, SignUpUnits, SubscriptionType } from "./sign-up-units.ts";
+import { emitAll, subscriptionEvent, type PendingEvent } from "./subscription-events.ts";
+import type { SubscriptionStore } from "./subscription-store.ts";
+import { addressOf, channelsOf } from "./users.ts";
+
+export type CreationStatus = "NEWLY_CREATED" | "PREVIOUSLY_CREATED";
+
+/** The user as the opt-in gave it, normalised (email lower case). */
+export type OptInUser = UserRef & { firstName?: string; lastName?: string };
+
+/** What an accepted opt-in answers at once; the work itself runs as a durable job. */
+export interface OptInAccepted {
+  /** Names the opt-in in the change records and the outbox idempotency keys. */
+  requestId: string;
+  jobId: string;
+  user: OptInUser;
+  externalIdentifiers?: ExternalIdentifiers;
+  /** NEWLY_CREATED: the subscription does not exist (or was unsubscribed) and will be created. */
+  subscriptionResponses: Array<{ subscription: SubscriptionKind; subscriptionCreationStatus: CreationStatus }>;
+}
+
+export interface OptInOptions {
+  /** Recorded with every change (default "in_process"; the v1 route passes "api"). */
+  source?: ChangeSource;
+}
+
+/** The payload of an opt-in job: everything the work needs, already validated. */
+export interface OptInJob {
+  requestId: string;
+  companyId: string;
+  signUpUnitId: string;
+  type: SubscriptionType;
+  user: OptInUser;
+  externalIdentifiers?: ExternalIdentifiers;
+  locale: Locale;
+  singleOptIn: boolean;
+  source: ChangeSource;
+}
+
+export const OPT_IN_JOB = "subscriptions.opt-in";
+const MAX_CUSTOM_IDENTIFIERS_KEPT = 50;
+
+/**
+ * Opt-in (interface 4.4). `accept` validates, resolves the sign-up unit, says
+ * which subscriptions exist and queues a job; `process` (the job) creates or
+ * renews them in one transaction and queues the texts, keyed so that a job
+ * that runs twice changes and sends nothing twice.
+ */
+export class OptIns {
+  constructor(
+    private readonly storage: Storage,
+    private readonly clock: Clock,
+    private readonly store: SubscriptionStore,
+    private readonly signUpUnits: SignUpUnits,
+    private readonly jobs: Jobs,
+    private readonly notices: Notices,
+    private readonly events: EventBus,
+  ) {}
+
+  async accept(companyId: string, request: OptInRequest, options: OptInOptions = {}): Promise<OptInAccepted> {
+    const body = parseOptInRequest(request);
+    const unit = await this.#signUpUnit(companyId, body);
+    const subscriptionResponses = await Promise.all(
+      channelsOf(body.user).map(async (channel) => {
+        const existing = await this.store.subscription(companyId, channel, addressOf(body.user, channel), unit.type);
+        const subscriptionCreationStatus: CreationStatus = existing && existing.state !== "unsubscribed" ? "PREVIOUSLY_CREATED" : "NEWLY_CREATED";
+        return { subscription: { type: unit.type, channel }, subscriptionCreationStatus };
+      }),
+    );
+    const requestId = randomUUID();
+    const payload: OptInJob = {
+      requestId,
+      companyId,
+      signUpUnitId: unit.id,
+      type: unit.type,
+      user: body.user,
+      ...(body.externalIdentifiers ? { externalIdentifiers: body.externalIdentifiers } : {}),
+      locale: body.locale ?? { language: unit.language, country: unit.country },
+      singleOptIn: body.singleOptIn ?? false,
+      source: options.source ?? "in_process",
+    };
+    const job = await this.jobs.enqueue({ type: OPT_IN_JOB, payload, companyId });
+    return {
+      requestId,
+      jobId: job.id,
+      user: body.user,
+      ...(body.externalIdentifiers ? { externalIdentifiers: body.externalIdentifiers } : {}),
+      subscriptionResponses,
+    };
+  }
+
+  /** The job: creates, renews or re-records each subscription, and queues its text. */
+  async process(job: OptInJob): Promise<void> {
+    const events: PendingEvent[] = [];
+    await this.storage.transaction(async () => {
+      const now = this.clock.now();
+      const changeId = (channel: SubscriptionChannel) => `${job.requestId}:${channel}:${job.type}`;
+      const todo: SubscriptionChannel[] = [];
+      for (const channel of channelsOf(job.user)) if (!(await this.store.recorded(changeId(channel)))) todo.push(channel);
+      if (todo.length === 0) return; // an earlier run of this job did it all
+      const owners = await this.#owners(job, now);
+      for (const channel of todo) {
+        const notice = await this.#optIn(job, channel, owners[channel]!, changeId(channel), now, events);
+        if (channel === "TEXT") {
+          await this.notices.send({ companyId: job.companyId, to: job.user.phone!, kind: notice, locale: noticeLocale(job.locale), idempotencyKey: changeId(channel) });
+        }
+      }
+    });
+    await emitAll(this.events, events);
+  }
+
+  /** Applies one channel's opt-in; returns the notice it calls for (sent for TEXT only). */
+  async #optIn(job: OptInJob, channel: SubscriptionChannel, owner: Subscriber, changeId: string, now: number, events: PendingEvent[]): Promise<NoticeKind> {
+    const address = addressOf(job.user, channel);
+    const existing = await this.store.subscription(job.companyId, channel, address, job.type);
+    const change = {
+      key: changeId,
+      source: job.source,
+      at: now,
+      signUpUnitId: job.signUpUnitId,
+      ...(job.externalIdentifiers ? { externalIdentifiers: job.externalIdentifiers } : {}),
+      locale: job.locale,
+    };
+    // Email has no confirmation step here: only a text can be answered with Y.
+    const target = channel === "TEXT" && !job.singleOptIn ? "pending" : "active";
+    const firstNotice = target === "pending" ? confirmRequestKind(job.type) : welcomeKind(job.type);
+    if (!existing) {
+      const created = await this.store.createSubscription(
+        { companyId: job.companyId, subscriberId: owner.id, type: job.type, channel, address, signUpUnitId: job.signUpUnitId },
+        { ...change, action: "opt_in", to: target },
+      );
+      events.push(subscriptionEvent("subscription.created", created, undefined, now));
+      return firstNotice;
+    }
+    if (existing.state === "unsubscribed") {
+      const renewed = await this.store.change(
+        existing,
+        { ...change, action: "opt_in", to: target },
+        { subscribedAt: now, signUpUnitId: job.signUpUnitId, subscriberId: owner.id },
+      );
+      events.push(subscriptionEvent("subscription.created", renewed, "unsubscribed", now));
+      return firstNotice;
+    }
+    if (existing.state === "pending" && target === "active") {
+      const confirmed = await this.store.change(existing, { ...change, action: "confirmed", to: "active" }, { signUpUnitId: job.signUpUnitId });
+      events.push(subscriptionEvent("subscription.confirmed", confirmed, "pending", now));
+      return welcomeKind(job.type);
+    }
+    await this.store.change(existing, { ...change, action: "opt_in_repeated" });
+    // Still waiting for the Y: ask again rather than claim they are subscribed.
+    return existing.state === "pending" ? confirmRequestKind(job.type) : "already_subscribed";
+  }
+
+  async #signUpUnit(companyId: string, body: ValidOptInRequest): Promise<SignUpUnit> {
+    if (body.signUpSourceId !== undefined) {
+      const unit = await this.signUpUnits.get(companyId, body.signUpSourceId);
+      if (!unit) throw invalidFields([{ path: "signUpSourceId", message: "no API sign-up unit of this company has this id" }]);
+      return unit;
+    }
+    // The schema guarantees both when signUpSourceId is absent (rule 1).
+    const type = body.subscriptionType!;
+    const locale = body.locale!;
+    const matches = await this.signUpUnits.match(companyId, type, locale.language, locale.country);
+    if (matches.length === 1) return matches[0]!;
+    const which = `${type} ${locale.language}-${locale.country}`;
+    throw invalidFields([
+      {
+        path: "locale",
+        message:
+          matches.length === 0
+            ? `no API sign-up unit matches ${which}`
+            : `${matches.length} API sign-up units match ${which}; give signUpSourceId to choose one`,
+      },
+    ]);
+  }
+
+  /**
+   * The subscriber that owns each channel's subscription: the one holding the
+   * phone (TEXT) and the one holding the email (EMAIL), created when missing;
+   * one subscriber gets both when neither address belongs to someone else.
+   */
+  async #owners(job: OptInJob, now: number): Promise<Partial<Record<SubscriptionChannel, Subscriber>>> {
+    const { companyId, user } = job;
+    const byPhone = user.phone !== undefined ? await this.store.subscriberByPhone(companyId, user.phone) : undefined;
+    const byEmail = user.email !== undefined ? await this.store.subscriberByEmail(companyId, user.email) : undefined;
+    const profile = (subscriber?: Subscriber) => ({
+      externalIdentifiers: mergeIdentifiers(subscriber?.externalIdentifiers, job.externalIdentifiers),
+      locale: job.locale,
+      firstName: user.firstName ?? subscriber?.firstName,
+      lastName: user.lastName ?? subscriber?.lastName,
+      updatedAt: now,
+    });
+    const create = (address: UserRef) => this.store.createSubscriber({ companyId, ...address, ...profile(), createdAt: now });
+    let base = byPhone ?? byEmail;
+    if (!base) {
+      base = await create({ phone: user.phone, email: user.email });
+    } else {
+      const adopt: UserRef = {};
+      if (user.phone !== undefined && !byPhone && base.phone === undefined) adopt.phone = user.phone;
+      if (user.email !== undefined && !byEmail && base.email === undefined) adopt.email = user.email;
+      base = (await this.store.updateSubscriber(base.id, { ...profile(base), ...adopt })) ?? base;
+    }
+    const owners: Partial<Record<SubscriptionChannel, Subscriber>> = {};
+    if (user.phone !== undefined) owners.TEXT = byPhone ?? (base.phone === user.phone ? base : await create({ phone: user.phone }));
+    if (user.email !== undefined) owners.EMAIL = byEmail ?? (base.email === user.email ? base : await create({ email: user.email }));
+    return owners;
+  }
+}
+
+/** Newer values win; custom identifiers merge by name. */
+function mergeIdentifiers(stored: ExternalIdentifiers | undefined, given: ExternalIdentifiers | undefined): ExternalIdentifiers | undefined {
+  if (!given) return stored;
+  const merged: ExternalIdentifiers = { ...stored, ...given };
+  if (stored?.customIdentifiers || given.customIdentifiers) {
+    const custom = new Map((stored?.customIdentifiers ?? []).map((entry) => [entry.name, entry.value]));
+    for (const entry of given.customIdentifiers ?? []) custom.set(entry.name, entry.value);
+    merged.customIdentifiers = [...custom].map(([name, value]) => ({ name, value })).slice(-MAX_CUSTOM_IDENTIFIERS_KEPT);
+  }
+  return merged;
+}

@@ -1,0 +1,195 @@
+import type { Accounts } from "../../src/auth/accounts.ts";
+import type { EventBus } from "../../src/events/event-bus.ts";
+import type { JobHandler } from "../../src/jobs/job-runner.ts";
+import type { Jobs } from "../../src/jobs/jobs.ts";
+import type { DataSubject } from "../../src/kernel/plugin.ts";
+import type { Outbox } from "../../src/messaging/outbox.ts";
+import type { Clock } from "../../src/ports/clock.ts";
+import type { Storage } from "../../src/ports/storage.ts";
+import { eligibilityOf, NOT_SUBSCRIBED, type Eligibility, type SubscriptionEligibility } from "./eligibility.ts";
+import { InboundTexts, type InboundResult, type InboundText } from "./inbound-texts.ts";
+import { NoticeTemplates } from "./notice-templates.ts";
+import { Notices } from "./notices.ts";
+import { OPT_IN_JOB, OptIns, type OptInAccepted, type OptInJob, type OptInOptions } from "./opt-ins.ts";
+import type { Subscriber, Subscription, SubscriptionChange, SubscriptionKind } from "./records.ts";
+import type { OptInRequest, UnsubscribeRequest, UserRef } from "./schemas.ts";
+import { normalizeSenderNumber, SenderNumbers } from "./sender-numbers.ts";
+import type { SignUpUnits } from "./sign-up-units.ts";
+import { SubscriptionStore } from "./subscription-store.ts";
+import { UNSUBSCRIBE_JOB, Unsubscribes, type UnsubscribeAccepted, type UnsubscribeJob, type UnsubscribeOptions } from "./unsubscribes.ts";
+
+/** What the service is built from (the plugin binds it with a factory). */
+export interface SubscriptionsServiceParts {
+  storage: Storage;
+  clock: Clock;
+  jobs: Jobs;
+  outbox: Outbox;
+  events: EventBus;
+  accounts: () => Accounts;
+  signUpUnits: SignUpUnits;
+  /** The kit secret: derives the inbound webhook tokens. */
+  secret: string;
+  /** Picks a sender number for a new company. */
+  allocateSenderNumber: () => string;
+}
+
+/** A company's sender number and the webhook path its SMS provider calls, as `reachkit init` prints them. */
+export interface ProvisionedMessaging {
+  senderNumber: string;
+  inboundWebhookPath: string;
+}
+
+/**
+ * The subscriptions domain, in process: the v1 routes, the inbound webhook and
+ * the GraphQL plugin call exactly these methods, and so can a host app
+ * (`kit.plugin("subscriptions")`) or another plugin (the `SUBSCRIPTIONS_SERVICE` token).
+ *
+ * Phones are E.164 (`+` and digits); emails are compared in lower case. Every
+ * method is scoped by the company id it is given.
+ */
+export class SubscriptionsService {
+  readonly signUpUnits: SignUpUnits;
+  readonly senderNumbers: SenderNumbers;
+  /** The wording of every text this plugin sends, per company and locale. */
+  readonly templates: NoticeTemplates;
+  readonly #parts: SubscriptionsServiceParts;
+  readonly #store: SubscriptionStore;
+  readonly #optIns: OptIns;
+  readonly #unsubscribes: Unsubscribes;
+  readonly #inbound: InboundTexts;
+
+  constructor(parts: SubscriptionsServiceParts) {
+    const { storage, clock, jobs, events } = parts;
+    this.#parts = parts;
+    this.signUpUnits = parts.signUpUnits;
+    this.senderNumbers = new SenderNumbers(storage, clock, parts.accounts, parts.secret, parts.allocateSenderNumber);
+    this.templates = new NoticeTemplates(storage, clock);
+    this.#store = new SubscriptionStore(storage);
+    const notices = new Notices(this.templates, parts.outbox, parts.accounts);
+    this.#optIns = new OptIns(storage, clock, this.#store, parts.signUpUnits, jobs, notices, events);
+    this.#unsubscribes = new Unsubscribes(storage, clock, this.#store, jobs, notices, events);
+    this.#inbound = new InboundTexts(storage, clock, this.#store, notices, events);
+  }
+
+  /**
+   * Opts a user in (interface 4.4; the code path of `POST /v1/subscriptions`).
+   * Validates like the route (an invalid request throws the route's 400
+   * `HttpError` naming the fields), answers which subscriptions already exist,
+   * and queues the work as a durable job: the subscription, its texts and the
+   * events happen when the job runs.
+   */
+  optIn(companyId: string, request: OptInRequest, options?: OptInOptions): Promise<OptInAccepted> {
+    return this.#optIns.accept(companyId, request, options);
+  }
+
+  /** Unsubscribes a user (interface 4.6; the code path of `POST /v1/subscriptions/unsubscribe`), as a durable job. */
+  unsubscribe(companyId: string, request: UnsubscribeRequest, options?: UnsubscribeOptions): Promise<UnsubscribeAccepted> {
+    return this.#unsubscribes.accept(companyId, request, options);
+  }
+
+  /** The eligibility of every subscription of the phone (TEXT) and the email (EMAIL): `GET /v1/subscriptions`. */
+  async eligibility(companyId: string, user: UserRef): Promise<SubscriptionEligibility[]> {
+    return (await this.#store.subscriptionsOf(companyId, lookupRef(user))).map(eligibilityOf);
+  }
+
+  /** `eligibility` of many users in one lookup (the GraphQL plugin batches its aliases through it). */
+  async eligibilityOfMany(companyId: string, users: readonly UserRef[]): Promise<SubscriptionEligibility[][]> {
+    return (await this.#store.subscriptionsOfMany(companyId, users.map(lookupRef))).map((subscriptions) => subscriptions.map(eligibilityOf));
+  }
+
+  /** The eligibility of one type × channel; `NOT_SUBSCRIBED` when the user has no such subscription. */
+  async isEligible(companyId: string, user: UserRef, kind: SubscriptionKind): Promise<Eligibility> {
+    const ref = lookupRef(user);
+    const address = kind.channel === "TEXT" ? ref.phone : ref.email;
+    if (address === undefined) return { ...NOT_SUBSCRIBED };
+    const subscription = await this.#store.subscription(companyId, kind.channel, address, kind.type);
+    return subscription ? eligibilityOf(subscription).eligibility : { ...NOT_SUBSCRIBED };
+  }
+
+  /** The subscriber holding the phone, else the one holding the email. */
+  findSubscriber(companyId: string, user: UserRef): Promise<Subscriber | undefined> {
+    return this.#store.findSubscriber(companyId, lookupRef(user));
+  }
+
+  /** The subscriptions of the phone and the email, with their state and when each change happened. */
+  subscriptions(companyId: string, user: UserRef): Promise<Subscription[]> {
+    return this.#store.subscriptionsOf(companyId, lookupRef(user));
+  }
+
+  /** Every recorded attempt and change about the phone and the email, oldest first. */
+  changes(companyId: string, user: UserRef): Promise<SubscriptionChange[]> {
+    return this.#store.changesOf(companyId, lookupRef(user));
+  }
+
+  /** Handles a subscriber's text to a sender number: the company is the one whose number is `to`. */
+  async handleInbound(text: InboundText): Promise<InboundResult> {
+    const companyId = await this.senderNumbers.companyOf(text.to);
+    if (companyId === undefined) return { changed: 0 };
+    return this.#inbound.handle(companyId, { ...text, from: normalizeSenderNumber(text.from) });
+  }
+
+  /** Gives a new company a sender number and its inbound webhook path (`reachkit init`). */
+  async provision(companyId: string): Promise<ProvisionedMessaging> {
+    const senderNumber = await this.senderNumbers.assign(companyId);
+    return { senderNumber, inboundWebhookPath: this.senderNumbers.webhookPath(companyId) };
+  }
+
+  /**
+   * Deletes everything this plugin stores about a subject of one company: the
+   * subscribers holding the phone or email (with all their subscriptions and
+   * change records), any other subscription or record of those addresses, and
+   * queued opt-in or unsubscribe jobs carrying them. Returns how many records.
+   */
+  async deleteSubjectData(subject: DataSubject): Promise<number> {
+    const { companyId } = subject;
+    const user = lookupRef({ phone: subject.phone, email: subject.email });
+    if (user.phone === undefined && user.email === undefined) return 0;
+    const store = this.#store;
+    return this.#parts.storage.transaction(async () => {
+      let removed = 0;
+      const owners = new Set<string>();
+      if (user.phone !== undefined) owners.add((await store.subscriberByPhone(companyId, user.phone))?.id ?? "");
+      if (user.email !== undefined) owners.add((await store.subscriberByEmail(companyId, user.email))?.id ?? "");
+      owners.delete("");
+      for (const subscriberId of owners) {
+        removed += await store.subscriptions.deleteWhere({ companyId, subscriberId });
+        removed += await store.changes.deleteWhere({ companyId, subscriberId });
+        if (await store.subscribers.delete(subscriberId)) removed++;
+      }
+      for (const [channel, address] of [["TEXT", user.phone], ["EMAIL", user.email]] as const) {
+        if (address === undefined) continue;
+        removed += await store.subscriptions.deleteWhere({ companyId, channel, address });
+        removed += await store.changes.deleteWhere({ companyId, address });
+      }
+      return removed + (await this.#deleteQueuedJobs(companyId, user));
+    });
+  }
+
+  /** @internal The plugin registers these as its durable job handlers. */
+  jobHandlers(): Record<typeof OPT_IN_JOB | typeof UNSUBSCRIBE_JOB, JobHandler<never>> {
+    return {
+      [OPT_IN_JOB]: (payload: OptInJob) => this.#optIns.process(payload),
+      [UNSUBSCRIBE_JOB]: (payload: UnsubscribeJob) => this.#unsubscribes.process(payload),
+    };
+  }
+
+  async #deleteQueuedJobs(companyId: string, user: UserRef): Promise<number> {
+    const jobs = this.#parts.jobs;
+    const ids: string[] = [];
+    for (const type of [OPT_IN_JOB, UNSUBSCRIBE_JOB]) {
+      for (const job of await jobs.list({ companyId, type, status: "queued", limit: 100_000 })) {
+        const about = (job.payload as { user: UserRef }).user;
+        if ((user.phone !== undefined && about.phone === user.phone) || (user.email !== undefined && about.email === user.email)) ids.push(job.id);
+      }
+    }
+    return ids.length > 0 ? jobs.deleteWhere({ id: { in: ids } }) : 0;
+  }
+}
+
+/** Lookups compare emails in lower case; nothing else is rewritten (a malformed phone simply matches nothing). */
+function lookupRef(user: UserRef): UserRef {
+  const ref: UserRef = {};
+  if (user.phone !== undefined) ref.phone = user.phone.trim();
+  if (user.email !== undefined) ref.email = user.email.trim().toLowerCase();
+  return ref;
+}

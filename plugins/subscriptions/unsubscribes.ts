@@ -1,0 +1,146 @@
+import { randomUUID } from "node:crypto";
+import type { EventBus } from "../../src/events/event-bus.ts";
+import type { Jobs } from "../../src/jobs/jobs.ts";
+import type { Clock } from "../../src/ports/clock.ts";
+import type { Storage } from "../../src/ports/storage.ts";
+import { noticeLocale } from "./notice-templates.ts";
+import type { Notices } from "./notices.ts";
+import type { ChangeSource, Subscription, SubscriptionKind } from "./records.ts";
+import { parseUnsubscribeRequest, type UnsubscribeRequest, type UserRef } from "./schemas.ts";
+import { emitAll, subscriptionEvent, type PendingEvent } from "./subscription-events.ts";
+import type { SubscriptionStore } from "./subscription-store.ts";
+import { addressOf, channelsOf } from "./users.ts";
+
+export type UnsubscribeStatus = "NEWLY_UNSUBSCRIBED" | "PREVIOUSLY_UNSUBSCRIBED";
+
+/** What an accepted unsubscribe answers at once; the work itself runs as a durable job. */
+export interface UnsubscribeAccepted {
+  requestId: string;
+  jobId: string;
+  user: UserRef;
+  subscriptionResponses: Array<{ subscription: SubscriptionKind; subscriptionUnsubscribeStatus: UnsubscribeStatus }>;
+}
+
+export interface UnsubscribeOptions {
+  /** Recorded with every change (default "in_process"; the v1 routes pass "api"). */
+  source?: ChangeSource;
+}
+
+/** The payload of an unsubscribe job. */
+export interface UnsubscribeJob {
+  requestId: string;
+  companyId: string;
+  user: UserRef;
+  /** Only these; absent or empty: every subscription of the user's phone and email. */
+  subscriptions?: SubscriptionKind[];
+  notification: { language?: string; disabled: boolean };
+  source: ChangeSource;
+}
+
+export const UNSUBSCRIBE_JOB = "subscriptions.unsubscribe";
+
+interface Target {
+  kind: SubscriptionKind;
+  subscription?: Subscription;
+}
+
+/**
+ * Unsubscribe (interface 4.6): an email touches only EMAIL subscriptions, a
+ * phone only TEXT ones; an empty list means all. Already unsubscribed: the
+ * attempt is recorded and, for TEXT, the notice says so.
+ */
+export class Unsubscribes {
+  constructor(
+    private readonly storage: Storage,
+    private readonly clock: Clock,
+    private readonly store: SubscriptionStore,
+    private readonly jobs: Jobs,
+    private readonly notices: Notices,
+    private readonly events: EventBus,
+  ) {}
+
+  async accept(companyId: string, request: UnsubscribeRequest, options: UnsubscribeOptions = {}): Promise<UnsubscribeAccepted> {
+    const body = parseUnsubscribeRequest(request);
+    const user: UserRef = {};
+    if (body.user.phone !== undefined) user.phone = body.user.phone;
+    if (body.user.email !== undefined) user.email = body.user.email;
+    const listed = body.subscriptions && body.subscriptions.length > 0 ? uniqueKinds(body.subscriptions) : undefined;
+    const targets = await this.#targets(companyId, user, listed);
+    const requestId = randomUUID();
+    const payload: UnsubscribeJob = {
+      requestId,
+      companyId,
+      user,
+      ...(listed ? { subscriptions: listed } : {}),
+      notification: { language: body.notification?.language, disabled: body.notification?.disabled ?? false },
+      source: options.source ?? "in_process",
+    };
+    const job = await this.jobs.enqueue({ type: UNSUBSCRIBE_JOB, payload, companyId });
+    return {
+      requestId,
+      jobId: job.id,
+      user,
+      subscriptionResponses: targets.map(({ kind, subscription }) => ({
+        subscription: kind,
+        subscriptionUnsubscribeStatus: subscription && subscription.state !== "unsubscribed" ? "NEWLY_UNSUBSCRIBED" : "PREVIOUSLY_UNSUBSCRIBED",
+      })),
+    };
+  }
+
+  /** The job: unsubscribes (or re-records) each target in one transaction, then queues the text. */
+  async process(job: UnsubscribeJob): Promise<void> {
+    const events: PendingEvent[] = [];
+    await this.storage.transaction(async () => {
+      const now = this.clock.now();
+      let textTouched = false;
+      let textNewly = false;
+      for (const { kind, subscription } of await this.#targets(job.companyId, job.user, job.subscriptions)) {
+        const change = { key: `${job.requestId}:${kind.channel}:${kind.type}`, source: job.source, at: now };
+        if (await this.store.recorded(change.key)) continue; // done by an earlier run of this job
+        const address = addressOf(job.user, kind.channel);
+        if (!subscription) {
+          await this.store.recordWithoutSubscription(job.companyId, kind.channel, address, kind.type, { ...change, action: "unsubscribe_repeated" });
+          continue; // never subscribed: nothing to tell them
+        }
+        const newly = subscription.state !== "unsubscribed";
+        if (newly) {
+          const changed = await this.store.change(subscription, { ...change, action: "unsubscribed", to: "unsubscribed" });
+          events.push(subscriptionEvent("subscription.unsubscribed", changed, subscription.state, now));
+        } else {
+          await this.store.change(subscription, { ...change, action: "unsubscribe_repeated" });
+        }
+        if (kind.channel === "TEXT") {
+          textTouched = true;
+          textNewly ||= newly;
+        }
+      }
+      if (textTouched && !job.notification.disabled) {
+        const subscriber = await this.store.subscriberByPhone(job.companyId, job.user.phone!);
+        await this.notices.send({
+          companyId: job.companyId,
+          to: job.user.phone!,
+          kind: textNewly ? "unsubscribed" : "already_unsubscribed",
+          locale: noticeLocale(job.notification.language ?? subscriber?.locale),
+          idempotencyKey: `${job.requestId}:TEXT`,
+        });
+      }
+    });
+    await emitAll(this.events, events);
+  }
+
+  /** The subscriptions a request is about: all of the user's, or the listed kinds on the user's channels (rule 3). */
+  async #targets(companyId: string, user: UserRef, listed: readonly SubscriptionKind[] | undefined): Promise<Target[]> {
+    const existing = await this.store.subscriptionsOf(companyId, user);
+    if (!listed) return existing.map((subscription) => ({ kind: { type: subscription.type, channel: subscription.channel }, subscription }));
+    const channels = channelsOf(user);
+    return listed
+      .filter((kind) => channels.includes(kind.channel))
+      .map((kind) => ({ kind, subscription: existing.find((s) => s.type === kind.type && s.channel === kind.channel) }));
+  }
+}
+
+function uniqueKinds(kinds: readonly SubscriptionKind[]): SubscriptionKind[] {
+  const seen = new Map<string, SubscriptionKind>();
+  for (const kind of kinds) seen.set(`${kind.channel}:${kind.type}`, { type: kind.type, channel: kind.channel });
+  return [...seen.values()];
+}
