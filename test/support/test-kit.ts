@@ -9,6 +9,8 @@ import {
   createReachkit,
   silentLogger,
   type InjectRequest,
+  type LogFields,
+  type Logger,
   type InjectResponse,
   type Reachkit,
   type ReachkitConfigInput,
@@ -45,6 +47,19 @@ export interface TestKitOptions {
   bare?: boolean;
 }
 
+/** A silent logger that keeps the "unhandled error" entries (each one a 500 answer). */
+function recordUnhandledErrors(): { logger: Logger; seen: LogFields[] } {
+  const seen: LogFields[] = [];
+  const make = (): Logger => ({
+    ...silentLogger(),
+    error(message, fields) {
+      if (message === "unhandled error") seen.push(fields ?? {});
+    },
+    child: () => make(),
+  });
+  return { logger: make(), seen };
+}
+
 export const defaultPlugins = (): ReachkitPlugin[] => [accountsPlugin(), subscriptionsPlugin()];
 
 /** A started kit on memory adapters, a fake clock and the manual scheduler, with one company. */
@@ -52,13 +67,14 @@ export async function startTestKit(options: TestKitOptions = {}): Promise<TestKi
   const clock = options.clock ?? fakeClock("2026-03-01T12:00:00.000Z");
   const scheduler = manualScheduler(clock);
   const sms = options.sms ?? memorySms();
+  const unhandledErrors = recordUnhandledErrors();
   const kit = createReachkit({
     storage: options.storage ?? memoryStorage(),
     scheduler,
     clock,
     sms,
     objectStorage: memoryObjectStorage(),
-    logger: silentLogger(),
+    logger: unhandledErrors.logger,
     secret: TEST_SECRET,
     plugins: options.plugins ?? defaultPlugins(),
     config: options.config,
@@ -79,6 +95,10 @@ export async function startTestKit(options: TestKitOptions = {}): Promise<TestKi
       return kit.inject({ ...request, headers });
     },
     json: (response) => JSON.parse(response.body) as Json,
-    stop: () => kit.stop(),
+    async stop() {
+      await kit.stop();
+      // A 500 is a bug: the core logs every one as "unhandled error", so no test may pass with one.
+      if (unhandledErrors.seen.length > 0) throw new Error(`a request answered 500: ${JSON.stringify(unhandledErrors.seen[0])}`);
+    },
   };
 }
