@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-export { storageConformance } from "./storage-suite.ts";
+export { storageConformance } from "./storage-suite/index.ts";
 export { schedulerConformance, type SchedulerHarness } from "./scheduler-suite.ts";
 export { smsSenderConformance, type SmsSenderHarness } from "./sms-sender-suite.ts";
 export { httpAdapterConformance, type HttpAdapterHarness, type KitMount, type HostOptions, type MountedHost } from "./http-suite.ts";

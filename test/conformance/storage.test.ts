@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { after } from "node:test";
 import { memoryStorage } from "../../adapters/storage/memory/index.ts";
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
-import { storageConformance } from "../../src/testkit/storage-suite.ts";
+import { storageConformance } from "../../src/testkit/index.ts";
 
 storageConformance("memory", () => memoryStorage());
 

@@ -1,0 +1,48 @@
+import { describe } from "node:test";
+import type { Storage } from "../../ports/storage.ts";
+import { collectionTests } from "./collections.ts";
+import { documentTests } from "./documents.ts";
+import { lifecycleTests } from "./lifecycle.ts";
+import { orderingAndPagingTests } from "./ordering-and-paging.ts";
+import { SPECS } from "./shared.ts";
+import { transactionTests } from "./transactions.ts";
+import { uniqueConstraintTests } from "./unique-constraints.ts";
+import { updateTests } from "./updates.ts";
+import { whereTests } from "./where.ts";
+
+/**
+ * The behaviour every Storage adapter must share, written against the port
+ * only. An adapter author calls it from a test file:
+ *
+ *     storageConformance("postgres", () => postgresStorage({ url }));
+ *
+ * Each test gets a fresh storage from `makeStorage` and closes it afterwards,
+ * so `makeStorage` must return an empty store every time.
+ *
+ * Where the port leaves a choice open, this suite pins down the reference
+ * behaviour (the SQLite adapter's): values compare the way SQLite compares
+ * `json_extract` results (NULL < numbers, booleans as 1/0 < text by code
+ * point), and a nested transaction that throws undoes only its own writes.
+ */
+export function storageConformance(adapterName: string, makeStorage: () => Promise<Storage> | Storage): void {
+  async function withStorage(body: (storage: Storage) => Promise<void>): Promise<void> {
+    const storage = await makeStorage();
+    try {
+      await storage.ensureCollections(SPECS);
+      await body(storage);
+    } finally {
+      await storage.close();
+    }
+  }
+
+  describe(`Storage conformance: ${adapterName}`, () => {
+    collectionTests(withStorage);
+    documentTests(withStorage);
+    uniqueConstraintTests(withStorage);
+    whereTests(withStorage);
+    orderingAndPagingTests(withStorage);
+    updateTests(withStorage);
+    transactionTests(withStorage);
+    lifecycleTests(makeStorage);
+  });
+}

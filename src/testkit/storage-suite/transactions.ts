@@ -1,0 +1,189 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { Doc } from "../../ports/storage.ts";
+import { ids, type Job, type Person, type WithStorage } from "./shared.ts";
+
+export function transactionTests(withStorage: WithStorage): void {
+  describe("transactions", () => {
+    it("commits and returns fn's value", () =>
+      withStorage(async (storage) => {
+        const people = storage.collection<Person>("people");
+        const result = await storage.transaction(async () => {
+          await people.insert({ id: "a" });
+          await tick();
+          await people.insert({ id: "b" });
+          return "done";
+        });
+        assert.equal(result, "done");
+        assert.equal(await people.count(), 2);
+      }));
+
+    it("rolls back inserts, updates and deletes when fn throws, and rethrows", () =>
+      withStorage(async (storage) => {
+        const people = storage.collection<Person>("people");
+        const jobs = storage.collection<Job>("jobs");
+        await people.upsertMany([
+          { id: "keep", name: "Keep", email: "keep@example.com" },
+          { id: "gone", name: "Gone" },
+        ]);
+        const failure = new Error("boom");
+        await assert.rejects(
+          storage.transaction(async () => {
+            await people.insert({ id: "new", email: "new@example.com" });
+            await people.update("keep", { name: "Changed", email: undefined });
+            await tick();
+            await people.delete("gone");
+            await jobs.insert({ id: "j", status: "queued" });
+            await people.upsertMany([{ id: "bulk" }]);
+            await people.deleteWhere({ id: "new" });
+            await people.insert({ id: "new", email: "new@example.com" });
+            // Inside, the transaction sees its own writes.
+            assert.equal(await people.count(), 3);
+            throw failure;
+          }),
+          (error) => error === failure,
+        );
+        assert.deepEqual(await ids(people.find()), ["gone", "keep"]);
+        assert.deepEqual(await people.get("keep"), { id: "keep", name: "Keep", email: "keep@example.com" });
+        assert.equal(await jobs.count(), 0);
+        // Unique values taken inside the rolled-back transaction are free.
+        await people.insert({ id: "other", email: "new@example.com" });
+      }));
+
+    it("two concurrent transactions never interleave", () =>
+      withStorage(async (storage) => {
+        const counters = storage.collection<Counter>("counters");
+        await counters.insert({ id: "c", value: 0 });
+        const increment = () =>
+          storage.transaction(async () => {
+            const current = await counters.get("c");
+            await tick();
+            await counters.upsert({ id: "c", value: current!.value + 1 });
+          });
+        await Promise.all([increment(), increment()]);
+        assert.equal((await counters.get("c"))?.value, 2);
+      }));
+
+    it("a call from outside waits for the open transaction, then lands", () =>
+      withStorage(async (storage) => {
+        const people = storage.collection<Person>("people");
+        const gate = deferred();
+        const entered = deferred();
+        let seenInside: Person | undefined;
+        const transaction = storage.transaction(async () => {
+          await people.insert({ id: "inside" });
+          entered.resolve();
+          await gate.promise;
+          seenInside = await people.get("outside");
+        });
+        await entered.promise;
+
+        let landed = false;
+        const outsideWrite = people.insert({ id: "outside" }).then(() => (landed = true));
+        const outsideRead = people.get("inside");
+        await tick();
+        await tick();
+        assert.equal(landed, false);
+
+        gate.resolve();
+        await transaction;
+        await outsideWrite;
+        assert.equal(seenInside, undefined);
+        assert.deepEqual(await outsideRead, { id: "inside" });
+        assert.equal(await people.count(), 2);
+      }));
+
+    it("work started inside a finished transaction runs on its own, not in a later transaction", () =>
+      withStorage(async (storage) => {
+        const people = storage.collection<Person>("people");
+        // Like a timer set inside fn: it inherits the transaction's async context.
+        const timer = deferred<Person>();
+        await storage.transaction(async () => {
+          setTimeout(() => people.insert({ id: "timer" }).then(timer.resolve, timer.reject), 5);
+        });
+        assert.deepEqual(await timer.promise, { id: "timer" });
+
+        const trigger = deferred();
+        let leftover: Promise<unknown> = Promise.resolve();
+        await storage.transaction(async () => {
+          leftover = (async () => {
+            await trigger.promise;
+            await people.insert({ id: "leftover" });
+          })();
+        });
+        const failure = new Error("second transaction fails");
+        await assert.rejects(
+          storage.transaction(async () => {
+            trigger.resolve();
+            await tick();
+            await tick();
+            await people.insert({ id: "rolled-back" });
+            throw failure;
+          }),
+          (error) => error === failure,
+        );
+        await leftover;
+        assert.deepEqual(await people.get("leftover"), { id: "leftover" });
+        assert.equal(await people.get("rolled-back"), undefined);
+      }));
+
+    it("a nested transaction joins the outer one", () =>
+      withStorage(async (storage) => {
+        const people = storage.collection<Person>("people");
+        const failure = new Error("outer fails");
+        await assert.rejects(
+          storage.transaction(async () => {
+            await people.insert({ id: "outer" });
+            const inner = await storage.transaction(async () => {
+              // The inner transaction sees the outer's writes (no deadlock, same transaction).
+              assert.deepEqual(await people.get("outer"), { id: "outer" });
+              await people.insert({ id: "inner" });
+              return "inner result";
+            });
+            assert.equal(inner, "inner result");
+            throw failure;
+          }),
+          (error) => error === failure,
+        );
+        assert.equal(await people.count(), 0);
+      }));
+
+    it("a nested transaction that throws undoes only its own writes", () =>
+      withStorage(async (storage) => {
+        const people = storage.collection<Person>("people");
+        const innerFailure = new Error("inner fails");
+        await storage.transaction(async () => {
+          await people.insert({ id: "before" });
+          await assert.rejects(
+            storage.transaction(async () => {
+              await people.insert({ id: "inner" });
+              await people.update("before", { name: "changed by inner" });
+              throw innerFailure;
+            }),
+            (error) => error === innerFailure,
+          );
+          await people.insert({ id: "after" });
+        });
+        assert.deepEqual(await ids(people.find()), ["after", "before"]);
+        assert.deepEqual(await people.get("before"), { id: "before" });
+      }));
+  });
+}
+
+interface Counter extends Doc {
+  value: number;
+}
+
+function tick(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+function deferred<T = void>() {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
