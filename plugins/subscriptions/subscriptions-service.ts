@@ -10,13 +10,20 @@ import { eligibilityOf, NOT_SUBSCRIBED, type Eligibility, type SubscriptionEligi
 import { InboundTexts, type InboundResult, type InboundText } from "./inbound-texts.ts";
 import { NoticeTemplates } from "./notice-templates.ts";
 import { Notices } from "./notices.ts";
-import { OPT_IN_JOB, OptIns, type OptInAccepted, type OptInJob, type OptInOptions } from "./opt-ins.ts";
+import { OPT_IN_JOB, OptIns, type OptInAccepted, type OptInApplied, type OptInJob, type OptInOptions } from "./opt-ins.ts";
 import type { Subscriber, Subscription, SubscriptionChange, SubscriptionKind } from "./records.ts";
 import type { OptInRequest, UnsubscribeRequest, UserRef } from "./schemas.ts";
 import { normalizeSenderNumber, SenderNumbers } from "./sender-numbers.ts";
 import type { SignUpUnits } from "./sign-up-units.ts";
 import { SubscriptionStore } from "./subscription-store.ts";
-import { UNSUBSCRIBE_JOB, Unsubscribes, type UnsubscribeAccepted, type UnsubscribeJob, type UnsubscribeOptions } from "./unsubscribes.ts";
+import {
+  UNSUBSCRIBE_JOB,
+  Unsubscribes,
+  type UnsubscribeAccepted,
+  type UnsubscribeApplied,
+  type UnsubscribeJob,
+  type UnsubscribeOptions,
+} from "./unsubscribes.ts";
 
 /** What the service is built from (the plugin binds it with a factory). */
 export interface SubscriptionsServiceParts {
@@ -82,9 +89,23 @@ export class SubscriptionsService {
     return this.#optIns.accept(companyId, request, options);
   }
 
+  /**
+   * `optIn` done in this call rather than by a job: subscriber, subscriptions,
+   * change records and texts are committed together before it returns, and the
+   * answer says whether the subscriber is new (the legacy add-subscriber's 201).
+   */
+  optInNow(companyId: string, request: OptInRequest, options?: OptInOptions): Promise<OptInApplied> {
+    return this.#optIns.applyNow(companyId, request, options);
+  }
+
   /** Unsubscribes a user (interface 4.6; the code path of `POST /v1/subscriptions/unsubscribe`), as a durable job. */
   unsubscribe(companyId: string, request: UnsubscribeRequest, options?: UnsubscribeOptions): Promise<UnsubscribeAccepted> {
     return this.#unsubscribes.accept(companyId, request, options);
+  }
+
+  /** `unsubscribe` done in this call rather than by a job (the legacy remove-subscriber answers the outcome). */
+  unsubscribeNow(companyId: string, request: UnsubscribeRequest, options?: UnsubscribeOptions): Promise<UnsubscribeApplied> {
+    return this.#unsubscribes.applyNow(companyId, request, options);
   }
 
   /** The eligibility of every subscription of the phone (TEXT) and the email (EMAIL): `GET /v1/subscriptions`. */
