@@ -6,13 +6,14 @@ import { nodeScheduleScheduler } from "../../adapters/scheduler/node-schedule/in
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
 import { accountsPlugin } from "../../plugins/accounts/index.ts";
 import { graphqlPlugin } from "../../plugins/graphql/index.ts";
+import { legacyPlugin } from "../../plugins/legacy/index.ts";
 import { oauthPlugin } from "../../plugins/oauth/index.ts";
 import { subscriptionsPlugin } from "../../plugins/subscriptions/index.ts";
 import { createReachkit, formatFields, type Logger, type Reachkit, type ReachkitConfigInput, type ReachkitPlugin } from "../../src/index.ts";
 
 /** Every plugin the self-hosted server runs. */
 export function serverPlugins(): ReachkitPlugin[] {
-  return [accountsPlugin(), subscriptionsPlugin(), graphqlPlugin(), oauthPlugin()];
+  return [accountsPlugin(), subscriptionsPlugin(), graphqlPlugin(), oauthPlugin(), legacyPlugin()];
 }
 
 export interface ServerKitOptions {
