@@ -55,7 +55,7 @@ export interface PrivacyRequestsParts {
 }
 
 /** The payload of the processing job: the request's id alone, never the subject. */
-interface PrivacyJob {
+export interface PrivacyJob {
   requestId: string;
 }
 
