@@ -19,10 +19,10 @@ import { sqliteStorage } from "../adapters/storage/sqlite/index.ts";
 import { accountsPlugin } from "../plugins/accounts/index.ts";
 import { legacyPlugin } from "../plugins/legacy/index.ts";
 import { privacyPlugin } from "../plugins/privacy/index.ts";
-import { SUBSCRIBERS, SUBSCRIPTIONS, type Subscriber, type Subscription } from "../plugins/subscriptions/records.ts";
 import { subscriptionsPlugin } from "../plugins/subscriptions/index.ts";
 import { createReachkit, silentLogger, type OutboxMessage, type Reachkit } from "../src/index.ts";
 import { OUTBOX_COLLECTION } from "../src/messaging/outbox-record.ts";
+import { seedSubscribers } from "./seed.ts";
 import { report } from "./support.ts";
 
 const MESSAGES = Number(process.argv[2] ?? 3000);
@@ -65,28 +65,7 @@ async function startKit(ratePerSecond: number): Promise<Kit> {
   });
   await kit.start();
   const { output, company } = await kit.provisionCompany({ name: "Bench Co" });
-  const now = Date.now();
-  const subscribers: Subscriber[] = [];
-  const subscriptions: Subscription[] = [];
-  for (let i = 0; i < SUBSCRIBER_COUNT; i++) {
-    const subscriber: Subscriber = { id: randomUUID(), companyId: company.id, phone: phoneOf(i), createdAt: now, updatedAt: now };
-    subscribers.push(subscriber);
-    subscriptions.push({
-      id: randomUUID(),
-      companyId: company.id,
-      subscriberId: subscriber.id,
-      type: "MARKETING",
-      channel: "TEXT",
-      address: subscriber.phone!,
-      state: "active",
-      subscribedAt: now,
-      source: "api",
-      createdAt: now,
-      updatedAt: now,
-    });
-  }
-  await kit.storage.collection<Subscriber>(SUBSCRIBERS).upsertMany(subscribers);
-  await kit.storage.collection<Subscription>(SUBSCRIPTIONS).upsertMany(subscriptions);
+  await seedSubscribers(kit.storage, company.id, SUBSCRIBER_COUNT, phoneOf);
   return { kit, companyId: company.id, legacyToken: output.legacyToken as string, apiKey: output.apiKey as string, sentAt };
 }
 

@@ -159,7 +159,7 @@ export class SubscriptionsService {
    * Deletes everything this plugin stores about a subject of one company: the
    * subscribers holding the phone or email (with all their subscriptions and
    * change records), any other subscription or record of those addresses, and
-   * queued opt-in or unsubscribe jobs carrying them. Returns how many records.
+   * the opt-in and unsubscribe jobs carrying them, queued or finished. Returns how many records.
    */
   async deleteSubjectData(subject: DataSubject): Promise<number> {
     const { companyId } = subject;
@@ -182,7 +182,7 @@ export class SubscriptionsService {
         removed += await store.subscriptions.deleteWhere({ companyId, channel, address });
         removed += await store.changes.deleteWhere({ companyId, address });
       }
-      return removed + (await this.#deleteQueuedJobs(companyId, user));
+      return removed + (await this.#deleteJobs(companyId, user));
     });
   }
 
@@ -194,11 +194,13 @@ export class SubscriptionsService {
     };
   }
 
-  async #deleteQueuedJobs(companyId: string, user: UserRef): Promise<number> {
+  /** Opt-in and unsubscribe jobs carry the user in their payload: queued ones, and finished ones kept as history. */
+  async #deleteJobs(companyId: string, user: UserRef): Promise<number> {
     const jobs = this.#parts.jobs;
     const ids: string[] = [];
     for (const type of [OPT_IN_JOB, UNSUBSCRIBE_JOB]) {
-      for (const job of await jobs.list({ companyId, type, status: "queued", limit: 100_000 })) {
+      for (const job of await jobs.list({ companyId, type, limit: 100_000 })) {
+        if (job.status === "running") continue; // its runner owns it; deleting under it would not stop it
         const about = (job.payload as { user: UserRef }).user;
         if ((user.phone !== undefined && about.phone === user.phone) || (user.email !== undefined && about.email === user.email)) ids.push(job.id);
       }

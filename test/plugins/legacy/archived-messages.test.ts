@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { addSubscriber, OTHER_PHONE, post, PHONE, startLegacyKit } from "./support.ts";
+import { addSubscriber, OTHER_PHONE, post, postToHosts, PHONE, startLegacyKit } from "./support.ts";
 
 const send = { to: PHONE, body: "Your table is ready.", messageId: "campaign-7" };
 
@@ -79,16 +79,7 @@ describe("POST /v1/messages on the messages host (archived)", () => {
   it("belongs to the messages host group: a listener of the main host does not serve it", async () => {
     const t = await startLegacyKit();
     await addSubscriber(t, PHONE);
-    const request = (groups: Array<"api" | "messages">) =>
-      t.kit.http.handle(
-        {
-          method: "POST",
-          url: "/v1/messages",
-          headers: { authorization: `Bearer ${t.company.legacyToken}`, "content-type": "application/json" },
-          body: { kind: "buffer", buffer: Buffer.from(JSON.stringify(send)) },
-        },
-        { groups },
-      );
+    const request = (groups: Array<"api" | "messages">) => postToHosts(t, groups, "/v1/messages", send, t.company.legacyToken);
     assert.equal((await request(["api"])).status, 404);
     assert.equal((await request(["messages"])).status, 200);
     await t.stop();

@@ -1,5 +1,5 @@
 import { legacyPlugin } from "../../../plugins/legacy/index.ts";
-import type { InjectResponse } from "../../../src/index.ts";
+import type { HostGroup, InjectResponse, NeutralResponse } from "../../../src/index.ts";
 import { defaultPlugins, startTestKit, type Json, type TestKit, type TestKitOptions } from "../../support/test-kit.ts";
 
 /** A valid US number (New York), and a second one. */
@@ -31,3 +31,16 @@ export async function addSubscriber(t: TestKit, phone: string, extra: Json = {})
 
 /** The bodies of the texts the memory provider delivered to a number. */
 export const textsTo = (t: TestKit, phone: string): string[] => t.sms.sentTo(phone).map((message) => message.body);
+
+/** A JSON POST with a bearer token, served only by the listeners of `groups` (a deployment with a listener per host). */
+export function postToHosts(t: TestKit, groups: HostGroup[], url: string, body: Json, token: string): Promise<NeutralResponse> {
+  return t.kit.http.handle(
+    {
+      method: "POST",
+      url,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: { kind: "buffer", buffer: Buffer.from(JSON.stringify(body)) },
+    },
+    { groups },
+  );
+}

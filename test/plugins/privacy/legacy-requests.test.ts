@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { postToHosts } from "../legacy/support.ts";
 import { EMAIL, fetchRequest, PHONE, seedSubject, startPrivacyKit, subjectData, TIMESTAMP } from "./support.ts";
 
 describe("POST /privacy/delete-request on the tactical host (legacy)", () => {
@@ -55,16 +56,7 @@ describe("POST /privacy/delete-request on the tactical host (legacy)", () => {
 
   it("belongs to the tactical host group", async () => {
     const t = await startPrivacyKit();
-    const request = (groups: Array<"api" | "tactical">) =>
-      t.kit.http.handle(
-        {
-          method: "POST",
-          url: "/privacy/delete-request",
-          headers: { authorization: `Bearer ${t.company.legacyToken}`, "content-type": "application/json" },
-          body: { kind: "buffer", buffer: Buffer.from(JSON.stringify({ subjectEmail: EMAIL })) },
-        },
-        { groups },
-      );
+    const request = (groups: Array<"api" | "tactical">) => postToHosts(t, groups, "/privacy/delete-request", { subjectEmail: EMAIL }, t.company.legacyToken);
     assert.equal((await request(["api"])).status, 404);
     assert.equal((await request(["tactical"])).status, 202);
     await t.stop();

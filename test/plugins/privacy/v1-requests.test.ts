@@ -114,7 +114,13 @@ describe("privacy processing", () => {
     await seedSubject(t, t.company.legacyToken);
     await seedSubject(t, other.output.legacyToken as string);
     await t.request({ method: "POST", url: "/1/add-subscribers", body: { phone: "+19148440002" }, token: t.company.legacyToken });
-    assert.deepEqual(await subjectData(t, t.company.companyId), { subscriber: true, subscriptions: 1, changes: 1, signUps: 1, messages: 3 });
+    for (const token of [t.company.apiKey, other.output.apiKey as string]) {
+      const optIn = { user: { phone: PHONE }, locale: "en-US", subscriptionType: "TRANSACTIONAL", singleOptIn: true };
+      await t.request({ method: "POST", url: "/v1/subscriptions", body: optIn, token }); // a job whose payload names the phone
+    }
+    await t.scheduler.flush();
+    const seeded = { subscriber: true, subscriptions: 2, changes: 2, signUps: 1, messages: 4 };
+    assert.deepEqual(await subjectData(t, t.company.companyId), seeded);
     const processed: string[] = [];
     t.kit.events.on("privacy.request.processed", (event) => void processed.push(event.requestId));
 
@@ -122,7 +128,10 @@ describe("privacy processing", () => {
     await t.scheduler.flush();
 
     assert.deepEqual(await subjectData(t, t.company.companyId), { subscriber: false, subscriptions: 0, changes: 0, signUps: 0, messages: 0 });
-    assert.deepEqual(await subjectData(t, other.company.id), { subscriber: true, subscriptions: 1, changes: 1, signUps: 1, messages: 3 }, "the other company keeps its data");
+    assert.deepEqual(await subjectData(t, other.company.id), seeded, "the other company keeps its data");
+    const mentions = (text: string) => text.includes(PHONE) || text.includes(EMAIL);
+    assert.deepEqual((await t.kit.jobs.list({ companyId: t.company.companyId })).filter((job) => mentions(JSON.stringify(job.payload))), [], "no job payload names the subject");
+    assert.ok((await t.kit.jobs.list({ companyId: other.company.id })).some((job) => mentions(JSON.stringify(job.payload))), "the other company's jobs do");
     assert.ok(await t.kit.plugin("subscriptions").findSubscriber(t.company.companyId, { phone: "+19148440002" }), "another subscriber stays");
     assert.deepEqual(processed, [created.id]);
     const stored = (await t.kit.plugin("privacy").get(t.company.companyId, created.id)) as PrivacyRequest;
@@ -132,7 +141,8 @@ describe("privacy processing", () => {
       "only masked subject data is kept",
     );
     assert.ok(!JSON.stringify(stored).includes("844"), "no digits of the phone beyond the last four");
-    assert.ok((stored.removedRecords ?? 0) >= 7);
+    // 1 subscriber, 2 subscriptions, 2 changes, 1 sign-up, 1 opt-in job, 4 messages
+    assert.equal(stored.removedRecords, 11);
     await t.stop();
   });
 

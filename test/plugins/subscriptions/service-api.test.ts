@@ -68,13 +68,14 @@ describe("deleteSubjectData", () => {
     await optIn(t.company.companyId); // still queued when the request arrives
 
     const removed = await t.kit.deleteSubjectData({ companyId: t.company.companyId, phone: PHONE });
-    // 1 subscriber + 2 subscriptions + 2 change records + 1 queued job
-    assert.equal(removed, 6);
+    // 1 subscriber + 2 subscriptions + 2 change records + the finished and the queued job
+    assert.equal(removed, 7);
     const user = { phone: PHONE, email: EMAIL };
     assert.equal(await service.findSubscriber(t.company.companyId, user), undefined);
     assert.deepEqual(await service.subscriptions(t.company.companyId, user), []);
     assert.deepEqual(await service.changes(t.company.companyId, user), []);
-    assert.deepEqual(await t.kit.jobs.list({ companyId: t.company.companyId, type: "subscriptions.opt-in", status: "queued" }), []);
+    assert.deepEqual(await t.kit.jobs.list({ companyId: t.company.companyId, type: "subscriptions.opt-in" }), [], "no payload keeps the phone");
+    assert.equal((await t.kit.jobs.list({ companyId: other.company.id, type: "subscriptions.opt-in" })).length, 1);
     assert.equal((await service.subscriptions(other.company.id, user)).length, 2, "the other company keeps its data");
     assert.ok(await service.findSubscriber(other.company.id, { email: EMAIL }));
     assert.equal(await t.kit.deleteSubjectData({ companyId: t.company.companyId, email: EMAIL }), 0);
