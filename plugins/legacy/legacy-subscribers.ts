@@ -5,7 +5,7 @@ import type { Clock } from "../../src/ports/clock.ts";
 import type { Collection, Storage } from "../../src/ports/storage.ts";
 import { readPhoneNumber, type Subscriber, type SubscriptionsService } from "../subscriptions/index.ts";
 import { SIGN_UPS, type LegacySignUp } from "./records.ts";
-import { parseAddSubscriber, parseRemoveSubscriber } from "./schemas.ts";
+import { parseAddSubscriber, parseRemoveSubscriber, type AddSubscriberRequest, type RemoveSubscriberRequest } from "./schemas.ts";
 
 /** The `source` of the subscription changes these routes make. */
 export const LEGACY_SOURCE = "legacy_api";
@@ -51,7 +51,7 @@ export class LegacySubscribers {
     this.#signUps = storage.collection(SIGN_UPS);
   }
 
-  async add(companyId: string, body: unknown): Promise<AddedSubscriber> {
+  async add(companyId: string, body: AddSubscriberRequest): Promise<AddedSubscriber> {
     const input = parseAddSubscriber(body);
     const phone = phoneOf(input.phone);
     const unit = (await this.subscriptions.signUpUnits.list(companyId)).find((candidate) => candidate.type === "MARKETING");
@@ -83,7 +83,7 @@ export class LegacySubscribers {
     });
   }
 
-  async remove(companyId: string, body: unknown): Promise<RemovedSubscriber> {
+  async remove(companyId: string, body: RemoveSubscriberRequest): Promise<RemovedSubscriber> {
     const input = parseRemoveSubscriber(body);
     const phone = phoneOf(input.phone);
     const subscriber = await this.subscriptions.findSubscriber(companyId, { phone });

@@ -105,6 +105,21 @@ const addSubscriberSchema = v.pipe(
 
 export const parseAddSubscriber = (body: unknown): AddSubscriberInput => parseLegacyBody(addSubscriberSchema, body);
 
+/** `POST /1/add-subscribers` as callers send it (wire-compat: names and email at the top level or in metadata). */
+export interface AddSubscriberRequest {
+  /** As callers write it: `+15555555555`, `555-555-5555`, `(555) 555-5555`. */
+  phone: string;
+  visitorId?: string;
+  /** Any object (or its JSON text); `email`, `first_name`, `creativeId`... are read from it too. */
+  metadata?: Record<string, unknown> | string;
+  creativeId?: string;
+  email?: string;
+  first_name?: string;
+  firstName?: string;
+  last_name?: string;
+  lastName?: string;
+}
+
 /** An add-subscriber, validated: top-level values win over those in metadata. */
 export interface AddSubscriberInput {
   /** As the caller wrote it; read with `readPhoneNumber`. */
@@ -123,6 +138,12 @@ const removeSubscriberSchema = plainObject({
   phone: phoneText,
   sendOptOutMessage: booleanLike,
 });
+
+/** `POST /1/subscribers/unsubscribe` as callers send it. */
+export interface RemoveSubscriberRequest {
+  phone: string;
+  sendOptOutMessage: boolean | "true" | "false";
+}
 
 /** A remove-subscriber, validated: `sendOptOutMessage` read as a boolean. */
 export interface RemoveSubscriberInput {
@@ -152,6 +173,24 @@ const archivedMessageSchema = plainObject({
   type: v.optional(transactionalType),
   messageId: v.optional(text(MAX_IDENTIFIER_LENGTH)),
 });
+
+/** `POST /1/messages` as callers send it. */
+export interface TransactionalMessageRequest {
+  to: string;
+  body: string;
+  type: "TRANSACTIONAL";
+  link?: string;
+  mediaUrl?: string;
+}
+
+/** The archived `POST /v1/messages` as callers send it. */
+export interface ArchivedMessageRequest {
+  to: string;
+  body: string;
+  type?: "TRANSACTIONAL";
+  messageId?: string;
+  mediaUrl?: string;
+}
 
 /** A transactional message to send, from either route. */
 export interface MessageInput {

@@ -9,7 +9,7 @@ import type { Clock } from "../../src/ports/clock.ts";
 import type { Collection, Patch, Storage } from "../../src/ports/storage.ts";
 import type { SubscriptionsService } from "../subscriptions/index.ts";
 import { AFFILIATES, PRIVACY_REQUESTS, SEQUENCES, type AffiliateRecord, type PrivacyRequest, type PrivacyRequestOrigin, type SequenceRecord } from "./records.ts";
-import { parsePrivacyRequest } from "./schemas.ts";
+import { parsePrivacyRequest, type PrivacyRequestInput } from "./schemas.ts";
 import { maskEmail, maskPhone } from "./wire.ts";
 
 /** Interface §8: a request is processed within thirty days. */
@@ -77,8 +77,8 @@ export class PrivacyRequests {
   }
 
   /** Validates (400 naming the fields), records the request and queues its processing. */
-  async create(companyId: string, body: unknown, origin: PrivacyRequestOrigin = "in_process"): Promise<PrivacyRequest> {
-    const input = parsePrivacyRequest(body);
+  async create(companyId: string, request: PrivacyRequestInput, origin: PrivacyRequestOrigin = "in_process"): Promise<PrivacyRequest> {
+    const input = parsePrivacyRequest(request);
     const { storage, clock, jobs, processingDelayMs } = this.parts;
     return storage.transaction(async () => {
       const now = clock.now();
@@ -163,12 +163,12 @@ export class PrivacyRequests {
 
   /** The given phone and email, and the addresses of the subscribers holding either: all data about them goes. */
   async #subjectsOf(request: PrivacyRequest): Promise<Array<{ phone?: string; email?: string }>> {
-    const given = withoutUndefined({ phone: request.subjectPhone, email: request.subjectEmail });
+    const given = definedAddresses({ phone: request.subjectPhone, email: request.subjectEmail });
     const found = await Promise.all([
       request.subjectPhone !== undefined ? this.parts.subscriptions.findSubscriber(request.companyId, { phone: request.subjectPhone }) : undefined,
       request.subjectEmail !== undefined ? this.parts.subscriptions.findSubscriber(request.companyId, { email: request.subjectEmail }) : undefined,
     ]);
-    const subjects = [given, ...found.flatMap((subscriber) => (subscriber ? [withoutUndefined({ phone: subscriber.phone, email: subscriber.email })] : []))];
+    const subjects = [given, ...found.flatMap((subscriber) => (subscriber ? [definedAddresses({ phone: subscriber.phone, email: subscriber.email })] : []))];
     return [...new Map(subjects.map((subject) => [`${subject.phone ?? ""} ${subject.email ?? ""}`, subject])).values()];
   }
 
@@ -186,7 +186,8 @@ export class PrivacyRequests {
   }
 }
 
-function withoutUndefined(subject: { phone?: string; email?: string }): { phone?: string; email?: string } {
+/** The addresses that are given, without undefined keys (stored and compared as such). */
+function definedAddresses(subject: { phone?: string; email?: string }): { phone?: string; email?: string } {
   return {
     ...(subject.phone !== undefined ? { phone: subject.phone } : {}),
     ...(subject.email !== undefined ? { email: subject.email } : {}),

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { defineRoute, jsonBody, reply, type AnyRoute } from "../../src/http/route.ts";
 import type { PrivacyRequests } from "./privacy-requests.ts";
+import type { PrivacyRequestInput } from "./schemas.ts";
 import { createdView, fetchedView, legacyView } from "./wire.ts";
 
 /** Bodies are validated by the service, so HTTP and in-process callers share one code path. */
@@ -14,7 +15,7 @@ export function privacyRoutes(requests: PrivacyRequests): AnyRoute[] {
       auth: { kind: "api", anyOfScopes: ["privacy_requests:write"] },
       body: anyJson,
       summary: "Ask for a subject's data to be deleted (interface 4.12); processed by a durable job",
-      handler: async ({ principal, body }) => reply.json(200, createdView(await requests.create(principal.companyId, body, "v1"))),
+      handler: async ({ principal, body }) => reply.json(200, createdView(await requests.create(principal.companyId, body as PrivacyRequestInput, "v1"))),
     }),
     defineRoute({
       method: "GET",
@@ -31,7 +32,7 @@ export function privacyRoutes(requests: PrivacyRequests): AnyRoute[] {
       body: anyJson,
       summary: "Legacy privacy request (interface 4.11): 202, integer ids",
       async handler({ principal, body }) {
-        const request = await requests.create(principal.companyId, body, "legacy");
+        const request = await requests.create(principal.companyId, body as PrivacyRequestInput, "legacy");
         return reply.json(202, legacyView(request, await requests.affiliateUserId(principal.companyId)));
       },
     }),
