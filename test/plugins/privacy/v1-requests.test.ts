@@ -60,6 +60,23 @@ describe("POST /v1/privacy/delete-request", () => {
   });
 });
 
+describe("privacy routes and rate limits", () => {
+  it("answer 429 with Retry-After beyond the token's budget, and carry the budget headers", async () => {
+    const t = await startPrivacyKit({ config: { rateLimits: { default: 2 } } });
+    const first = await createRequest(t, { subjectEmail: EMAIL });
+    assert.equal(first.headers["x-ratelimit-limit"], "2");
+    await fetchRequest(t, t.json(first).id);
+    const limited = await createRequest(t, { subjectEmail: EMAIL });
+    assert.equal(limited.status, 429);
+    assert.ok(Number(limited.headers["retry-after"]) >= 1);
+    assert.equal((await fetchRequest(t, t.json(first).id)).status, 429);
+    assert.equal((await t.kit.plugin("privacy").list(t.company.companyId)).length, 1, "the refused request is not stored");
+    await t.clock.advance(1_000);
+    assert.equal((await fetchRequest(t, t.json(first).id)).status, 200);
+    await t.stop();
+  });
+});
+
 describe("GET /v1/privacy/delete-request/{id}", () => {
   it("answers every field with the subject masked, and the processing times once processed", async () => {
     const t = await startPrivacyKit({ privacy: { processingDelayMs: 3 * DAY } });
