@@ -4,14 +4,13 @@
 //   2. opt-ins accepted per second (POST /v1/subscriptions, rate limits lifted, new phones),
 //   3. median latency of one GraphQL query of 50 aliased users (one connection, sequential).
 // Usage: npm run bench:subscriptions [-- seconds]
-import { randomUUID } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { createServerKit } from "../examples/node-http/server-kit.ts";
-import { SUBSCRIBERS, SUBSCRIPTIONS, type Subscriber, type Subscription } from "../plugins/subscriptions/records.ts";
 import { silentLogger } from "../src/index.ts";
+import { seedSubscribers } from "./seed.ts";
 import { alternate, report, startServerProcess, stopServerProcess, type LoadResult } from "./support.ts";
 
 const seconds = Number(process.argv[2] ?? 5);
@@ -25,28 +24,7 @@ const seededPhone = (i: number) => `+1555${String(i).padStart(7, "0")}`;
 const setup = createServerKit({ dataDir, publicUrl: "http://localhost", secret, logger: silentLogger() });
 await setup.start({ runJobs: false });
 const { output, company } = await setup.provisionCompany({ name: "Bench Co" });
-const now = Date.now();
-const subscribers: Subscriber[] = [];
-const subscriptions: Subscription[] = [];
-for (let i = 0; i < SUBSCRIBER_COUNT; i++) {
-  const subscriber: Subscriber = { id: randomUUID(), companyId: company.id, phone: seededPhone(i), createdAt: now, updatedAt: now };
-  subscribers.push(subscriber);
-  subscriptions.push({
-    id: randomUUID(),
-    companyId: company.id,
-    subscriberId: subscriber.id,
-    type: "MARKETING",
-    channel: "TEXT",
-    address: subscriber.phone!,
-    state: i % 4 === 0 ? "pending" : "active",
-    subscribedAt: now,
-    source: "api",
-    createdAt: now,
-    updatedAt: now,
-  });
-}
-await setup.storage.collection<Subscriber>(SUBSCRIBERS).upsertMany(subscribers);
-await setup.storage.collection<Subscription>(SUBSCRIPTIONS).upsertMany(subscriptions);
+await seedSubscribers(setup.storage, company.id, SUBSCRIBER_COUNT, seededPhone, (i) => (i % 4 === 0 ? "pending" : "active"));
 await setup.stop();
 
 const headers = { authorization: `Bearer ${output.apiKey as string}`, "content-type": "application/json" };

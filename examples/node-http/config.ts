@@ -12,6 +12,8 @@ export interface ServerConfig {
   logLevel: LogLevel;
   /** Texts per second per sender number (the outbox's rate limit). */
   smsPerSecond: number;
+  /** Hours between a privacy request and its processing (0: at once; at most 720, thirty days). */
+  privacyDelayHours: number;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: { port?: number; dataDir?: string } = {}): ServerConfig {
@@ -22,6 +24,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: {
   if (!isLogLevel(logLevel)) throw new Error(`LOG_LEVEL must be debug, info, warn or error, got "${logLevel}"`);
   const smsPerSecond = env.REACHKIT_SMS_PER_SECOND ? Number(env.REACHKIT_SMS_PER_SECOND) : DEFAULT_MESSAGING_SETTINGS.ratePerSecond;
   if (!(smsPerSecond > 0)) throw new Error(`REACHKIT_SMS_PER_SECOND must be a positive number, got "${env.REACHKIT_SMS_PER_SECOND}"`);
+  const privacyDelayHours = env.REACHKIT_PRIVACY_DELAY_HOURS ? Number(env.REACHKIT_PRIVACY_DELAY_HOURS) : 0;
+  if (!(privacyDelayHours >= 0 && privacyDelayHours <= 720)) {
+    throw new Error(`REACHKIT_PRIVACY_DELAY_HOURS must be a number of hours from 0 to 720 (thirty days), got "${env.REACHKIT_PRIVACY_DELAY_HOURS}"`);
+  }
   return {
     port,
     dataDir,
@@ -29,6 +35,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: {
     secret: env.REACHKIT_SECRET || dataDirSecret(dataDir),
     logLevel,
     smsPerSecond,
+    privacyDelayHours,
   };
 }
 

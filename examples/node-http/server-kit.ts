@@ -6,13 +6,22 @@ import { nodeScheduleScheduler } from "../../adapters/scheduler/node-schedule/in
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
 import { accountsPlugin } from "../../plugins/accounts/index.ts";
 import { graphqlPlugin } from "../../plugins/graphql/index.ts";
+import { legacyPlugin } from "../../plugins/legacy/index.ts";
 import { oauthPlugin } from "../../plugins/oauth/index.ts";
+import { privacyPlugin } from "../../plugins/privacy/index.ts";
 import { subscriptionsPlugin } from "../../plugins/subscriptions/index.ts";
 import { createReachkit, formatFields, type Logger, type Reachkit, type ReachkitConfigInput, type ReachkitPlugin } from "../../src/index.ts";
 
 /** Every plugin the self-hosted server runs. */
-export function serverPlugins(): ReachkitPlugin[] {
-  return [accountsPlugin(), subscriptionsPlugin(), graphqlPlugin(), oauthPlugin()];
+export function serverPlugins(options: { privacyProcessingDelayMs?: number } = {}): ReachkitPlugin[] {
+  return [
+    accountsPlugin(),
+    subscriptionsPlugin(),
+    graphqlPlugin(),
+    oauthPlugin(),
+    legacyPlugin(),
+    privacyPlugin({ processingDelayMs: options.privacyProcessingDelayMs }),
+  ];
 }
 
 export interface ServerKitOptions {
@@ -21,6 +30,8 @@ export interface ServerKitOptions {
   secret: string;
   logger: Logger;
   config?: ReachkitConfigInput;
+  /** How long after a privacy request its processing runs (default 0: at once). */
+  privacyProcessingDelayMs?: number;
 }
 
 /** The self-hosted kit: SQLite in the data directory, node-schedule, console SMS, files for objects. */
@@ -34,7 +45,7 @@ export function createServerKit(options: ServerKitOptions): Reachkit {
     logger: options.logger,
     hosts: options.publicUrl,
     secret: options.secret,
-    plugins: serverPlugins(),
+    plugins: serverPlugins({ privacyProcessingDelayMs: options.privacyProcessingDelayMs }),
     config: options.config,
   });
 }

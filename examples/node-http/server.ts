@@ -25,6 +25,7 @@ export async function startServer(config: ServerConfig, print: (text: string) =>
       secret: config.secret,
       logger,
       config: { messaging: { ratePerSecond: config.smsPerSecond } },
+      privacyProcessingDelayMs: config.privacyDelayHours * 3_600_000,
     },
     print,
   );

@@ -24,10 +24,11 @@ export {
   type TemplateOverride,
 } from "./records.ts";
 export type { Eligibility, IneligibilityReason, SubscriptionEligibility } from "./eligibility.ts";
-export type { OptInAccepted, OptInOptions, OptInUser, CreationStatus, OptInJob } from "./opt-ins.ts";
-export type { UnsubscribeAccepted, UnsubscribeOptions, UnsubscribeStatus, UnsubscribeJob } from "./unsubscribes.ts";
+export type { OptInAccepted, OptInApplied, OptInOptions, OptInUser, CreationStatus, OptInJob } from "./opt-ins.ts";
+export type { UnsubscribeAccepted, UnsubscribeApplied, UnsubscribeOptions, UnsubscribeStatus, UnsubscribeJob } from "./unsubscribes.ts";
 export type { OptInRequest, OptInUserInput, ExternalIdentifiersInput, UnsubscribeRequest, UserRef } from "./schemas.ts";
 export { E164 } from "./schemas.ts";
+export { readPhoneNumber, type PhoneNumber } from "./phone-numbers.ts";
 export { keywordOf, type KeywordAction, type InboundText, type InboundResult } from "./inbound-texts.ts";
 export { SenderNumbers, SenderNumberTakenError, normalizeSenderNumber, fictitiousSenderNumber, INBOUND_PATH } from "./sender-numbers.ts";
 export {

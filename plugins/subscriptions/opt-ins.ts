@@ -32,6 +32,20 @@ export interface OptInAccepted {
 export interface OptInOptions {
   /** Recorded with every change (default "in_process"; the v1 route passes "api"). */
   source?: ChangeSource;
+  /**
+   * The channels that get a subscription (default: every channel the user gives
+   * an address for). The user's other addresses are only kept on the subscriber:
+   * the legacy add-subscriber attaches an email to a text subscriber this way.
+   */
+  channels?: readonly SubscriptionChannel[];
+}
+
+/** What `optInNow` answers: the opt-in is done by the time it returns. */
+export interface OptInApplied extends Omit<OptInAccepted, "jobId"> {
+  /** The subscriber holding the user's phone (else email) afterwards. */
+  subscriber: Subscriber;
+  /** No subscriber held the phone (or, without a phone, the email) before. */
+  subscriberCreated: boolean;
 }
 
 /** The payload of an opt-in job: everything the work needs, already validated. */
@@ -45,6 +59,8 @@ export interface OptInJob {
   locale: Locale;
   singleOptIn: boolean;
   source: ChangeSource;
+  /** Only these channels get a subscription (absent: all of the user's). */
+  channels?: SubscriptionChannel[];
 }
 
 export const OPT_IN_JOB = "subscriptions.opt-in";
@@ -68,10 +84,34 @@ export class OptIns {
   ) {}
 
   async accept(companyId: string, request: OptInRequest, options: OptInOptions = {}): Promise<OptInAccepted> {
+    const { payload, answer } = await this.#prepare(companyId, request, options);
+    const job = await this.jobs.enqueue({ type: OPT_IN_JOB, payload, companyId });
+    return { ...answer, jobId: job.id };
+  }
+
+  /** `accept` and `process` in one transaction, in this call: the caller learns whether the subscriber is new. */
+  async applyNow(companyId: string, request: OptInRequest, options: OptInOptions = {}): Promise<OptInApplied> {
+    const events: PendingEvent[] = [];
+    const applied = await this.storage.transaction(async (): Promise<OptInApplied> => {
+      const { payload, answer } = await this.#prepare(companyId, request, options);
+      const before = await this.store.findSubscriber(companyId, payload.user);
+      await this.#apply(payload, events);
+      const subscriber = (await this.store.findSubscriber(companyId, payload.user))!;
+      return { ...answer, subscriber, subscriberCreated: before?.id !== subscriber.id };
+    });
+    await emitAll(this.events, events);
+    return applied;
+  }
+
+  /** Validates, resolves the sign-up unit and says which subscriptions exist: the answer and the job's payload. */
+  async #prepare(companyId: string, request: OptInRequest, options: OptInOptions): Promise<{ payload: OptInJob; answer: Omit<OptInAccepted, "jobId"> }> {
     const body = parseOptInRequest(request);
     const unit = await this.#signUpUnit(companyId, body);
+    const channels = options.channels ? [...new Set(options.channels)] : undefined;
+    const subscribed = subscribedChannels(body.user, channels);
+    if (subscribed.length === 0) throw invalidFields([{ path: "user", message: `needs an address on ${channels!.join(" or ")}` }]);
     const subscriptionResponses = await Promise.all(
-      channelsOf(body.user).map(async (channel) => {
+      subscribed.map(async (channel) => {
         const existing = await this.store.subscription(companyId, channel, addressOf(body.user, channel), unit.type);
         const subscriptionCreationStatus: CreationStatus = existing && existing.state !== "unsubscribed" ? "PREVIOUSLY_CREATED" : "NEWLY_CREATED";
         return { subscription: { type: unit.type, channel }, subscriptionCreationStatus };
@@ -88,35 +128,38 @@ export class OptIns {
       locale: body.locale ?? { language: unit.language, country: unit.country },
       singleOptIn: body.singleOptIn ?? false,
       source: options.source ?? "in_process",
+      ...(channels ? { channels } : {}),
     };
-    const job = await this.jobs.enqueue({ type: OPT_IN_JOB, payload, companyId });
-    return {
+    const answer = {
       requestId,
-      jobId: job.id,
       user: body.user,
       ...(body.externalIdentifiers ? { externalIdentifiers: body.externalIdentifiers } : {}),
       subscriptionResponses,
     };
+    return { payload, answer };
   }
 
   /** The job: creates, renews or re-records each subscription, and queues its text. */
   async process(job: OptInJob): Promise<void> {
     const events: PendingEvent[] = [];
-    await this.storage.transaction(async () => {
-      const now = this.clock.now();
-      const changeId = (channel: SubscriptionChannel) => `${job.requestId}:${channel}:${job.type}`;
-      const todo: SubscriptionChannel[] = [];
-      for (const channel of channelsOf(job.user)) if (!(await this.store.recorded(changeId(channel)))) todo.push(channel);
-      if (todo.length === 0) return; // an earlier run of this job did it all
-      const owners = await this.#owners(job, now);
-      for (const channel of todo) {
-        const notice = await this.#optIn(job, channel, owners[channel]!, changeId(channel), now, events);
-        if (channel === "TEXT") {
-          await this.notices.send({ companyId: job.companyId, to: job.user.phone!, kind: notice, locale: noticeLocale(job.locale), idempotencyKey: changeId(channel) });
-        }
-      }
-    });
+    await this.storage.transaction(() => this.#apply(job, events));
     await emitAll(this.events, events);
+  }
+
+  /** The job's work, inside the caller's transaction; the events wait for the commit. */
+  async #apply(job: OptInJob, events: PendingEvent[]): Promise<void> {
+    const now = this.clock.now();
+    const changeId = (channel: SubscriptionChannel) => `${job.requestId}:${channel}:${job.type}`;
+    const todo: SubscriptionChannel[] = [];
+    for (const channel of subscribedChannels(job.user, job.channels)) if (!(await this.store.recorded(changeId(channel)))) todo.push(channel);
+    if (todo.length === 0) return; // an earlier run of this job did it all
+    const owners = await this.#owners(job, now);
+    for (const channel of todo) {
+      const notice = await this.#optIn(job, channel, owners[channel]!, changeId(channel), now, events);
+      if (channel === "TEXT") {
+        await this.notices.send({ companyId: job.companyId, to: job.user.phone!, kind: notice, locale: noticeLocale(job.locale), idempotencyKey: changeId(channel) });
+      }
+    }
   }
 
   /** Applies one channel's opt-in; returns the notice it calls for (sent for TEXT only). */
@@ -211,10 +254,16 @@ export class OptIns {
       base = (await this.store.updateSubscriber(base.id, { ...profile(base), ...adopt })) ?? base;
     }
     const owners: Partial<Record<SubscriptionChannel, Subscriber>> = {};
-    if (user.phone !== undefined) owners.TEXT = byPhone ?? (base.phone === user.phone ? base : await create({ phone: user.phone }));
-    if (user.email !== undefined) owners.EMAIL = byEmail ?? (base.email === user.email ? base : await create({ email: user.email }));
+    const channels = subscribedChannels(user, job.channels);
+    if (channels.includes("TEXT")) owners.TEXT = byPhone ?? (base.phone === user.phone ? base : await create({ phone: user.phone }));
+    if (channels.includes("EMAIL")) owners.EMAIL = byEmail ?? (base.email === user.email ? base : await create({ email: user.email }));
     return owners;
   }
+}
+
+/** The channels of the user's addresses, restricted to `only` when given. */
+function subscribedChannels(user: UserRef, only: readonly SubscriptionChannel[] | undefined): SubscriptionChannel[] {
+  return channelsOf(user).filter((channel) => !only || only.includes(channel));
 }
 
 /** Newer values win; custom identifiers merge by name. */

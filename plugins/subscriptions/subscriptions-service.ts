@@ -10,13 +10,20 @@ import { eligibilityOf, NOT_SUBSCRIBED, type Eligibility, type SubscriptionEligi
 import { InboundTexts, type InboundResult, type InboundText } from "./inbound-texts.ts";
 import { NoticeTemplates } from "./notice-templates.ts";
 import { Notices } from "./notices.ts";
-import { OPT_IN_JOB, OptIns, type OptInAccepted, type OptInJob, type OptInOptions } from "./opt-ins.ts";
+import { OPT_IN_JOB, OptIns, type OptInAccepted, type OptInApplied, type OptInJob, type OptInOptions } from "./opt-ins.ts";
 import type { Subscriber, Subscription, SubscriptionChange, SubscriptionKind } from "./records.ts";
 import type { OptInRequest, UnsubscribeRequest, UserRef } from "./schemas.ts";
 import { normalizeSenderNumber, SenderNumbers } from "./sender-numbers.ts";
 import type { SignUpUnits } from "./sign-up-units.ts";
 import { SubscriptionStore } from "./subscription-store.ts";
-import { UNSUBSCRIBE_JOB, Unsubscribes, type UnsubscribeAccepted, type UnsubscribeJob, type UnsubscribeOptions } from "./unsubscribes.ts";
+import {
+  UNSUBSCRIBE_JOB,
+  Unsubscribes,
+  type UnsubscribeAccepted,
+  type UnsubscribeApplied,
+  type UnsubscribeJob,
+  type UnsubscribeOptions,
+} from "./unsubscribes.ts";
 
 /** What the service is built from (the plugin binds it with a factory). */
 export interface SubscriptionsServiceParts {
@@ -82,9 +89,23 @@ export class SubscriptionsService {
     return this.#optIns.accept(companyId, request, options);
   }
 
+  /**
+   * `optIn` done in this call rather than by a job: subscriber, subscriptions,
+   * change records and texts are committed together before it returns, and the
+   * answer says whether the subscriber is new (the legacy add-subscriber's 201).
+   */
+  optInNow(companyId: string, request: OptInRequest, options?: OptInOptions): Promise<OptInApplied> {
+    return this.#optIns.applyNow(companyId, request, options);
+  }
+
   /** Unsubscribes a user (interface 4.6; the code path of `POST /v1/subscriptions/unsubscribe`), as a durable job. */
   unsubscribe(companyId: string, request: UnsubscribeRequest, options?: UnsubscribeOptions): Promise<UnsubscribeAccepted> {
     return this.#unsubscribes.accept(companyId, request, options);
+  }
+
+  /** `unsubscribe` done in this call rather than by a job (the legacy remove-subscriber answers the outcome). */
+  unsubscribeNow(companyId: string, request: UnsubscribeRequest, options?: UnsubscribeOptions): Promise<UnsubscribeApplied> {
+    return this.#unsubscribes.applyNow(companyId, request, options);
   }
 
   /** The eligibility of every subscription of the phone (TEXT) and the email (EMAIL): `GET /v1/subscriptions`. */
@@ -138,7 +159,7 @@ export class SubscriptionsService {
    * Deletes everything this plugin stores about a subject of one company: the
    * subscribers holding the phone or email (with all their subscriptions and
    * change records), any other subscription or record of those addresses, and
-   * queued opt-in or unsubscribe jobs carrying them. Returns how many records.
+   * the opt-in and unsubscribe jobs carrying them, queued or finished. Returns how many records.
    */
   async deleteSubjectData(subject: DataSubject): Promise<number> {
     const { companyId } = subject;
@@ -161,7 +182,7 @@ export class SubscriptionsService {
         removed += await store.subscriptions.deleteWhere({ companyId, channel, address });
         removed += await store.changes.deleteWhere({ companyId, address });
       }
-      return removed + (await this.#deleteQueuedJobs(companyId, user));
+      return removed + (await this.#deleteJobs(companyId, user));
     });
   }
 
@@ -173,11 +194,13 @@ export class SubscriptionsService {
     };
   }
 
-  async #deleteQueuedJobs(companyId: string, user: UserRef): Promise<number> {
+  /** Opt-in and unsubscribe jobs carry the user in their payload: queued ones, and finished ones kept as history. */
+  async #deleteJobs(companyId: string, user: UserRef): Promise<number> {
     const jobs = this.#parts.jobs;
     const ids: string[] = [];
     for (const type of [OPT_IN_JOB, UNSUBSCRIBE_JOB]) {
-      for (const job of await jobs.list({ companyId, type, status: "queued", limit: 100_000 })) {
+      for (const job of await jobs.list({ companyId, type, limit: 100_000 })) {
+        if (job.status === "running") continue; // its runner owns it; deleting under it would not stop it
         const about = (job.payload as { user: UserRef }).user;
         if ((user.phone !== undefined && about.phone === user.phone) || (user.email !== undefined && about.email === user.email)) ids.push(job.id);
       }

@@ -26,6 +26,9 @@ export interface UnsubscribeOptions {
   source?: ChangeSource;
 }
 
+/** What `unsubscribeNow` answers: the unsubscribe is done by the time it returns. */
+export type UnsubscribeApplied = Omit<UnsubscribeAccepted, "jobId">;
+
 /** The payload of an unsubscribe job. */
 export interface UnsubscribeJob {
   requestId: string;
@@ -60,6 +63,24 @@ export class Unsubscribes {
   ) {}
 
   async accept(companyId: string, request: UnsubscribeRequest, options: UnsubscribeOptions = {}): Promise<UnsubscribeAccepted> {
+    const { payload, answer } = await this.#prepare(companyId, request, options);
+    const job = await this.jobs.enqueue({ type: UNSUBSCRIBE_JOB, payload, companyId });
+    return { ...answer, jobId: job.id };
+  }
+
+  /** `accept` and `process` in one transaction, in this call. */
+  async applyNow(companyId: string, request: UnsubscribeRequest, options: UnsubscribeOptions = {}): Promise<UnsubscribeApplied> {
+    const events: PendingEvent[] = [];
+    const answer = await this.storage.transaction(async () => {
+      const prepared = await this.#prepare(companyId, request, options);
+      await this.#apply(prepared.payload, events);
+      return prepared.answer;
+    });
+    await emitAll(this.events, events);
+    return answer;
+  }
+
+  async #prepare(companyId: string, request: UnsubscribeRequest, options: UnsubscribeOptions): Promise<{ payload: UnsubscribeJob; answer: UnsubscribeApplied }> {
     const body = parseUnsubscribeRequest(request);
     const user: UserRef = {};
     if (body.user.phone !== undefined) user.phone = body.user.phone;
@@ -75,57 +96,59 @@ export class Unsubscribes {
       notification: { language: body.notification?.language, disabled: body.notification?.disabled ?? false },
       source: options.source ?? "in_process",
     };
-    const job = await this.jobs.enqueue({ type: UNSUBSCRIBE_JOB, payload, companyId });
-    return {
+    const answer: UnsubscribeApplied = {
       requestId,
-      jobId: job.id,
       user,
       subscriptionResponses: targets.map(({ kind, subscription }) => ({
         subscription: kind,
         subscriptionUnsubscribeStatus: subscription && subscription.state !== "unsubscribed" ? "NEWLY_UNSUBSCRIBED" : "PREVIOUSLY_UNSUBSCRIBED",
       })),
     };
+    return { payload, answer };
   }
 
   /** The job: unsubscribes (or re-records) each target in one transaction, then queues the text. */
   async process(job: UnsubscribeJob): Promise<void> {
     const events: PendingEvent[] = [];
-    await this.storage.transaction(async () => {
-      const now = this.clock.now();
-      let textTouched = false;
-      let textNewly = false;
-      for (const { kind, subscription } of await this.#targets(job.companyId, job.user, job.subscriptions)) {
-        const change = { key: `${job.requestId}:${kind.channel}:${kind.type}`, source: job.source, at: now };
-        if (await this.store.recorded(change.key)) continue; // done by an earlier run of this job
-        const address = addressOf(job.user, kind.channel);
-        if (!subscription) {
-          await this.store.recordWithoutSubscription(job.companyId, kind.channel, address, kind.type, { ...change, action: "unsubscribe_repeated" });
-          continue; // never subscribed: nothing to tell them
-        }
-        const newly = subscription.state !== "unsubscribed";
-        if (newly) {
-          const changed = await this.store.change(subscription, { ...change, action: "unsubscribed", to: "unsubscribed" });
-          events.push(subscriptionEvent("subscription.unsubscribed", changed, subscription.state, now));
-        } else {
-          await this.store.change(subscription, { ...change, action: "unsubscribe_repeated" });
-        }
-        if (kind.channel === "TEXT") {
-          textTouched = true;
-          textNewly ||= newly;
-        }
-      }
-      if (textTouched && !job.notification.disabled) {
-        const subscriber = await this.store.subscriberByPhone(job.companyId, job.user.phone!);
-        await this.notices.send({
-          companyId: job.companyId,
-          to: job.user.phone!,
-          kind: textNewly ? "unsubscribed" : "already_unsubscribed",
-          locale: noticeLocale(job.notification.language ?? subscriber?.locale),
-          idempotencyKey: `${job.requestId}:TEXT`,
-        });
-      }
-    });
+    await this.storage.transaction(() => this.#apply(job, events));
     await emitAll(this.events, events);
+  }
+
+  /** The job's work, inside the caller's transaction; the events wait for the commit. */
+  async #apply(job: UnsubscribeJob, events: PendingEvent[]): Promise<void> {
+    const now = this.clock.now();
+    let textTouched = false;
+    let textNewly = false;
+    for (const { kind, subscription } of await this.#targets(job.companyId, job.user, job.subscriptions)) {
+      const change = { key: `${job.requestId}:${kind.channel}:${kind.type}`, source: job.source, at: now };
+      if (await this.store.recorded(change.key)) continue; // done by an earlier run of this job
+      const address = addressOf(job.user, kind.channel);
+      if (!subscription) {
+        await this.store.recordWithoutSubscription(job.companyId, kind.channel, address, kind.type, { ...change, action: "unsubscribe_repeated" });
+        continue; // never subscribed: nothing to tell them
+      }
+      const newly = subscription.state !== "unsubscribed";
+      if (newly) {
+        const changed = await this.store.change(subscription, { ...change, action: "unsubscribed", to: "unsubscribed" });
+        events.push(subscriptionEvent("subscription.unsubscribed", changed, subscription.state, now));
+      } else {
+        await this.store.change(subscription, { ...change, action: "unsubscribe_repeated" });
+      }
+      if (kind.channel === "TEXT") {
+        textTouched = true;
+        textNewly ||= newly;
+      }
+    }
+    if (textTouched && !job.notification.disabled) {
+      const subscriber = await this.store.subscriberByPhone(job.companyId, job.user.phone!);
+      await this.notices.send({
+        companyId: job.companyId,
+        to: job.user.phone!,
+        kind: textNewly ? "unsubscribed" : "already_unsubscribed",
+        locale: noticeLocale(job.notification.language ?? subscriber?.locale),
+        idempotencyKey: `${job.requestId}:TEXT`,
+      });
+    }
   }
 
   /** The subscriptions a request is about: all of the user's, or the listed kinds on the user's channels (rule 3). */

@@ -21,7 +21,7 @@ import { STORAGE, type CollectionSpec, type Storage } from "../ports/storage.ts"
 import { resolveConfig, type ReachkitConfig, type ReachkitConfigInput } from "./config.ts";
 import { createContainer } from "./container.ts";
 import { runMigrations, migrationsCollection } from "./migrations.ts";
-import { MissingDependencyError, type PluginApis, type PluginContext, type ReachkitPlugin } from "./plugin.ts";
+import { MissingDependencyError, type DataSubject, type PluginApis, type PluginContext, type ReachkitPlugin } from "./plugin.ts";
 import type { ProvisionedCompany, Reachkit, StartOptions } from "./reachkit.ts";
 import { systemClock } from "./system-clock.ts";
 import { describeToken, defineToken, type Token } from "./token.ts";
@@ -97,9 +97,15 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
       secret: options.secret,
       resolve: (token) => container.resolve(token),
       publicUrl,
+      deleteSubjectData,
     });
   }
   const contextOf = (plugin: ReachkitPlugin) => contexts.get(plugin)!;
+  async function deleteSubjectData(subject: DataSubject): Promise<number> {
+    let removed = 0;
+    for (const plugin of plugins) removed += (await plugin.deleteSubjectData?.(contextOf(plugin), subject)) ?? 0;
+    return removed;
+  }
 
   for (const plugin of plugins) plugin.register?.(contextOf(plugin));
   const routes: AnyRoute[] = [];
@@ -186,11 +192,7 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
       }
       return { company, output };
     },
-    async deleteSubjectData(subject) {
-      let removed = 0;
-      for (const plugin of plugins) removed += (await plugin.deleteSubjectData?.(contextOf(plugin), subject)) ?? 0;
-      return removed;
-    },
+    deleteSubjectData,
   };
   return kit;
 }

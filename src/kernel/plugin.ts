@@ -29,6 +29,11 @@ export interface PluginContext {
   resolve<T>(token: Token<T>): T;
   /** The public URL of `path` on a host group (`publicUrl("ui", "/integrations/oauth-install")`). */
   publicUrl(group: HostGroup, path: string): string;
+  /**
+   * Runs every plugin's `deleteSubjectData` hook, as `Reachkit.deleteSubjectData`
+   * does: for a plugin's own jobs (privacy requests), which have no kit at hand.
+   */
+  deleteSubjectData(subject: DataSubject): Promise<number>;
 }
 
 /** A data migration, run once per database and recorded in the ledger. Ids must never change. */

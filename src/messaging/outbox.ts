@@ -171,7 +171,8 @@ export class Outbox {
     let limiter = this.#limiters.get(from);
     if (!limiter) {
       const rate = this.settings.ratePerSecond;
-      limiter = Number.isFinite(rate) ? new PQueue({ intervalCap: rate, interval: 1000 }) : new PQueue();
+      // Strict: a sliding window, so no second ever holds more than `rate` sends (a fixed window lets two bursts meet at its edge).
+      limiter = Number.isFinite(rate) ? new PQueue({ intervalCap: rate, interval: 1000, strict: true }) : new PQueue();
       this.#limiters.set(from, limiter);
     }
     return limiter;

@@ -60,6 +60,10 @@ describe("self-hosted server", () => {
     assert.throws(() => configFromEnv({ REACHKIT_SMS_PER_SECOND: "fast" }, { dataDir }), /REACHKIT_SMS_PER_SECOND/);
     assert.equal(configFromEnv({ REACHKIT_SMS_PER_SECOND: "25" }, { dataDir }).smsPerSecond, 25);
     assert.equal(configFromEnv({}, { dataDir }).smsPerSecond, 10);
+    assert.equal(configFromEnv({}, { dataDir }).privacyDelayHours, 0);
+    assert.equal(configFromEnv({ REACHKIT_PRIVACY_DELAY_HOURS: "48" }, { dataDir }).privacyDelayHours, 48);
+    assert.throws(() => configFromEnv({ REACHKIT_PRIVACY_DELAY_HOURS: "721" }, { dataDir }), /REACHKIT_PRIVACY_DELAY_HOURS/);
+    assert.throws(() => configFromEnv({ REACHKIT_PRIVACY_DELAY_HOURS: "soon" }, { dataDir }), /REACHKIT_PRIVACY_DELAY_HOURS/);
   });
 
   it("starts with npm start's entry point, logs JSON with trace ids, and stops gracefully on SIGTERM", async () => {

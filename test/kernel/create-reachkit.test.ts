@@ -159,4 +159,24 @@ describe("createReachkit", () => {
     }
     assert.equal(runs, 1);
   });
+
+  it("gives every plugin the kit's deleteSubjectData, which runs every plugin's hook (a job has no kit at hand)", async () => {
+    const seen: string[] = [];
+    const holder = (name: string, count: number) =>
+      definePlugin({
+        name,
+        async deleteSubjectData(_context, subject) {
+          seen.push(`${name}:${subject.companyId}:${subject.phone}`);
+          return count;
+        },
+      });
+    let fromContext: ((subject: { companyId: string; phone: string }) => Promise<number>) | undefined;
+    const caller = definePlugin({ name: "caller", register: (context) => void (fromContext = context.deleteSubjectData) });
+    const kit = createReachkit({ ...baseOptions(), plugins: [holder("a", 2), caller, holder("b", 3)] });
+    await kit.start();
+    assert.equal(await fromContext!({ companyId: "c1", phone: "+19148440001" }), 5);
+    assert.deepEqual(seen, ["a:c1:+19148440001", "b:c1:+19148440001"]);
+    assert.equal(await kit.deleteSubjectData({ companyId: "c2", phone: "+1" }), 5);
+    await kit.stop();
+  });
 });

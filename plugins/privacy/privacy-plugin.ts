@@ -1,0 +1,52 @@
+import { ACCOUNTS } from "../../src/auth/accounts.ts";
+import type { JobHandler } from "../../src/jobs/job-runner.ts";
+import { definePlugin } from "../../src/kernel/plugin.ts";
+import { defineToken } from "../../src/kernel/token.ts";
+import { SUBSCRIPTIONS_SERVICE } from "../subscriptions/index.ts";
+import { privacyCommands } from "./commands.ts";
+import { assertProcessingDelay, PRIVACY_JOB, PrivacyRequests } from "./privacy-requests.ts";
+import { privacyCollections } from "./records.ts";
+import { privacyRoutes } from "./routes.ts";
+
+declare module "../../src/kernel/plugin.ts" {
+  interface PluginApis {
+    privacy: PrivacyRequests;
+  }
+}
+
+export const PRIVACY_REQUESTS_SERVICE = defineToken<PrivacyRequests>("PrivacyRequests", ["reachkit/plugins/privacy (privacyPlugin)"]);
+
+export interface PrivacyPluginOptions {
+  /** How long after a request its processing runs: 0 (default) at once, at most thirty days. */
+  processingDelayMs?: number;
+}
+
+/**
+ * Privacy deletion requests: `POST /v1/privacy/delete-request`, `GET
+ * /v1/privacy/delete-request/{id}` and the legacy `POST /privacy/delete-request`
+ * on the tactical host. A durable job deletes the subject's data in every
+ * plugin (each plugin's `deleteSubjectData` hook) and the outbox.
+ */
+export function privacyPlugin(options: PrivacyPluginOptions = {}) {
+  const processingDelayMs = options.processingDelayMs ?? 0;
+  assertProcessingDelay(processingDelayMs);
+  return definePlugin({
+    name: "privacy",
+    // The subscriptions service finds every phone and email the subject is known by.
+    requires: [ACCOUNTS, SUBSCRIPTIONS_SERVICE],
+    collections: privacyCollections,
+    commands: privacyCommands,
+    register({ container, storage, clock, jobs, outbox, events, deleteSubjectData }) {
+      container.bind(PRIVACY_REQUESTS_SERVICE, {
+        useFactory: (c) =>
+          new PrivacyRequests({ storage, clock, jobs, outbox, events, subscriptions: c.resolve(SUBSCRIPTIONS_SERVICE), deleteSubjectData, processingDelayMs }),
+      });
+    },
+    routes: ({ resolve }) => privacyRoutes(resolve(PRIVACY_REQUESTS_SERVICE)),
+    jobs: ({ resolve }) => {
+      const service = resolve(PRIVACY_REQUESTS_SERVICE);
+      return { [PRIVACY_JOB]: ((payload, context) => service.process(payload, context)) as JobHandler<never> };
+    },
+    api: ({ resolve }): PrivacyRequests => resolve(PRIVACY_REQUESTS_SERVICE),
+  });
+}

@@ -1,0 +1,195 @@
+import { randomUUID } from "node:crypto";
+import type { EventBus } from "../../src/events/event-bus.ts";
+import { notFound } from "../../src/http/errors.ts";
+import type { JobContext } from "../../src/jobs/job-runner.ts";
+import type { Jobs } from "../../src/jobs/jobs.ts";
+import type { DataSubject } from "../../src/kernel/plugin.ts";
+import type { Outbox } from "../../src/messaging/outbox.ts";
+import type { Clock } from "../../src/ports/clock.ts";
+import type { Collection, Patch, Storage } from "../../src/ports/storage.ts";
+import type { SubscriptionsService } from "../subscriptions/index.ts";
+import { AFFILIATES, PRIVACY_REQUESTS, SEQUENCES, type AffiliateRecord, type PrivacyRequest, type PrivacyRequestOrigin, type SequenceRecord } from "./records.ts";
+import { parsePrivacyRequest, type PrivacyRequestInput } from "./schemas.ts";
+import { maskEmail, maskPhone } from "./wire.ts";
+
+/** Interface §8: a request is processed within thirty days. */
+export const MAX_PROCESSING_DELAY_MS = 30 * 24 * 60 * 60_000;
+export const PRIVACY_JOB = "privacy.process";
+
+/** A processing delay must keep the interface's promise: from 0 (at once) to thirty days. */
+export function assertProcessingDelay(ms: number): void {
+  if (!(ms >= 0 && ms <= MAX_PROCESSING_DELAY_MS)) {
+    throw new RangeError(`the privacy processing delay must be between 0 and ${MAX_PROCESSING_DELAY_MS} ms (thirty days), got ${ms}`);
+  }
+}
+
+/** What `privacy.request.processed` carries. */
+export interface PrivacyRequestProcessed {
+  companyId: string;
+  requestId: string;
+  /** Records deleted over every plugin and the outbox. */
+  removedRecords: number;
+  at: number;
+}
+
+declare module "../../src/events/event-bus.ts" {
+  interface ReachkitEvents {
+    /** A privacy request's subject data is deleted and the request is marked processed. */
+    "privacy.request.processed": PrivacyRequestProcessed;
+  }
+}
+
+/** What the service is built from. */
+export interface PrivacyRequestsParts {
+  storage: Storage;
+  clock: Clock;
+  jobs: Jobs;
+  outbox: Outbox;
+  events: EventBus;
+  /** Finds the subscribers holding the subject's phone or email. */
+  subscriptions: Pick<SubscriptionsService, "findSubscriber">;
+  /** Runs every plugin's deletion hook (`PluginContext.deleteSubjectData`). */
+  deleteSubjectData: (subject: DataSubject) => Promise<number>;
+  /** How long after the request the processing job runs (0: at once; at most thirty days). */
+  processingDelayMs: number;
+}
+
+/** The payload of the processing job: the request's id alone, never the subject. */
+export interface PrivacyJob {
+  requestId: string;
+}
+
+/**
+ * Privacy deletion requests (interface 4.11, 4.12, 3.2): recorded, then
+ * processed by a durable job that deletes everything every plugin and the
+ * outbox hold about the subject at that company, and masks the request.
+ */
+export class PrivacyRequests {
+  readonly #requests: Collection<PrivacyRequest>;
+  readonly #sequences: Collection<SequenceRecord>;
+  readonly #affiliates: Collection<AffiliateRecord>;
+
+  constructor(private readonly parts: PrivacyRequestsParts) {
+    assertProcessingDelay(parts.processingDelayMs);
+    this.#requests = parts.storage.collection(PRIVACY_REQUESTS);
+    this.#sequences = parts.storage.collection(SEQUENCES);
+    this.#affiliates = parts.storage.collection(AFFILIATES);
+  }
+
+  /** Validates (400 naming the fields), records the request and queues its processing. */
+  async create(companyId: string, request: PrivacyRequestInput, origin: PrivacyRequestOrigin = "in_process"): Promise<PrivacyRequest> {
+    const input = parsePrivacyRequest(request);
+    const { storage, clock, jobs, processingDelayMs } = this.parts;
+    return storage.transaction(async () => {
+      const now = clock.now();
+      const request: PrivacyRequest = {
+        id: randomUUID(),
+        number: await this.#next("request"),
+        companyId,
+        type: "DELETE",
+        origin,
+        ...input,
+        processed: false,
+        requestedAt: now,
+        dueAt: now + processingDelayMs,
+      };
+      await this.#requests.insert(request);
+      const payload: PrivacyJob = { requestId: request.id };
+      await jobs.enqueue({ type: PRIVACY_JOB, payload, runAt: request.dueAt, key: `privacy:${request.id}`, companyId });
+      return request;
+    });
+  }
+
+  /** A request of the company, by its id or its integer (legacy) id; 404 for anything else, another company's included. */
+  async get(companyId: string, id: string): Promise<PrivacyRequest> {
+    const request = /^\d{1,15}$/.test(id) ? await this.#requests.findOne({ companyId, number: Number(id) }) : await this.#requests.get(id);
+    if (request?.companyId !== companyId) throw notFound("no privacy request of this company has this id");
+    return request;
+  }
+
+  /** The company's requests, oldest first. */
+  async list(companyId: string, limit = 1000): Promise<PrivacyRequest[]> {
+    return (await this.#requests.find({ where: { companyId }, orderBy: [{ field: "requestedAt" }], limit })).items;
+  }
+
+  /** The company's integer id in legacy answers, made on first use. */
+  async affiliateUserId(companyId: string): Promise<number> {
+    return this.parts.storage.transaction(async () => {
+      const known = await this.#affiliates.get(companyId);
+      if (known) return known.affiliateUserId;
+      const affiliateUserId = await this.#next("affiliate");
+      await this.#affiliates.insert({ id: companyId, affiliateUserId });
+      return affiliateUserId;
+    });
+  }
+
+  /**
+   * The job. Idempotent, and interruptible between its steps (a stopping kit
+   * aborts it; it runs again after the restart): find every phone and email the
+   * subject is known by, run every plugin's deletion hook for each, delete the
+   * outbox messages to each phone, then mask the request and mark it processed.
+   */
+  async process(payload: PrivacyJob, context: JobContext): Promise<void> {
+    const { clock, outbox, events } = this.parts;
+    const request = await this.#requests.get(payload.requestId);
+    if (!request || request.processed) return;
+    const interrupted = () => {
+      if (context.signal.aborted) throw new Error("the kit is stopping; the privacy request is processed after the restart");
+    };
+    interrupted();
+    if (request.subjects === undefined) {
+      await this.#update(request, { processingStartedAt: request.processingStartedAt ?? clock.now(), subjects: await this.#subjectsOf(request) });
+    }
+    const subjects = request.subjects ?? [];
+    let removed = request.removedRecords ?? 0;
+    for (const subject of subjects) removed += await this.parts.deleteSubjectData({ companyId: request.companyId, ...subject });
+    await this.#update(request, { removedRecords: removed });
+    interrupted();
+    for (const phone of new Set(subjects.flatMap((subject) => (subject.phone !== undefined ? [subject.phone] : [])))) {
+      removed += await outbox.deleteForRecipient(request.companyId, phone);
+    }
+    const now = clock.now();
+    await this.#update(request, {
+      processed: true,
+      processingEndedAt: now,
+      removedRecords: removed,
+      subjectPhone: request.subjectPhone === undefined ? undefined : maskPhone(request.subjectPhone),
+      subjectEmail: request.subjectEmail === undefined ? undefined : maskEmail(request.subjectEmail),
+      clientUserId: undefined,
+      subjects: undefined,
+    });
+    await events.emit("privacy.request.processed", { companyId: request.companyId, requestId: request.id, removedRecords: removed, at: now });
+  }
+
+  /** The given phone and email, and the addresses of the subscribers holding either: all data about them goes. */
+  async #subjectsOf(request: PrivacyRequest): Promise<Array<{ phone?: string; email?: string }>> {
+    const given = definedAddresses({ phone: request.subjectPhone, email: request.subjectEmail });
+    const found = await Promise.all([
+      request.subjectPhone !== undefined ? this.parts.subscriptions.findSubscriber(request.companyId, { phone: request.subjectPhone }) : undefined,
+      request.subjectEmail !== undefined ? this.parts.subscriptions.findSubscriber(request.companyId, { email: request.subjectEmail }) : undefined,
+    ]);
+    const subjects = [given, ...found.flatMap((subscriber) => (subscriber ? [definedAddresses({ phone: subscriber.phone, email: subscriber.email })] : []))];
+    return [...new Map(subjects.map((subject) => [`${subject.phone ?? ""} ${subject.email ?? ""}`, subject])).values()];
+  }
+
+  async #update(request: PrivacyRequest, patch: Patch<PrivacyRequest>): Promise<void> {
+    Object.assign(request, await this.#requests.update(request.id, patch));
+  }
+
+  /** The next value of a sequence; the ambient transaction keeps two callers from taking the same one. */
+  async #next(name: string): Promise<number> {
+    return this.parts.storage.transaction(async () => {
+      const value = ((await this.#sequences.get(name))?.value ?? 0) + 1;
+      await this.#sequences.upsert({ id: name, value });
+      return value;
+    });
+  }
+}
+
+/** The addresses that are given, without undefined keys (stored and compared as such). */
+function definedAddresses(subject: { phone?: string; email?: string }): { phone?: string; email?: string } {
+  return {
+    ...(subject.phone !== undefined ? { phone: subject.phone } : {}),
+    ...(subject.email !== undefined ? { email: subject.email } : {}),
+  };
+}
