@@ -312,7 +312,8 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
         for (const query of queries) {
           // Later segments only need what is still missing; their LIMIT literal shrinks accordingly.
           const sql = fetch === undefined ? query.sql : query.sql.replace(/ LIMIT \d+$/, limitSql(fetch - rows.length));
-          rows.push(...(this.#storage.statement(sql).all(...query.params) as string[]));
+          // A loop, not push(...rows): spreading a few hundred thousand rows overflows the call stack.
+          for (const row of this.#storage.statement(sql).all(...query.params) as string[]) rows.push(row);
           if (fetch !== undefined && rows.length >= fetch) break;
         }
       };

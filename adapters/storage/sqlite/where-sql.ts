@@ -124,7 +124,7 @@ function paramsOf(conditions: readonly Condition[]): SqlValue[] {
         if (condition.value !== null) params.push(condition.value);
         break;
       case "in":
-        params.push(...condition.values);
+        for (const value of condition.values) params.push(value);
         break;
       case "exists":
         break;

@@ -197,3 +197,16 @@ describe("sqliteStorage", () => {
     await storage.close();
   });
 });
+
+describe("sqliteStorage with many rows", () => {
+  it("finds 200,000 documents in one call", async () => {
+    const storage = sqliteStorage({ filename: ":memory:" });
+    await storage.ensureCollections([{ name: "many" }]);
+    const many = storage.collection<{ id: string; n: number }>("many");
+    await many.upsertMany(Array.from({ length: 200_000 }, (_, n) => ({ id: `d${String(n).padStart(6, "0")}`, n })));
+    const page = await many.find();
+    assert.equal(page.items.length, 200_000);
+    assert.equal(page.items[199_999]!.n, 199_999);
+    await storage.close();
+  });
+});
