@@ -109,6 +109,8 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
     checkRequirements(plugin.name, needs, container.has);
     routes.push(...own);
   }
+  // Adapters whose pre-signed upload URLs point at the kit itself (fs, memory) serve them here.
+  routes.push(...(options.objectStorage?.routes?.() ?? []));
   for (const plugin of plugins) {
     for (const [type, handler] of Object.entries(plugin.jobs?.(contextOf(plugin)) ?? {})) jobs.register(type, handler);
   }

@@ -8,3 +8,4 @@
 export { storageConformance } from "./storage-suite.ts";
 export { schedulerConformance, type SchedulerHarness } from "./scheduler-suite.ts";
 export { smsSenderConformance, type SmsSenderHarness } from "./sms-sender-suite.ts";
+export { objectStorageConformance, type ObjectStorageHarness, type UploadRequest } from "./object-storage-suite.ts";

@@ -57,7 +57,7 @@ export async function startTestKit(options: TestKitOptions = {}): Promise<TestKi
     scheduler,
     clock,
     sms,
-    objectStorage: memoryObjectStorage(),
+    objectStorage: memoryObjectStorage({ clock }),
     logger: silentLogger(),
     secret: TEST_SECRET,
     plugins: options.plugins ?? defaultPlugins(),
