@@ -25,40 +25,33 @@ export function productLine(index: number, next: () => number): string {
   const name = `${pick(WORDS)} ${pick(WORDS)} ${pick(KINDS)}`;
   const link = `https://shop.example.com/products/${id}`;
   const color = pick(COLORS);
-  const variantCount = 1 + Math.floor(next() * 5);
+  // Most products have one or two variants; a few have five.
+  const roll = next();
+  const variantCount = roll < 0.4 ? 1 : roll < 0.6 ? 2 : roll < 0.75 ? 3 : roll < 0.9 ? 4 : 5;
   const sizes = SIZES.slice(0, variantCount);
   const updated = "2026-02-14T09:30:00Z";
   const variants = sizes.map((size, position) => ({
     id: `${id}-${size.toLowerCase()}`,
-    name: `${name} ${color} ${size}`,
+    name: `${name} ${size}`,
     position,
-    link: `${link}?size=${size}`,
+    link,
     prices: [{ currencyCode: "USD", amount: (20 + Math.floor(next() * 8000) / 100).toFixed(2) }],
     availableForPurchase: next() > 0.1,
     inventoryQuantity: Math.floor(next() * 200),
-    productOptionValues: [
-      { productOptionName: "Size", value: size },
-      { productOptionName: "Color", value: color },
-    ],
+    productOptionValues: [{ productOptionName: "Size", value: size }],
     lastUpdated: updated,
   }));
   return JSON.stringify({
     id,
     name,
-    description: `A ${name} in ${color}, cut for every day and made to last. Machine washable.`,
+    description: `A ${name} in ${color}, made to last.`,
     brand: "Example Goods",
     link,
     lastUpdated: updated,
-    categories: ["Apparel", pick(KINDS)],
+    categories: [pick(KINDS)],
     tags: [pick(WORDS), color],
-    productOptions: [
-      { name: "Size", position: 0, values: sizes },
-      { name: "Color", position: 1, values: [color] },
-    ],
-    images: [
-      { src: `https://cdn.example.com/${id}/front.jpg`, alt: `${name}, front`, width: 1200, height: 1600, position: 0 },
-      { src: `https://cdn.example.com/${id}/back.jpg`, alt: `${name}, back`, width: 1200, height: 1600, position: 1, variantIds: [variants[0]!.id] },
-    ],
+    productOptions: [{ name: "Size", position: 0, values: sizes }],
+    images: [{ src: `https://cdn.example.com/${id}/front.jpg`, alt: name, width: 1200, height: 1600, variantIds: [variants[0]!.id] }],
     attributes: [{ name: "material", value: pick(WORDS) }],
     variants,
   });
