@@ -5,12 +5,13 @@ import { consoleSms } from "../../adapters/sms/console/index.ts";
 import { nodeScheduleScheduler } from "../../adapters/scheduler/node-schedule/index.ts";
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
 import { accountsPlugin } from "../../plugins/accounts/index.ts";
+import { catalogPlugin } from "../../plugins/catalog/index.ts";
 import { subscriptionsPlugin } from "../../plugins/subscriptions/index.ts";
 import { createReachkit, type Logger, type Reachkit, type ReachkitConfigInput, type ReachkitPlugin } from "../../src/index.ts";
 
 /** Every plugin the self-hosted server runs. */
 export function serverPlugins(): ReachkitPlugin[] {
-  return [accountsPlugin(), subscriptionsPlugin()];
+  return [accountsPlugin(), subscriptionsPlugin(), catalogPlugin()];
 }
 
 export interface ServerKitOptions {

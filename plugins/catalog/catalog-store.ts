@@ -7,11 +7,12 @@ import {
   prefixRange,
   PRODUCTS,
   VARIANTS,
+  variantHintId,
   versionPrefix,
   type CatalogHead,
   type PendingEventRow,
   type ProductRow,
-  type VariantRow,
+  type VariantHint,
 } from "./records.ts";
 
 /** Ids per `in` query: well under SQLite's parameter limit, whatever the batch holds. */
@@ -23,6 +24,16 @@ export interface CatalogVariantRecord {
   variant: CatalogVariant;
 }
 
+/** The versions of one product found in storage. */
+export interface ProductVersions {
+  /** The newest committed row. */
+  committed?: ProductRow;
+  /** The row the upload being processed wrote. */
+  current?: ProductRow;
+  /** Committed rows older than `committed`: nobody reads them any more. */
+  stale: ProductRow[];
+}
+
 /**
  * The versioned catalog rows (see records.ts): what readers see (the newest
  * row at or below the company's head), and the bulk reads and deletes that
@@ -30,7 +41,7 @@ export interface CatalogVariantRecord {
  */
 export class CatalogStore {
   readonly products: Collection<ProductRow>;
-  readonly variants: Collection<VariantRow>;
+  readonly variantHints: Collection<VariantHint>;
   readonly pendingEvents: Collection<PendingEventRow>;
   readonly #heads: Collection<CatalogHead>;
 
@@ -39,7 +50,7 @@ export class CatalogStore {
     private readonly clock: Clock,
   ) {
     this.products = storage.collection(PRODUCTS);
-    this.variants = storage.collection(VARIANTS);
+    this.variantHints = storage.collection(VARIANTS);
     this.pendingEvents = storage.collection(PENDING_EVENTS);
     this.#heads = storage.collection(HEADS);
   }
@@ -55,48 +66,52 @@ export class CatalogStore {
   }
 
   async getProduct(companyId: string, productId: string): Promise<CatalogProduct | undefined> {
-    const head = await this.headVersion(companyId);
-    const row = await this.products.findOne({ companyId, productId, version: { lte: head } }, [{ field: "version", direction: "desc" }]);
-    if (!row) return undefined;
-    const variantRows = (await this.variants.find({ where: { companyId, productId, version: { lte: head } } })).items;
-    const variants = [...newestById(variantRows, (variant) => variant.variantId).values()].map((variant) => variant.variant);
-    variants.sort((a, b) => (a.position ?? Infinity) - (b.position ?? Infinity) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    const { variantIds: _listedOnItsLine, ...product } = row.product;
-    return { ...product, variants };
+    return (await this.#committedProduct(companyId, productId, await this.headVersion(companyId)))?.product;
   }
 
+  /** A variant of the catalog: its hint names the product, whose current row must still have it. */
   async getVariant(companyId: string, variantId: string): Promise<CatalogVariantRecord | undefined> {
-    const head = await this.headVersion(companyId);
-    const row = await this.variants.findOne({ companyId, variantId, version: { lte: head } }, [{ field: "version", direction: "desc" }]);
-    return row ? { productId: row.productId, variant: row.variant } : undefined;
+    const hint = await this.variantHints.get(variantHintId(companyId, variantId));
+    if (!hint) return undefined;
+    const row = await this.#committedProduct(companyId, hint.productId, await this.headVersion(companyId));
+    const variant = row?.product.variants.find((candidate) => candidate.id === variantId);
+    return variant && { productId: hint.productId, variant };
   }
 
-  /** Every stored version of these products (committed or being written). */
-  productRows(companyId: string, productIds: readonly string[]): Promise<ProductRow[]> {
-    return inChunks(productIds, (productId) => this.products.find({ where: { companyId, productId: { in: productId } } }));
+  #committedProduct(companyId: string, productId: string, head: number): Promise<ProductRow | undefined> {
+    return this.products.findOne({ companyId, productId, version: { lte: head } }, [{ field: "version", direction: "desc" }]);
   }
 
-  /** Every stored version of these variants (committed or being written). */
-  variantRows(companyId: string, variantIds: readonly string[]): Promise<VariantRow[]> {
-    return inChunks(variantIds, (variantId) => this.variants.find({ where: { companyId, variantId: { in: variantId } } }));
+  /** The stored versions of these products, around `version` (the one being written). */
+  async productVersions(companyId: string, productIds: readonly string[], version: number): Promise<Map<string, ProductVersions>> {
+    const rows = await inChunks(productIds, (chunk) => this.products.find({ where: { companyId, productId: { in: chunk } } }));
+    rows.sort((a, b) => b.version - a.version);
+    const versions = new Map<string, ProductVersions>();
+    for (const row of rows) {
+      let entry = versions.get(row.productId);
+      if (!entry) versions.set(row.productId, (entry = { stale: [] }));
+      if (row.version === version) entry.current = row;
+      else if (row.version > version) continue; // a dead run's leftovers, about to be dropped
+      else if (!entry.committed) entry.committed = row;
+      else entry.stale.push(row);
+    }
+    return versions;
+  }
+
+  async hints(companyId: string, variantIds: readonly string[]): Promise<Map<string, VariantHint>> {
+    const ids = variantIds.map((id) => variantHintId(companyId, id));
+    const rows = await inChunks(ids, (chunk) => this.variantHints.find({ where: { id: { in: chunk } } }));
+    return new Map(rows.map((hint) => [hint.variantId, hint]));
   }
 
   /** Drops the rows of every version above `version`: writes of a run that did not commit. */
-  async deleteVersionsAbove(companyId: string, version: number): Promise<void> {
-    const range = { gte: versionPrefix(companyId, version + 1), lt: `${companyId};` };
-    await this.storage.transaction(async () => {
-      await this.products.deleteWhere({ id: range });
-      await this.variants.deleteWhere({ id: range });
-    });
+  deleteVersionsAbove(companyId: string, version: number): Promise<number> {
+    return this.products.deleteWhere({ id: { gte: versionPrefix(companyId, version + 1), lt: `${companyId};` } });
   }
 
   /** Drops one version's rows (a validate-only run, or a failed save). */
-  async deleteVersion(companyId: string, version: number): Promise<void> {
-    const range = prefixRange(versionPrefix(companyId, version));
-    await this.storage.transaction(async () => {
-      await this.products.deleteWhere({ id: range });
-      await this.variants.deleteWhere({ id: range });
-    });
+  deleteVersion(companyId: string, version: number): Promise<number> {
+    return this.products.deleteWhere({ id: prefixRange(versionPrefix(companyId, version)) });
   }
 
   deletePendingEvents(uploadId: string): Promise<number> {
@@ -104,21 +119,20 @@ export class CatalogStore {
   }
 }
 
-/** The newest version of each id among `rows`. */
-export function newestById<R extends { version: number }>(rows: readonly R[], idOf: (row: R) => string): Map<string, R> {
-  const newest = new Map<string, R>();
-  for (const row of rows) {
-    const id = idOf(row);
-    const known = newest.get(id);
-    if (!known || row.version > known.version) newest.set(id, row);
-  }
-  return newest;
-}
-
+/**
+ * Runs an `in` query per chunk of ids. Chunks are padded to one of a few
+ * sizes with repeats of their first id: every distinct list length is a new
+ * SQL text, and a SQLite adapter keeps hundreds of prepared statements.
+ */
 async function inChunks<R>(ids: readonly string[], query: (chunk: string[]) => Promise<{ items: R[] }>): Promise<R[]> {
   const rows: R[] = [];
   for (let start = 0; start < ids.length; start += IDS_PER_QUERY) {
-    rows.push(...(await query(ids.slice(start, start + IDS_PER_QUERY))).items);
+    const chunk = ids.slice(start, start + IDS_PER_QUERY);
+    const size = CHUNK_SIZES.find((candidate) => candidate >= chunk.length)!;
+    while (chunk.length < size) chunk.push(chunk[0]!);
+    rows.push(...(await query(chunk)).items);
   }
   return rows;
 }
+
+const CHUNK_SIZES = [1, 8, 64, IDS_PER_QUERY];

@@ -1,7 +1,7 @@
 import { isUtf8 } from "node:buffer";
 import { jsonlParser } from "stream-json/jsonl/parser.js";
 import * as v from "valibot";
-import { productSchema, type CatalogProduct } from "./product-schema.ts";
+import { createProductSchema, type CatalogProduct } from "./product-schema.ts";
 
 /** The `errorType` values of upload errors (wire-compat.md), plus reachkit's SAVE_FAILED for a failed save. */
 export const CATALOG_ERROR_TYPES = [
@@ -42,6 +42,7 @@ class NotJson {
  */
 export class LineChecker {
   readonly #parse = jsonlParser({ errorIndicator: (error: Error) => new NotJson(error.message) });
+  readonly #schema = createProductSchema();
 
   check(bytes: Buffer): LineOutcome {
     if (!isUtf8(bytes)) return problem("INVALID_JSON", "the line is not valid UTF-8");
@@ -53,8 +54,8 @@ export class LineChecker {
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
       return problem("INVALID_TYPE", `a line must be a JSON object (one product), not ${kindOf(value)}`);
     }
-    const result = v.safeParse(productSchema, value, { abortEarly: false });
-    if (!result.success) return { kind: "problems", problems: result.issues.map(describeIssue) };
+    const result = v.safeParse(this.#schema, value, { abortEarly: false });
+    if (!result.success) return { kind: "problems", problems: describeIssues(result.issues) };
     const crossProblems = checkAcrossFields(result.output);
     return crossProblems.length > 0 ? { kind: "problems", problems: crossProblems } : { kind: "product", product: result.output };
   }
@@ -94,17 +95,32 @@ const EXPECTED: Readonly<Record<string, string>> = {
   object: "an object",
 };
 
+/** valibot's issues as upload errors, one per problem. */
+function describeIssues(issues: readonly v.BaseIssue<unknown>[]): LineProblem[] {
+  const problems: LineProblem[] = [];
+  const seen = new Set<string>();
+  for (const issue of issues) {
+    const problem = describeIssue(issue);
+    const key = `${problem.errorType}\u0000${problem.errorMessage}`;
+    if (!seen.has(key)) problems.push(problem);
+    seen.add(key);
+  }
+  return problems;
+}
+
 /** A valibot issue as an upload error: the field path, and what is wrong in plain words. */
 function describeIssue(issue: v.BaseIssue<unknown>): LineProblem {
   const path = issue.path ?? [];
   const field = pathText(path);
   const input = issue.input;
   switch (issue.type) {
-    case "object":
-      if (path.at(-1)?.origin === "key") return { errorType: "MISSING_FIELD", errorMessage: `${field} is required` };
-      return { errorType: "INVALID_TYPE", errorMessage: `${field || "the line"} must be an object, not ${kindOf(input)}` };
-    case "custom":
-      return { errorType: "INVALID_TYPE", errorMessage: `${field} must be an object, not ${kindOf(input)}` };
+    case "object": {
+      const last = path.at(-1);
+      if (last?.origin !== "key") return { errorType: "INVALID_TYPE", errorMessage: `${field} must be an object, not ${kindOf(input)}` };
+      // valibot's object takes an array and misses every key of it: one wrong type, not N missing fields.
+      if (Array.isArray(last.input)) return { errorType: "INVALID_TYPE", errorMessage: `${pathText(path.slice(0, -1))} must be an object, not an array` };
+      return { errorType: "MISSING_FIELD", errorMessage: `${field} is required` };
+    }
     case "string":
     case "number":
     case "boolean":

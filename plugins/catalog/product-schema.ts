@@ -1,5 +1,4 @@
 import * as v from "valibot";
-import { plainObject } from "../../src/http/validation.ts";
 
 /** The field limits of the catalog file (interface §2.7). */
 export const CATALOG_FIELD_LIMITS = {
@@ -111,67 +110,82 @@ export function isTimestampWithOffset(text: string): boolean {
   );
 }
 
-const text = (max: number) => v.pipe(v.string(), v.maxLength(max));
-const id = v.pipe(v.string(), v.minLength(1, "must not be empty"), v.maxLength(CATALOG_FIELD_LIMITS.idLength));
-const link = v.pipe(v.string(), v.maxLength(CATALOG_FIELD_LIMITS.linkLength), v.check(isHttpUrl, "must be an http(s) URL"));
-const timestamp = v.pipe(v.string(), v.check(isTimestampWithOffset, "must be an ISO 8601 date-time with a UTC offset, such as 2026-03-01T12:00:00Z"));
-const integer = v.pipe(v.number(), v.integer("must be a whole number"));
-const position = v.pipe(v.number(), v.integer("must be a whole number"), v.minValue(0, "must be 0 or more"));
-const decimal = v.pipe(v.string(), v.check((value) => DECIMAL.test(value), 'must be a decimal amount such as "19.99"'));
-const list = <TItem extends v.GenericSchema>(item: TItem, max: number) => v.pipe(v.array(item), v.maxLength(max));
+/**
+ * Every field rule of a catalog line (the checks across fields are in
+ * line-check.ts). valibot's `object` takes arrays too; an array where an
+ * object belongs is reported as a wrong type when issues are described.
+ * Made per checker: it remembers the last valid timestamp, since a product
+ * and its variants usually share one.
+ */
+export function createProductSchema() {
+  let lastValidTimestamp = "";
+  const isValidTimestamp = (value: string) => {
+    if (value === lastValidTimestamp) return true;
+    const valid = isTimestampWithOffset(value);
+    if (valid) lastValidTimestamp = value;
+    return valid;
+  };
+  const text = (max: number) => v.pipe(v.string(), v.maxLength(max));
+  const id = v.pipe(v.string(), v.minLength(1, "must not be empty"), v.maxLength(CATALOG_FIELD_LIMITS.idLength));
+  const link = v.pipe(v.string(), v.maxLength(CATALOG_FIELD_LIMITS.linkLength), v.check(isHttpUrl, "must be an http(s) URL"));
+  const timestamp = v.pipe(v.string(), v.check(isValidTimestamp, "must be an ISO 8601 date-time with a UTC offset, such as 2026-03-01T12:00:00Z"));
+  const integer = v.pipe(v.number(), v.integer("must be a whole number"));
+  const position = v.pipe(v.number(), v.integer("must be a whole number"), v.minValue(0, "must be 0 or more"));
+  const decimal = v.pipe(v.string(), v.check((value) => DECIMAL.test(value), 'must be a decimal amount such as "19.99"'));
+  const list = <TItem extends v.GenericSchema>(item: TItem, max: number) => v.pipe(v.array(item), v.maxLength(max));
 
-const attribute = plainObject({
-  name: text(CATALOG_FIELD_LIMITS.attributeNameLength),
-  value: text(CATALOG_FIELD_LIMITS.attributeValueLength),
-});
+  const attribute = v.object({
+    name: text(CATALOG_FIELD_LIMITS.attributeNameLength),
+    value: text(CATALOG_FIELD_LIMITS.attributeValueLength),
+  });
 
-const price = plainObject({
-  currencyCode: v.pipe(v.string(), v.check((code) => CURRENCIES.has(code), "must be a three-letter ISO 4217 currency code, such as USD")),
-  amount: decimal,
-  compareAtPrice: v.optional(decimal),
-});
+  const price = v.object({
+    currencyCode: v.pipe(v.string(), v.check((code) => CURRENCIES.has(code), "must be a three-letter ISO 4217 currency code, such as USD")),
+    amount: decimal,
+    compareAtPrice: v.optional(decimal),
+  });
 
-const variant = plainObject({
-  id,
-  name: text(CATALOG_FIELD_LIMITS.nameLength),
-  position: v.optional(position),
-  link,
-  prices: v.pipe(v.array(price), v.minLength(1, "needs at least one price")),
-  availableForPurchase: v.boolean(),
-  inventoryQuantity: v.optional(integer),
-  productOptionValues: v.optional(v.array(plainObject({ productOptionName: v.string(), value: v.string() }))),
-  attributes: v.optional(list(attribute, CATALOG_FIELD_LIMITS.attributes)),
-  lastUpdated: timestamp,
-});
+  const variant = v.object({
+    id,
+    name: text(CATALOG_FIELD_LIMITS.nameLength),
+    position: v.optional(position),
+    link,
+    prices: v.pipe(v.array(price), v.minLength(1, "needs at least one price")),
+    availableForPurchase: v.boolean(),
+    inventoryQuantity: v.optional(integer),
+    productOptionValues: v.optional(v.array(v.object({ productOptionName: v.string(), value: v.string() }))),
+    attributes: v.optional(list(attribute, CATALOG_FIELD_LIMITS.attributes)),
+    lastUpdated: timestamp,
+  });
 
-const image = plainObject({
-  src: link,
-  alt: v.optional(text(CATALOG_FIELD_LIMITS.imageAltLength)),
-  width: v.optional(position),
-  height: v.optional(position),
-  variantIds: v.optional(v.array(v.string())),
-  position: v.optional(integer),
-});
+  const image = v.object({
+    src: link,
+    alt: v.optional(text(CATALOG_FIELD_LIMITS.imageAltLength)),
+    width: v.optional(position),
+    height: v.optional(position),
+    variantIds: v.optional(v.array(v.string())),
+    position: v.optional(integer),
+  });
 
-const productOption = plainObject({
-  name: text(CATALOG_FIELD_LIMITS.optionNameLength),
-  position,
-  values: list(text(CATALOG_FIELD_LIMITS.optionValueLength), CATALOG_FIELD_LIMITS.optionValues),
-});
+  const productOption = v.object({
+    name: text(CATALOG_FIELD_LIMITS.optionNameLength),
+    position,
+    values: list(text(CATALOG_FIELD_LIMITS.optionValueLength), CATALOG_FIELD_LIMITS.optionValues),
+  });
 
-/** Every field rule of a catalog line; the checks across fields are in checkProduct. */
-export const productSchema = v.object({
-  id,
-  name: text(CATALOG_FIELD_LIMITS.nameLength),
-  description: v.optional(text(CATALOG_FIELD_LIMITS.descriptionLength)),
-  brand: v.optional(text(CATALOG_FIELD_LIMITS.brandLength)),
-  link,
-  lastUpdated: timestamp,
-  categories: v.optional(list(text(CATALOG_FIELD_LIMITS.categoryLength), CATALOG_FIELD_LIMITS.categories)),
-  tags: v.optional(list(text(CATALOG_FIELD_LIMITS.tagLength), CATALOG_FIELD_LIMITS.tags)),
-  productOptions: v.optional(list(productOption, CATALOG_FIELD_LIMITS.productOptions)),
-  images: v.optional(list(image, CATALOG_FIELD_LIMITS.images)),
-  attributes: v.optional(list(attribute, CATALOG_FIELD_LIMITS.attributes)),
-  variants: v.pipe(v.array(variant), v.minLength(1, "needs at least one variant"), v.maxLength(CATALOG_FIELD_LIMITS.variants)),
-  collections: v.optional(list(v.string(), CATALOG_FIELD_LIMITS.collections)),
-});
+  return v.object({
+    id,
+    name: text(CATALOG_FIELD_LIMITS.nameLength),
+    description: v.optional(text(CATALOG_FIELD_LIMITS.descriptionLength)),
+    brand: v.optional(text(CATALOG_FIELD_LIMITS.brandLength)),
+    link,
+    lastUpdated: timestamp,
+    categories: v.optional(list(text(CATALOG_FIELD_LIMITS.categoryLength), CATALOG_FIELD_LIMITS.categories)),
+    tags: v.optional(list(text(CATALOG_FIELD_LIMITS.tagLength), CATALOG_FIELD_LIMITS.tags)),
+    productOptions: v.optional(list(productOption, CATALOG_FIELD_LIMITS.productOptions)),
+    images: v.optional(list(image, CATALOG_FIELD_LIMITS.images)),
+    attributes: v.optional(list(attribute, CATALOG_FIELD_LIMITS.attributes)),
+    variants: v.pipe(v.array(variant), v.minLength(1, "needs at least one variant"), v.maxLength(CATALOG_FIELD_LIMITS.variants)),
+    collections: v.optional(list(v.string(), CATALOG_FIELD_LIMITS.collections)),
+  });
+}

@@ -1,11 +1,12 @@
 import type { CollectionSpec, Doc } from "../../src/ports/storage.ts";
 import type { CatalogErrorType } from "./line-check.ts";
-import type { CatalogProduct, CatalogVariant } from "./product-schema.ts";
+import type { CatalogProduct } from "./product-schema.ts";
 
 /**
- * How the catalog is stored. Each saving upload writes its products and
- * variants as rows of a new catalog version; the version becomes visible all
- * at once when the company's head moves to it (one small transaction). Readers
+ * How the catalog is stored. Each saving upload writes its products (each
+ * with its variants: a line is one complete product) as rows of a new catalog
+ * version; the version becomes visible all at once when the company's head
+ * moves to it (one small transaction). Readers
  * take, per id, the newest row at or below the head. So a save is all or
  * nothing while its writes go in batches of ordinary transactions, and no
  * reader or writer waits for a long save.
@@ -55,25 +56,26 @@ export interface CatalogHead extends Doc {
   updatedAt: number;
 }
 
-/** A product as stored by one version; its variants are rows of their own. */
+/** A product, with its variants, as stored by one catalog version. */
 export interface ProductRow extends Doc {
   companyId: string;
   productId: string;
   version: number;
-  uploadId: string;
   /** Line of the upload that wrote it (for duplicate-id messages). */
   line: number;
-  product: Omit<CatalogProduct, "variants"> & { variantIds: string[] };
+  product: CatalogProduct;
 }
 
-export interface VariantRow extends Doc {
+/**
+ * Which product a variant belongs to: finds a variant by id, and a variant id
+ * used twice. One row per variant id, written when a variant first appears
+ * (or moves); it is a hint, always checked against the product's current row,
+ * so a hint left by an upload that never committed misleads nobody.
+ */
+export interface VariantHint extends Doc {
   companyId: string;
   variantId: string;
   productId: string;
-  version: number;
-  uploadId: string;
-  line: number;
-  variant: CatalogVariant;
 }
 
 /** A journey event computed by a save, emitted once the save is committed. */
@@ -93,14 +95,8 @@ export const PENDING_EVENTS = "catalog_pending_events";
 export const catalogCollections: readonly CollectionSpec[] = [
   { name: UPLOADS, indexes: [{ fields: ["companyId"] }, { fields: ["companyId", "queued", "receivedAt"] }] },
   { name: HEADS },
-  { name: PRODUCTS, indexes: [{ fields: ["companyId", "productId", "version"], unique: true }] },
-  {
-    name: VARIANTS,
-    indexes: [
-      { fields: ["companyId", "variantId", "version"], unique: true },
-      { fields: ["companyId", "productId", "version"] },
-    ],
-  },
+  { name: PRODUCTS, indexes: [{ fields: ["companyId", "productId", "version"], unique: true }], largeDocuments: true },
+  { name: VARIANTS },
   { name: PENDING_EVENTS },
 ];
 
@@ -119,6 +115,10 @@ export function versionPrefix(companyId: string, version: number): string {
 /** Every id starting with `prefix`, as a range of the where-language. */
 export function prefixRange(prefix: string): { gte: string; lt: string } {
   return { gte: prefix, lt: `${prefix.slice(0, -1)}${String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1)}` };
+}
+
+export function variantHintId(companyId: string, variantId: string): string {
+  return `${companyId}:${variantId}`;
 }
 
 export function pendingEventId(uploadId: string, sequence: number): string {

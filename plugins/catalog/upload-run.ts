@@ -1,13 +1,13 @@
 import type { Readable } from "node:stream";
 import type { Clock } from "../../src/ports/clock.ts";
 import type { Collection, Storage } from "../../src/ports/storage.ts";
-import { newestById, type CatalogStore } from "./catalog-store.ts";
+import type { CatalogStore, ProductVersions } from "./catalog-store.ts";
 import { ErrorList } from "./error-list.ts";
 import { journeyEvents } from "./journey-events.ts";
-import { LineChecker, quote, type LineProblem } from "./line-check.ts";
+import { checkLines } from "./check-lines.ts";
+import { quote, type LineProblem } from "./line-check.ts";
 import type { CatalogProduct } from "./product-schema.ts";
-import { readLines } from "./read-lines.ts";
-import { pendingEventId, rowId, type PendingEventRow, type ProductRow, type UploadRecord, type VariantRow } from "./records.ts";
+import { pendingEventId, rowId, variantHintId, type PendingEventRow, type ProductRow, type UploadRecord, type VariantHint } from "./records.ts";
 import type { CatalogSettings } from "./settings.ts";
 
 /** Another run took the upload over (this one was presumed dead): stop without touching anything. */
@@ -26,9 +26,8 @@ interface CheckedProduct {
 /** What a batch writes once it is screened against the rows already stored. */
 interface BatchWrites {
   products: ProductRow[];
-  variants: VariantRow[];
+  hints: VariantHint[];
   staleProductIds: string[];
-  staleVariantIds: string[];
   events: PendingEventRow[];
 }
 
@@ -40,7 +39,6 @@ interface BatchWrites {
  * the size of the file.
  */
 export class UploadRun {
-  readonly #checker = new LineChecker();
   readonly #errors: ErrorList;
   #batch: CheckedProduct[] = [];
   #batchVariants = 0;
@@ -65,23 +63,15 @@ export class UploadRun {
   /** Reads the whole file; false when `signal` stopped it first. */
   async run(file: Readable, signal: AbortSignal): Promise<boolean> {
     const { batchSize, maxLineBytes } = this.settings;
-    for await (const lines of readLines(file, maxLineBytes)) {
+    for await (const lines of checkLines(file, maxLineBytes)) {
       for (const line of lines) {
-        if (line.tooLong !== undefined) {
-          this.#received++;
-          this.#errors.add(line.lineNum, [
-            { errorType: "LINE_TOO_LONG", errorMessage: `the line is ${line.tooLong} bytes long; at most ${maxLineBytes} are allowed` },
-          ]);
-          continue;
-        }
-        const outcome = this.#checker.check(line.bytes);
-        if (outcome.kind === "blank") continue;
+        if (line.kind === "blank") continue;
         this.#received++;
-        if (outcome.kind === "problems") {
-          this.#errors.add(line.lineNum, outcome.problems);
+        if (line.kind === "problems") {
+          this.#errors.add(line.lineNum, line.problems);
         } else {
-          this.#batch.push({ lineNum: line.lineNum, product: outcome.product });
-          this.#batchVariants += outcome.product.variants.length;
+          this.#batch.push({ lineNum: line.lineNum, product: line.product });
+          this.#batchVariants += line.product.variants.length;
         }
       }
       this.#linesSinceFlush += lines.length;
@@ -104,12 +94,11 @@ export class UploadRun {
     this.#batchVariants = 0;
     this.#linesSinceFlush = 0;
     const writes = await this.#screen(batch);
-    const { products, variants } = this.store;
+    const { products, variantHints } = this.store;
     await this.storage.transaction(async () => {
       if (writes.products.length > 0) await products.upsertMany(writes.products);
-      if (writes.variants.length > 0) await variants.upsertMany(writes.variants);
+      if (writes.hints.length > 0) await variantHints.upsertMany(writes.hints);
       if (writes.staleProductIds.length > 0) await products.deleteWhere({ id: { in: writes.staleProductIds } });
-      if (writes.staleVariantIds.length > 0) await variants.deleteWhere({ id: { in: writes.staleVariantIds } });
       if (writes.events.length > 0) await this.store.pendingEvents.upsertMany(writes.events);
       const progress = {
         productsReceived: this.#received,
@@ -124,43 +113,45 @@ export class UploadRun {
 
   /**
    * Checks a batch against what is stored: ids already used earlier in this
-   * upload, variant ids owned by another product of the catalog. Products
-   * that pass become rows; their variants' previous versions give the
-   * journey events; older committed versions of the same ids are dropped.
+   * upload, variant ids that belong to another product of the catalog.
+   * Products that pass become rows; the previous version of each product
+   * gives its variants' journey events; older committed versions are dropped
+   * (the newest stays until this version commits).
    */
   async #screen(batch: readonly CheckedProduct[]): Promise<BatchWrites> {
-    const writes: BatchWrites = { products: [], variants: [], staleProductIds: [], staleVariantIds: [], events: [] };
+    const writes: BatchWrites = { products: [], hints: [], staleProductIds: [], events: [] };
     if (batch.length === 0) return writes;
     const { companyId, id: uploadId, validateOnly } = this.upload;
     const version = this.version;
     const productIds = [...new Set(batch.map((item) => item.product.id))];
     const variantIds = [...new Set(batch.flatMap((item) => item.product.variants.map((variant) => variant.id)))];
-    const [productRows, variantRows] = await Promise.all([this.store.productRows(companyId, productIds), this.store.variantRows(companyId, variantIds)]);
+    const [versions, hints] = await Promise.all([this.store.productVersions(companyId, productIds, version), this.store.hints(companyId, variantIds)]);
+    // Products named by hints of variants that appear under another product here.
+    const inBatch = new Set(productIds);
+    const elsewhere = [...new Set([...hints.values()].map((hint) => hint.productId))].filter((id) => !inBatch.has(id));
+    for (const [id, entry] of await this.store.productVersions(companyId, elsewhere, version)) versions.set(id, entry);
+    if (!validateOnly) for (const entry of versions.values()) writes.staleProductIds.push(...entry.stale.map((row) => row.id));
 
-    const productLines = new Map<string, number>();
-    const variantLines = new Map<string, number>();
-    for (const row of productRows) if (row.version === version) productLines.set(row.productId, row.line);
-    for (const row of variantRows) if (row.version === version) variantLines.set(row.variantId, row.line);
-    const committedProducts = newestById(productRows.filter((row) => row.version < version), (row) => row.productId);
-    const committedVariants = newestById(variantRows.filter((row) => row.version < version), (row) => row.variantId);
-    if (!validateOnly) {
-      for (const row of productRows) if (row.version < version && committedProducts.get(row.productId) !== row) writes.staleProductIds.push(row.id);
-      for (const row of variantRows) if (row.version < version && committedVariants.get(row.variantId) !== row) writes.staleVariantIds.push(row.id);
-    }
-
+    const batchLines = new Map<string, number>();
     for (const { lineNum, product } of batch) {
       const problems: LineProblem[] = [];
-      const productLine = productLines.get(product.id);
-      if (productLine !== undefined) {
-        problems.push({ errorType: "DUPLICATE_ID", errorMessage: `id ${quote(product.id)} is already used by the product on line ${productLine}` });
+      const earlier = versions.get(product.id)?.current?.line ?? batchLines.get(`p:${product.id}`);
+      if (earlier !== undefined) {
+        problems.push({ errorType: "DUPLICATE_ID", errorMessage: `id ${quote(product.id)} is already used by the product on line ${earlier}` });
       }
+      const newHints: VariantHint[] = [];
       product.variants.forEach((variant, index) => {
-        const variantLine = variantLines.get(variant.id);
-        const owner = committedVariants.get(variant.id)?.productId;
-        if (variantLine !== undefined) {
-          problems.push({ errorType: "DUPLICATE_ID", errorMessage: `variants[${index}].id ${quote(variant.id)} is already used by a variant on line ${variantLine}` });
-        } else if (owner !== undefined && owner !== product.id) {
-          problems.push({ errorType: "DUPLICATE_ID", errorMessage: `variants[${index}].id ${quote(variant.id)} belongs to product ${quote(owner)} in the catalog` });
+        const field = `variants[${index}].id ${quote(variant.id)}`;
+        const hint = hints.get(variant.id);
+        const owner = hint && hint.productId !== product.id ? versions.get(hint.productId) : undefined;
+        const usedOnLine = batchLines.get(`v:${variant.id}`) ?? (owner?.current && has(owner.current, variant.id) ? owner.current.line : undefined);
+        if (usedOnLine !== undefined) {
+          problems.push({ errorType: "DUPLICATE_ID", errorMessage: `${field} is already used by a variant on line ${usedOnLine}` });
+        } else if (owner?.committed && has(owner.committed, variant.id)) {
+          problems.push({ errorType: "DUPLICATE_ID", errorMessage: `${field} belongs to product ${quote(hint!.productId)} in the catalog` });
+        } else if (!hint || hint.productId !== product.id) {
+          // New, or its hint is stale (no current product row has it): it may be this product's.
+          newHints.push({ id: variantHintId(companyId, variant.id), companyId, variantId: variant.id, productId: product.id });
         }
       });
       if (problems.length > 0) {
@@ -168,27 +159,28 @@ export class UploadRun {
         continue;
       }
       this.#processed++;
-      productLines.set(product.id, lineNum);
-      const { variants, ...fields } = product;
-      writes.products.push({
-        id: rowId(companyId, version, product.id),
-        companyId,
-        productId: product.id,
-        version,
-        uploadId,
-        line: lineNum,
-        product: { ...fields, variantIds: variants.map((variant) => variant.id) },
-      });
-      for (const variant of variants) {
-        variantLines.set(variant.id, lineNum);
-        writes.variants.push({ id: rowId(companyId, version, variant.id), companyId, variantId: variant.id, productId: product.id, version, uploadId, line: lineNum, variant });
-        if (validateOnly) continue;
-        const before = committedVariants.get(variant.id)?.variant;
-        for (const event of journeyEvents({ companyId, uploadId, product }, before, variant, this.settings.lowInventoryThreshold)) {
-          writes.events.push({ id: pendingEventId(uploadId, ++this.#eventSequence), uploadId, companyId, name: event.name, payload: event.payload });
-        }
-      }
+      batchLines.set(`p:${product.id}`, lineNum);
+      for (const variant of product.variants) batchLines.set(`v:${variant.id}`, lineNum);
+      writes.hints.push(...newHints);
+      writes.products.push({ id: rowId(companyId, version, product.id), companyId, productId: product.id, version, line: lineNum, product });
+      if (!validateOnly) this.#journeyEvents(product, versions.get(product.id), writes.events);
     }
     return writes;
   }
+
+  #journeyEvents(product: CatalogProduct, versions: ProductVersions | undefined, into: PendingEventRow[]): void {
+    const previous = versions?.committed?.product.variants;
+    if (!previous) return;
+    const { companyId, id: uploadId } = this.upload;
+    for (const variant of product.variants) {
+      const before = previous.find((candidate) => candidate.id === variant.id);
+      for (const event of journeyEvents({ companyId, uploadId, product }, before, variant, this.settings.lowInventoryThreshold)) {
+        into.push({ id: pendingEventId(uploadId, ++this.#eventSequence), uploadId, companyId, name: event.name, payload: event.payload });
+      }
+    }
+  }
+}
+
+function has(row: ProductRow, variantId: string): boolean {
+  return row.product.variants.some((variant) => variant.id === variantId);
 }

@@ -10,6 +10,9 @@ import type { Clock } from "../../../src/ports/clock.ts";
 import type { ObjectStorage, StoredObject } from "../../../src/ports/object-storage.ts";
 import { copyLimited, ObjectExistsError, SignedUploads } from "../shared/signed-uploads.ts";
 
+/** Bytes per read and write of a file: fewer event-loop turns for large objects, still bounded memory. */
+const STREAM_CHUNK_BYTES = 256 * 1024;
+
 export interface FsObjectStorageOptions {
   /** Where objects are kept. */
   directory: string;
@@ -35,7 +38,7 @@ export function fsObjectStorage(options: FsObjectStorageOptions): ObjectStorage 
     await mkdir(options.directory, { recursive: true });
     const path = pathOf(key);
     const partial = `${path}.partial-${randomUUID()}`;
-    const out = createWriteStream(partial, { flags: "wx" });
+    const out = createWriteStream(partial, { flags: "wx", highWaterMark: STREAM_CHUNK_BYTES });
     try {
       const bytes = await copyLimited(body, maxBytes, (chunk) => write(out, chunk));
       out.end();
@@ -73,7 +76,7 @@ export function fsObjectStorage(options: FsObjectStorageOptions): ObjectStorage 
     async get(key) {
       const path = pathOf(key);
       if (!(await exists(path))) return undefined;
-      return createReadStream(path);
+      return createReadStream(path, { highWaterMark: STREAM_CHUNK_BYTES });
     },
     async delete(key) {
       await rm(pathOf(key), { force: true });
