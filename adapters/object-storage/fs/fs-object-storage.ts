@@ -39,6 +39,9 @@ export function fsObjectStorage(options: FsObjectStorageOptions): ObjectStorage 
     const path = pathOf(key);
     const partial = `${path}.partial-${randomUUID()}`;
     const out = createWriteStream(partial, { flags: "wx", highWaterMark: STREAM_CHUNK_BYTES });
+    // Errors surface through `drain` and `finished` below; this keeps a write that fails after
+    // a refusal (the stream is destroyed mid-write) from becoming an uncaught exception.
+    out.on("error", () => undefined);
     try {
       const bytes = await copyLimited(body, maxBytes, (chunk) => write(out, chunk));
       out.end();
@@ -87,6 +90,7 @@ export function fsObjectStorage(options: FsObjectStorageOptions): ObjectStorage 
 }
 
 async function write(out: WriteStream, chunk: Buffer): Promise<void> {
+  if (out.errored) throw out.errored;
   if (!out.write(chunk)) await once(out, "drain");
 }
 
