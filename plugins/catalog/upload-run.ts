@@ -140,7 +140,8 @@ export class UploadRun {
         problems.push({ errorType: "DUPLICATE_ID", errorMessage: `id ${quote(product.id)} is already used by the product on line ${earlier}` });
       }
       const newHints: VariantHint[] = [];
-      product.variants.forEach((variant, index) => {
+      // A repeated product repeats its variants too: one entry says it all.
+      if (earlier === undefined) product.variants.forEach((variant, index) => {
         const field = `variants[${index}].id ${quote(variant.id)}`;
         const hint = hints.get(variant.id);
         const owner = hint && hint.productId !== product.id ? versions.get(hint.productId) : undefined;

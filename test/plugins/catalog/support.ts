@@ -1,5 +1,5 @@
 import { catalogPlugin, type CatalogOptions } from "../../../plugins/catalog/index.ts";
-import type { Storage } from "../../../src/index.ts";
+import type { Collection, Doc, ReachkitConfigInput, Storage } from "../../../src/index.ts";
 import { defaultPlugins, startTestKit, type Json, type TestKit } from "../../support/test-kit.ts";
 
 export interface CatalogTestKit extends TestKit {
@@ -13,8 +13,13 @@ export interface CatalogTestKit extends TestKit {
   upload(content: string | Buffer, body?: unknown): Promise<Json>;
 }
 
-export async function startCatalogKit(options: { catalog?: CatalogOptions; storage?: Storage } = {}): Promise<CatalogTestKit> {
-  const t = await startTestKit({ plugins: [...defaultPlugins(), catalogPlugin(options.catalog)], storage: options.storage });
+/**
+ * A test kit with the catalog plugin. Upload creation is not rate-limited
+ * unless `config` says otherwise: tests make several uploads in one (fake) second.
+ */
+export async function startCatalogKit(options: { catalog?: CatalogOptions; storage?: Storage; config?: ReachkitConfigInput } = {}): Promise<CatalogTestKit> {
+  const config = options.config ?? { rateLimits: { "catalog-upload": Infinity } };
+  const t = await startTestKit({ plugins: [...defaultPlugins(), catalogPlugin(options.catalog)], storage: options.storage, config });
   const kit: CatalogTestKit = {
     ...t,
     async createUpload(body) {
@@ -80,3 +85,32 @@ export function product(id: string, overrides: Json = {}): Json {
 
 /** Lines of JSON, newline-terminated. */
 export const ndjson = (...lines: unknown[]) => lines.map((line) => (typeof line === "string" ? line : JSON.stringify(line))).join("\n") + "\n";
+
+/**
+ * A storage whose writes fail on demand: `failWhen` sees each upsertMany
+ * (collection name, documents) and throws to make it fail. Everything else
+ * goes to `inner` unchanged.
+ */
+export function failingStorage(inner: Storage, failWhen: (collection: string, docs: readonly unknown[]) => void): Storage {
+  return {
+    name: `failing ${inner.name}`,
+    ensureCollections: (specs) => inner.ensureCollections(specs),
+    transaction: (fn) => inner.transaction(fn),
+    close: () => inner.close(),
+    collection<T extends Doc>(name: string): Collection<T> {
+      const collection = inner.collection<T>(name);
+      return new Proxy(collection, {
+        get(target, property, receiver) {
+          if (property === "upsertMany") {
+            return async (docs: readonly T[]) => {
+              failWhen(name, docs);
+              return target.upsertMany(docs);
+            };
+          }
+          const value = Reflect.get(target, property, receiver);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+    },
+  };
+}
