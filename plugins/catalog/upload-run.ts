@@ -65,23 +65,21 @@ export class UploadRun {
     const { batchSize, maxLineBytes } = this.settings;
     for await (const lines of checkLines(file, maxLineBytes)) {
       for (const line of lines) {
-        if (line.kind === "blank") continue;
-        this.#received++;
-        if (line.kind === "problems") {
-          this.#errors.add(line.lineNum, line.problems);
-        } else {
+        this.#linesSinceFlush++;
+        if (line.kind === "problems") this.#errors.add(line.lineNum, line.problems);
+        if (line.kind !== "blank") this.#received++;
+        if (line.kind === "product") {
           this.#batch.push({ lineNum: line.lineNum, product: line.product });
           this.#batchVariants += line.product.variants.length;
         }
-      }
-      this.#linesSinceFlush += lines.length;
-      // Flush on products, on variants (a batch of 100-variant products), and now and then for progress on a bad file.
-      if (this.#batch.length >= batchSize || this.#batchVariants >= 4 * batchSize || this.#linesSinceFlush >= 10 * batchSize) {
-        await this.#flush();
-      }
-      if (signal.aborted) {
-        file.destroy();
-        return false;
+        // Flush on products, on variants (100-variant products), and now and then for progress on a bad file.
+        if (this.#batch.length >= batchSize || this.#batchVariants >= 4 * batchSize || this.#linesSinceFlush >= 10 * batchSize) {
+          await this.#flush();
+          if (signal.aborted) {
+            file.destroy();
+            return false;
+          }
+        }
       }
     }
     await this.#flush();
