@@ -17,9 +17,9 @@ declare module "../../src/kernel/plugin.ts" {
 }
 
 const PROVIDER = ["reachkit/plugins/catalog (catalogPlugin)"];
-export const CATALOG_STORE = defineToken<CatalogStore>("CatalogStore", PROVIDER);
-export const CATALOG_UPLOADS = defineToken<CatalogUploads>("CatalogUploads", PROVIDER);
-export const CATALOG_UPLOAD_PROCESSOR = defineToken<UploadProcessor>("CatalogUploadProcessor", PROVIDER);
+const CATALOG_STORE = defineToken<CatalogStore>("CatalogStore", PROVIDER);
+const CATALOG_UPLOADS = defineToken<CatalogUploads>("CatalogUploads", PROVIDER);
+const CATALOG_UPLOAD_PROCESSOR = defineToken<UploadProcessor>("CatalogUploadProcessor", PROVIDER);
 
 /**
  * Product catalog uploads (interface §4.13): pre-signed uploads of ndjson

@@ -9,7 +9,7 @@ import { manualScheduler } from "../../../adapters/scheduler/manual/index.ts";
 import { memoryStorage } from "../../../adapters/storage/memory/index.ts";
 import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
 import { catalogPlugin } from "../../../plugins/catalog/index.ts";
-import { createReachkit, silentLogger, type ObjectStorage } from "../../../src/index.ts";
+import { createReachkit, OBJECT_STORAGE, silentLogger, type JobRecord, type ObjectStorage } from "../../../src/index.ts";
 import { defaultPlugins, TEST_SECRET, type Json } from "../../support/test-kit.ts";
 import { failingStorage, ndjson, pathOf, product, startCatalogKit, variant } from "./support.ts";
 
@@ -172,7 +172,7 @@ describe("saving a catalog upload", () => {
     const stuck = await t.createUpload();
     await t.sendFile(stuck, ndjson(product("stuck")));
     const job = (await t.kit.jobs.list({ type: "catalog.upload.process" }))[0]!;
-    await t.kit.storage.collection("reachkit_jobs").update(job.id, { status: "dead", activeKey: null });
+    await t.kit.storage.collection<JobRecord>("reachkit_jobs").update(job.id, { status: "dead", activeKey: null });
     const next = await t.upload(ndjson(product("next")));
     assert.equal(next.status, "completed");
     const failed = t.json(await t.request({ url: `/v1/product-catalog/uploads/${stuck.uploadId}` }));
@@ -184,7 +184,7 @@ describe("saving a catalog upload", () => {
 
   it("ignores objects of the storage that are not catalog files", async () => {
     const t = await startCatalogKit();
-    const objects = t.kit.resolve((await import("../../../src/index.ts")).OBJECT_STORAGE);
+    const objects = t.kit.resolve(OBJECT_STORAGE);
     const target = await objects.createUploadTarget("avatars/someone.png", { expiresAt: t.clock.now() + 60_000, maxBytes: 100 });
     assert.equal((await t.request({ method: "PUT", url: pathOf(target.url), body: "png", token: null })).status, 200);
     assert.equal((await t.kit.jobs.list({ type: "catalog.upload.process" })).length, 0);

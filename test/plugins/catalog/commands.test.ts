@@ -1,0 +1,79 @@
+import assert from "node:assert/strict";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { before, describe, it } from "node:test";
+import { createServerKit, serverPlugins } from "../../../examples/node-http/server-kit.ts";
+import { cliCommands, runCli, silentLogger } from "../../../src/index.ts";
+import { TEST_SECRET, type Json } from "../../support/test-kit.ts";
+import { ndjson, pathOf, product } from "./support.ts";
+
+const openKit = (dataDir: string) => createServerKit({ dataDir, publicUrl: "http://localhost:3000", secret: TEST_SECRET, logger: silentLogger() });
+
+async function cli(dataDir: string, ...args: string[]) {
+  let stdout = "";
+  let stderr = "";
+  const code = await runCli([...args, "--data-dir", dataDir], {
+    commands: cliCommands(serverPlugins()),
+    defaultDataDir: dataDir,
+    stdout: (text) => void (stdout += text),
+    stderr: (text) => void (stderr += text),
+    async openKit(dir) {
+      const kit = openKit(dir);
+      await kit.start({ runJobs: false });
+      return kit;
+    },
+  });
+  return { code, stdout, stderr };
+}
+
+describe("catalog CLI commands", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "reachkit-catalog-cli-"));
+  let companyId = "";
+  let uploadId = "";
+
+  before(async () => {
+    const kit = openKit(dataDir);
+    await kit.start();
+    companyId = (await kit.provisionCompany({ name: "Acme" })).company.id;
+    const catalog = kit.plugin("catalog");
+    const upload = await catalog.createUpload(companyId);
+    uploadId = upload.uploadId;
+    const sent = await kit.inject({ method: "PUT", url: pathOf(upload.uploadUrl), body: ndjson(product("tee"), "{broken") });
+    assert.equal(sent.status, 200);
+    for (let turn = 0; turn < 100_000 && (await catalog.getUpload(companyId, uploadId))?.status !== "completed"; turn++) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await kit.stop();
+  });
+
+  it("lists a company's uploads, as a table or as JSON", async () => {
+    const table = await cli(dataDir, "catalog", "uploads", "list", "--company", companyId);
+    assert.equal(table.code, 0, table.stderr);
+    assert.match(table.stdout, new RegExp(`${uploadId}\\s+completed\\s+false\\s+2\\s+1\\s+1`));
+    const json = await cli(dataDir, "catalog", "uploads", "list", "--company", companyId, "--json");
+    const uploads = JSON.parse(json.stdout) as Json[];
+    assert.deepEqual(
+      uploads.map((upload) => [upload.uploadId, upload.status, upload.errorCounts]),
+      [[uploadId, "completed", { INVALID_JSON: 1 }]],
+    );
+  });
+
+  it("shows one upload with its errors", async () => {
+    const shown = await cli(dataDir, "catalog", "uploads", "show", "--company", companyId, "--id", uploadId);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /status:\s+completed/);
+    assert.match(shown.stdout, /line 2 {2}INVALID_JSON {2}the line is not valid JSON/);
+    const missing = await cli(dataDir, "catalog", "uploads", "show", "--company", companyId, "--id", "nope");
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /no catalog upload nope/);
+  });
+
+  it("shows a product of the catalog as JSON", async () => {
+    const shown = await cli(dataDir, "catalog", "products", "show", "--company", companyId, "--id", "tee");
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.equal(JSON.parse(shown.stdout).variants[0].id, "tee-v1");
+    const other = await cli(dataDir, "catalog", "products", "show", "--company", "someone-else", "--id", "tee");
+    assert.equal(other.code, 2);
+  });
+});
