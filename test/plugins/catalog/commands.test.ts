@@ -3,29 +3,13 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { before, describe, it } from "node:test";
-import { createServerKit, serverPlugins } from "../../../examples/node-http/server-kit.ts";
-import { cliCommands, runCli, silentLogger } from "../../../src/index.ts";
+import { createServerKit } from "../../../examples/node-http/server-kit.ts";
+import { silentLogger } from "../../../src/index.ts";
+import { cli } from "../../support/cli.ts";
 import { TEST_SECRET, type Json } from "../../support/test-kit.ts";
 import { ndjson, pathOf, product } from "./support.ts";
 
 const openKit = (dataDir: string) => createServerKit({ dataDir, publicUrl: "http://localhost:3000", secret: TEST_SECRET, logger: silentLogger() });
-
-async function cli(dataDir: string, ...args: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const code = await runCli([...args, "--data-dir", dataDir], {
-    commands: cliCommands(serverPlugins()),
-    defaultDataDir: dataDir,
-    stdout: (text) => void (stdout += text),
-    stderr: (text) => void (stderr += text),
-    async openKit(dir) {
-      const kit = openKit(dir);
-      await kit.start({ runJobs: false });
-      return kit;
-    },
-  });
-  return { code, stdout, stderr };
-}
 
 describe("catalog CLI commands", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "reachkit-catalog-cli-"));
@@ -51,8 +35,7 @@ describe("catalog CLI commands", () => {
     const table = await cli(dataDir, "catalog", "uploads", "list", "--company", companyId);
     assert.equal(table.code, 0, table.stderr);
     assert.match(table.stdout, new RegExp(`${uploadId}\\s+completed\\s+false\\s+2\\s+1\\s+1`));
-    const json = await cli(dataDir, "catalog", "uploads", "list", "--company", companyId, "--json");
-    const uploads = JSON.parse(json.stdout) as Json[];
+    const uploads = (await cli(dataDir, "catalog", "uploads", "list", "--company", companyId, "--json")).json as Json[];
     assert.deepEqual(
       uploads.map((upload) => [upload.uploadId, upload.status, upload.errorCounts]),
       [[uploadId, "completed", { INVALID_JSON: 1 }]],
@@ -72,7 +55,7 @@ describe("catalog CLI commands", () => {
   it("shows a product of the catalog as JSON", async () => {
     const shown = await cli(dataDir, "catalog", "products", "show", "--company", companyId, "--id", "tee");
     assert.equal(shown.code, 0, shown.stderr);
-    assert.equal(JSON.parse(shown.stdout).variants[0].id, "tee-v1");
+    assert.equal(shown.json.variants[0].id, "tee-v1");
     const other = await cli(dataDir, "catalog", "products", "show", "--company", "someone-else", "--id", "tee");
     assert.equal(other.code, 2);
   });
