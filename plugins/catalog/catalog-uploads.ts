@@ -116,7 +116,8 @@ export class CatalogUploads {
   async receive(object: StoredObject): Promise<void> {
     const match = OBJECT_KEY.exec(object.key);
     if (!match) return;
-    const [, companyId, uploadId] = match as unknown as [string, string, string];
+    const companyId = match[1]!;
+    const uploadId = match[2]!;
     const now = this.clock.now();
     await this.storage.transaction(async () => {
       const upload = await this.records.update(

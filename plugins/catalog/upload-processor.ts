@@ -147,8 +147,9 @@ export class UploadProcessor {
         status: "failed",
         queued: null,
         claim: null,
-        errors: [...(upload.errors ?? []), { errorType: "SAVE_FAILED", errorMessage: `${what}: ${reason}. Nothing from this upload was saved.`, lineNum: 0 }],
-        errorCounts: { ...upload.errorCounts, SAVE_FAILED: 1 },
+        // Line errors of a run that did not finish would be a partial list: the reason stands alone.
+        errors: [{ errorType: "SAVE_FAILED", errorMessage: `${what}: ${reason}. Nothing from this upload was saved.`, lineNum: 0 }],
+        errorCounts: { SAVE_FAILED: 1 },
         lastUpdated: now,
       },
       { where: { queued: true, claim } },

@@ -18,6 +18,12 @@ export class LostClaimError extends Error {
   }
 }
 
+/** Ids accepted earlier in the batch being screened, with their lines. */
+interface SeenInBatch {
+  products: Map<string, number>;
+  variants: Map<string, number>;
+}
+
 interface CheckedProduct {
   lineNum: number;
   product: CatalogProduct;
@@ -119,52 +125,71 @@ export class UploadRun {
   async #screen(batch: readonly CheckedProduct[]): Promise<BatchWrites> {
     const writes: BatchWrites = { products: [], hints: [], staleProductIds: [], events: [] };
     if (batch.length === 0) return writes;
-    const { companyId, id: uploadId, validateOnly } = this.upload;
-    const version = this.version;
-    const productIds = [...new Set(batch.map((item) => item.product.id))];
-    const variantIds = [...new Set(batch.flatMap((item) => item.product.variants.map((variant) => variant.id)))];
-    const [versions, hints] = await Promise.all([this.store.productVersions(companyId, productIds, version), this.store.hints(companyId, variantIds)]);
-    // Products named by hints of variants that appear under another product here.
-    const inBatch = new Set(productIds);
-    const elsewhere = [...new Set([...hints.values()].map((hint) => hint.productId))].filter((id) => !inBatch.has(id));
-    for (const [id, entry] of await this.store.productVersions(companyId, elsewhere, version)) versions.set(id, entry);
+    const { companyId, validateOnly } = this.upload;
+    const { versions, hints } = await this.#stored(batch);
     if (!validateOnly) for (const entry of versions.values()) writes.staleProductIds.push(...entry.stale.map((row) => row.id));
-
-    const batchLines = new Map<string, number>();
+    const seen: SeenInBatch = { products: new Map(), variants: new Map() };
     for (const { lineNum, product } of batch) {
-      const problems: LineProblem[] = [];
-      const earlier = versions.get(product.id)?.current?.line ?? batchLines.get(`p:${product.id}`);
-      if (earlier !== undefined) {
-        problems.push({ errorType: "DUPLICATE_ID", errorMessage: `id ${quote(product.id)} is already used by the product on line ${earlier}` });
-      }
+      const earlier = versions.get(product.id)?.current?.line ?? seen.products.get(product.id);
       const newHints: VariantHint[] = [];
       // A repeated product repeats its variants too: one entry says it all.
-      if (earlier === undefined) product.variants.forEach((variant, index) => {
-        const field = `variants[${index}].id ${quote(variant.id)}`;
-        const hint = hints.get(variant.id);
-        const owner = hint && hint.productId !== product.id ? versions.get(hint.productId) : undefined;
-        const usedOnLine = batchLines.get(`v:${variant.id}`) ?? (owner?.current && has(owner.current, variant.id) ? owner.current.line : undefined);
-        if (usedOnLine !== undefined) {
-          problems.push({ errorType: "DUPLICATE_ID", errorMessage: `${field} is already used by a variant on line ${usedOnLine}` });
-        } else if (owner?.committed && has(owner.committed, variant.id)) {
-          problems.push({ errorType: "DUPLICATE_ID", errorMessage: `${field} belongs to product ${quote(hint!.productId)} in the catalog` });
-        } else if (!hint || hint.productId !== product.id) {
-          // New, or its hint is stale (no current product row has it): it may be this product's.
-          newHints.push({ id: variantHintId(companyId, variant.id), companyId, variantId: variant.id, productId: product.id });
-        }
-      });
+      const problems: LineProblem[] =
+        earlier !== undefined
+          ? [{ errorType: "DUPLICATE_ID", errorMessage: `id ${quote(product.id)} is already used by the product on line ${earlier}` }]
+          : product.variants.flatMap((variant, index) => {
+              const problem = this.#variantProblem(product.id, variant.id, index, hints, versions, seen);
+              if (problem === "new hint") newHints.push({ id: variantHintId(companyId, variant.id), companyId, variantId: variant.id, productId: product.id });
+              return typeof problem === "object" ? [problem] : [];
+            });
       if (problems.length > 0) {
         this.#errors.add(lineNum, problems);
         continue;
       }
       this.#processed++;
-      batchLines.set(`p:${product.id}`, lineNum);
-      for (const variant of product.variants) batchLines.set(`v:${variant.id}`, lineNum);
+      seen.products.set(product.id, lineNum);
+      for (const variant of product.variants) seen.variants.set(variant.id, lineNum);
       writes.hints.push(...newHints);
-      writes.products.push({ id: rowId(companyId, version, product.id), companyId, productId: product.id, version, line: lineNum, product });
+      writes.products.push({ id: rowId(companyId, this.version, product.id), companyId, productId: product.id, version: this.version, line: lineNum, product });
       if (!validateOnly) this.#journeyEvents(product, versions.get(product.id), writes.events);
     }
     return writes;
+  }
+
+  /** The stored versions of the batch's products, and of the products its variants' hints name. */
+  async #stored(batch: readonly CheckedProduct[]) {
+    const { companyId } = this.upload;
+    const productIds = [...new Set(batch.map((item) => item.product.id))];
+    const variantIds = [...new Set(batch.flatMap((item) => item.product.variants.map((variant) => variant.id)))];
+    const [versions, hints] = await Promise.all([this.store.productVersions(companyId, productIds, this.version), this.store.hints(companyId, variantIds)]);
+    const inBatch = new Set(productIds);
+    const elsewhere = [...new Set([...hints.values()].map((hint) => hint.productId))].filter((id) => !inBatch.has(id));
+    for (const [id, entry] of await this.store.productVersions(companyId, elsewhere, this.version)) versions.set(id, entry);
+    return { versions, hints };
+  }
+
+  /**
+   * Whether a variant id is free for this product: a DUPLICATE_ID problem
+   * when an earlier line of the upload has it, or another product has it in
+   * the catalog; "new hint" when its hint must (re)name this product.
+   */
+  #variantProblem(
+    productId: string,
+    variantId: string,
+    index: number,
+    hints: ReadonlyMap<string, VariantHint>,
+    versions: ReadonlyMap<string, ProductVersions>,
+    seen: SeenInBatch,
+  ): LineProblem | "new hint" | undefined {
+    const field = `variants[${index}].id ${quote(variantId)}`;
+    const hinted = hints.get(variantId)?.productId;
+    const other = hinted !== undefined && hinted !== productId ? versions.get(hinted) : undefined;
+    const usedOnLine = seen.variants.get(variantId) ?? (other?.current && has(other.current, variantId) ? other.current.line : undefined);
+    if (usedOnLine !== undefined) return { errorType: "DUPLICATE_ID", errorMessage: `${field} is already used by a variant on line ${usedOnLine}` };
+    if (other?.committed && has(other.committed, variantId)) {
+      return { errorType: "DUPLICATE_ID", errorMessage: `${field} belongs to product ${quote(other.committed.productId)} in the catalog` };
+    }
+    // New, or its hint is stale (the product it names no longer has it).
+    return hinted === productId ? undefined : "new hint";
   }
 
   #journeyEvents(product: CatalogProduct, versions: ProductVersions | undefined, into: PendingEventRow[]): void {
