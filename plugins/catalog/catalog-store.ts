@@ -135,4 +135,4 @@ async function inChunks<R>(ids: readonly string[], query: (chunk: string[]) => P
   return rows;
 }
 
-const CHUNK_SIZES = [1, 8, 64, IDS_PER_QUERY];
+const CHUNK_SIZES = [1, 16, 256, IDS_PER_QUERY];
