@@ -37,8 +37,8 @@ class NotJson {
 /**
  * Checks one line of a catalog file: UTF-8, JSON, an object, every field rule
  * of interface §2.7, and the rules across fields of one product. Lines are
- * parsed by stream-json's JSONL line parser; splitting the stream into lines
- * is done by readLines, which keeps line numbers exact.
+ * parsed by stream-json's JSONL line parser; LineSplitter (read-lines.ts) cuts
+ * the stream into lines first, keeping line numbers exact.
  */
 export class LineChecker {
   readonly #parse = jsonlParser({ errorIndicator: (error: Error) => new NotJson(error.message) });
