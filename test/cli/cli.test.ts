@@ -6,11 +6,33 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, it } from "node:test";
 import { createServerKit, serverPlugins } from "../../examples/node-http/server-kit.ts";
-import { cliCommands, silentLogger } from "../../src/index.ts";
-import { cli } from "../support/cli.ts";
+import { cliCommands, runCli, silentLogger } from "../../src/index.ts";
 import { TEST_SECRET, type Json } from "../support/test-kit.ts";
 
 const newDataDir = () => mkdtempSync(join(tmpdir(), "reachkit-cli-"));
+
+async function cli(dataDir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string; json: Json }> {
+  let stdout = "";
+  let stderr = "";
+  const code = await runCli([...args, "--data-dir", dataDir], {
+    commands: cliCommands(serverPlugins()),
+    defaultDataDir: dataDir,
+    stdout: (text) => void (stdout += text),
+    stderr: (text) => void (stderr += text),
+    async openKit(dir) {
+      const kit = createServerKit({ dataDir: dir, publicUrl: "http://localhost:3000", secret: TEST_SECRET, logger: silentLogger() });
+      await kit.start({ runJobs: false });
+      return kit;
+    },
+  });
+  let json: Json;
+  try {
+    json = JSON.parse(stdout);
+  } catch {
+    json = undefined;
+  }
+  return { code, stdout, stderr, json };
+}
 
 async function whoAmI(dataDir: string, token: string): Promise<number> {
   const kit = createServerKit({ dataDir, publicUrl: "http://localhost:3000", secret: TEST_SECRET, logger: silentLogger() });

@@ -1,8 +1,20 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createServerKit, serverPlugins } from "../../examples/node-http/server-kit.ts";
-import { cliCommands, runCli, silentLogger } from "../../src/index.ts";
+import { cliCommands, runCli, silentLogger, type Reachkit } from "../../src/index.ts";
 import { TEST_SECRET, type Json } from "./test-kit.ts";
 
-/** Runs `reachkit <args> --data-dir <dataDir>` in process, with the self-hosted server's commands and kit. */
+export const newDataDir = () => mkdtempSync(join(tmpdir(), "reachkit-cli-"));
+
+/** The self-hosted kit of a data directory, started without its job runner. */
+export async function openServerKit(dataDir: string): Promise<Reachkit> {
+  const kit = createServerKit({ dataDir, publicUrl: "http://localhost:3000", secret: TEST_SECRET, logger: silentLogger() });
+  await kit.start({ runJobs: false });
+  return kit;
+}
+
+/** Runs `reachkit <args> --data-dir <dataDir>` in process; `json` is stdout parsed when it is JSON. */
 export async function cli(dataDir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string; json: Json }> {
   let stdout = "";
   let stderr = "";
@@ -11,11 +23,7 @@ export async function cli(dataDir: string, ...args: string[]): Promise<{ code: n
     defaultDataDir: dataDir,
     stdout: (text) => void (stdout += text),
     stderr: (text) => void (stderr += text),
-    async openKit(dir) {
-      const kit = createServerKit({ dataDir: dir, publicUrl: "http://localhost:3000", secret: TEST_SECRET, logger: silentLogger() });
-      await kit.start({ runJobs: false });
-      return kit;
-    },
+    openKit: openServerKit,
   });
   let json: Json;
   try {
@@ -24,4 +32,12 @@ export async function cli(dataDir: string, ...args: string[]): Promise<{ code: n
     json = undefined;
   }
   return { code, stdout, stderr, json };
+}
+
+/** The status of `GET /v1/me` with a token, on the data directory's kit. */
+export async function whoAmI(dataDir: string, token: string): Promise<number> {
+  const kit = await openServerKit(dataDir);
+  const response = await kit.inject({ url: "/v1/me", headers: { authorization: `Bearer ${token}` } });
+  await kit.stop();
+  return response.status;
 }

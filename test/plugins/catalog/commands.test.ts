@@ -1,18 +1,16 @@
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { before, describe, it } from "node:test";
 import { createServerKit } from "../../../examples/node-http/server-kit.ts";
 import { silentLogger } from "../../../src/index.ts";
-import { cli } from "../../support/cli.ts";
+import { cli, newDataDir } from "../../support/cli.ts";
 import { TEST_SECRET, type Json } from "../../support/test-kit.ts";
 import { ndjson, pathOf, product } from "./support.ts";
 
+/** The self-hosted kit of the data directory, with its job runner (the CLI's kits have none). */
 const openKit = (dataDir: string) => createServerKit({ dataDir, publicUrl: "http://localhost:3000", secret: TEST_SECRET, logger: silentLogger() });
 
 describe("catalog CLI commands", () => {
-  const dataDir = mkdtempSync(join(tmpdir(), "reachkit-catalog-cli-"));
+  const dataDir = newDataDir();
   let companyId = "";
   let uploadId = "";
 
