@@ -5,6 +5,7 @@ import { consoleSms } from "../../adapters/sms/console/index.ts";
 import { nodeScheduleScheduler } from "../../adapters/scheduler/node-schedule/index.ts";
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
 import { accountsPlugin } from "../../plugins/accounts/index.ts";
+import { catalogPlugin } from "../../plugins/catalog/index.ts";
 import { graphqlPlugin } from "../../plugins/graphql/index.ts";
 import { legacyPlugin } from "../../plugins/legacy/index.ts";
 import { oauthPlugin } from "../../plugins/oauth/index.ts";
@@ -21,6 +22,7 @@ export function serverPlugins(options: { privacyProcessingDelayMs?: number } = {
     oauthPlugin(),
     legacyPlugin(),
     privacyPlugin({ processingDelayMs: options.privacyProcessingDelayMs }),
+    catalogPlugin(),
   ];
 }
 

@@ -116,6 +116,8 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
     if (own.some((route) => route.auth.kind !== "none")) checkRequirements(plugin.name, [ACCOUNTS], container.has);
     routes.push(...own);
   }
+  // Adapters whose pre-signed upload URLs point at the kit itself (fs, memory) serve them here.
+  routes.push(...(options.objectStorage?.routes?.() ?? []));
   for (const plugin of plugins) {
     for (const [type, handler] of Object.entries(plugin.jobs?.(contextOf(plugin)) ?? {})) jobs.register(type, handler);
   }

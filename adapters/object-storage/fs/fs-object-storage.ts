@@ -1,10 +1,17 @@
-import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, rename, rm, stat } from "node:fs/promises";
+import { randomUUID } from "node:crypto";
+import { createReadStream, createWriteStream, type WriteStream } from "node:fs";
+import { access, link, mkdir, rename, rm } from "node:fs/promises";
+import { once } from "node:events";
 import { join } from "node:path";
-import { Transform, type Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
-import { sign } from "../../../src/auth/secrets.ts";
-import type { ObjectStorage, StoredObject, UploadTarget } from "../../../src/ports/object-storage.ts";
+import type { Readable } from "node:stream";
+import { finished } from "node:stream/promises";
+import { systemClock } from "../../../src/kernel/system-clock.ts";
+import type { Clock } from "../../../src/ports/clock.ts";
+import type { ObjectStorage, StoredObject } from "../../../src/ports/object-storage.ts";
+import { copyLimited, ObjectExistsError, SignedUploads } from "../shared/signed-uploads.ts";
+
+/** Bytes per read and write of a file: fewer event-loop turns for large objects, still bounded memory. */
+const STREAM_CHUNK_BYTES = 256 * 1024;
 
 export interface FsObjectStorageOptions {
   /** Where objects are kept. */
@@ -13,58 +20,85 @@ export interface FsObjectStorageOptions {
   baseUrl: string;
   /** Signs upload URLs (HMAC-SHA256): the kit secret. */
   secret: string;
+  /** Decides when upload URLs expire. Default: the system clock. */
+  clock?: Clock;
 }
 
-/** Objects as files; writes go to a temporary file renamed into place, so a half-written object is never visible. */
+/**
+ * Objects as files. Pre-signed uploads arrive on the kit's own route
+ * (`PUT /uploads/:key`) and are streamed to disk. Every write goes to a
+ * temporary file that is moved into place once complete, so a half-written
+ * object is never visible.
+ */
 export function fsObjectStorage(options: FsObjectStorageOptions): ObjectStorage {
   const pathOf = (key: string) => join(options.directory, encodeURIComponent(key));
+
+  /** Streams `body` into a temporary file and hands it to `commit`; the temporary file never outlives the call. */
+  async function writeFile(key: string, body: Readable, maxBytes: number | undefined, commit: (partial: string, path: string) => Promise<void>) {
+    await mkdir(options.directory, { recursive: true });
+    const path = pathOf(key);
+    const partial = `${path}.partial-${randomUUID()}`;
+    const out = createWriteStream(partial, { flags: "wx", highWaterMark: STREAM_CHUNK_BYTES });
+    // Errors surface through `drain` and `finished` below; this keeps a write that fails after
+    // a refusal (the stream is destroyed mid-write) from becoming an uncaught exception.
+    out.on("error", () => undefined);
+    try {
+      const bytes = await copyLimited(body, maxBytes, (chunk) => write(out, chunk));
+      out.end();
+      await finished(out);
+      await commit(partial, path);
+      return { key, bytes };
+    } finally {
+      out.destroy();
+      await rm(partial, { force: true });
+    }
+  }
+
+  const uploads = new SignedUploads(
+    { secret: options.secret, baseUrl: options.baseUrl, clock: options.clock ?? systemClock() },
+    {
+      exists: (key) => exists(pathOf(key)),
+      create: (key, body, maxBytes) =>
+        writeFile(key, body, maxBytes, async (partial, path) => {
+          // A hard link never replaces an existing file, so two uploads racing to one key cannot both win.
+          try {
+            await link(partial, path);
+          } catch (error) {
+            if ((error as NodeJS.ErrnoException).code === "EEXIST") throw new ObjectExistsError(key);
+            throw error;
+          }
+        }),
+      delete: (key) => rm(pathOf(key), { force: true }),
+    },
+  );
+
   return {
     name: "fs",
-    async createUploadTarget(key, target): Promise<UploadTarget> {
-      const expires = String(target.expiresAt);
-      const max = String(target.maxBytes);
-      const signature = sign(options.secret, "upload", key, expires, max);
-      const query = new URLSearchParams({ expires, max, signature });
-      return {
-        url: `${options.baseUrl.replace(/\/+$/, "")}/uploads/${encodeURIComponent(key)}?${query}`,
-        method: "PUT",
-        expiresAt: target.expiresAt,
-        maxBytes: target.maxBytes,
-      };
-    },
-    async put(key, body, putOptions): Promise<StoredObject> {
-      await mkdir(options.directory, { recursive: true });
+    createUploadTarget: async (key, target) => uploads.target(key, target),
+    put: (key, body, putOptions): Promise<StoredObject> => writeFile(key, body, putOptions?.maxBytes, rename),
+    async get(key) {
       const path = pathOf(key);
-      const partial = `${path}.partial-${process.pid}-${Date.now()}`;
-      let bytes = 0;
-      const limit = putOptions?.maxBytes;
-      const counter = new Transform({
-        transform(chunk: Buffer, _encoding, callback) {
-          bytes += chunk.length;
-          if (limit !== undefined && bytes > limit) callback(new RangeError(`object exceeds ${limit} bytes`));
-          else callback(null, chunk);
-        },
-      });
-      try {
-        await pipeline(body, counter, createWriteStream(partial));
-        await rename(partial, path);
-      } catch (error) {
-        await rm(partial, { force: true });
-        throw error;
-      }
-      return { key, bytes };
-    },
-    async get(key): Promise<Readable | undefined> {
-      const path = pathOf(key);
-      try {
-        await stat(path);
-      } catch {
-        return undefined;
-      }
-      return createReadStream(path);
+      if (!(await exists(path))) return undefined;
+      return createReadStream(path, { highWaterMark: STREAM_CHUNK_BYTES });
     },
     async delete(key) {
       await rm(pathOf(key), { force: true });
     },
+    onUploaded: (listener) => uploads.onUploaded(listener),
+    routes: () => uploads.routes(),
   };
+}
+
+async function write(out: WriteStream, chunk: Buffer): Promise<void> {
+  if (out.errored) throw out.errored;
+  if (!out.write(chunk)) await once(out, "drain");
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -1,1 +1,1 @@
-export { memoryObjectStorage } from "./memory-object-storage.ts";
+export { memoryObjectStorage, type MemoryObjectStorageOptions } from "./memory-object-storage.ts";

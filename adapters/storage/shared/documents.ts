@@ -108,6 +108,7 @@ export interface IndexDeclaration {
 export interface CollectionDeclaration {
   name: string;
   indexes: IndexDeclaration[];
+  largeDocuments: boolean;
 }
 
 /**
@@ -116,11 +117,12 @@ export interface CollectionDeclaration {
  */
 export function parseSpecs(specs: readonly CollectionSpec[]): CollectionDeclaration[] {
   if (!Array.isArray(specs)) throw new Error("ensureCollections expects an array of collection specs");
-  const byName = new Map<string, { name: string; indexes: Map<string, IndexDeclaration> }>();
+  const byName = new Map<string, { name: string; indexes: Map<string, IndexDeclaration>; largeDocuments: boolean }>();
   for (const spec of specs) {
     assertCollectionName(spec?.name);
-    const collection = byName.get(spec.name) ?? { name: spec.name, indexes: new Map() };
+    const collection = byName.get(spec.name) ?? { name: spec.name, indexes: new Map(), largeDocuments: false };
     byName.set(spec.name, collection);
+    if (spec.largeDocuments === true) collection.largeDocuments = true;
     for (const index of spec.indexes ?? []) {
       if (!Array.isArray(index?.fields) || index.fields.length === 0) {
         throw new Error(`collection ${spec.name}: an index needs at least one field`);
@@ -131,5 +133,5 @@ export function parseSpecs(specs: readonly CollectionSpec[]): CollectionDeclarat
       if (!collection.indexes.has(signature)) collection.indexes.set(signature, { fields: [...index.fields], unique });
     }
   }
-  return [...byName.values()].map(({ name, indexes }) => ({ name, indexes: [...indexes.values()] }));
+  return [...byName.values()].map(({ name, indexes, largeDocuments }) => ({ name, indexes: [...indexes.values()], largeDocuments }));
 }

@@ -17,6 +17,7 @@ export interface DeclaredIndex {
 export interface DeclaredCollection {
   name: string;
   indexes: DeclaredIndex[];
+  largeDocuments: boolean;
 }
 
 /** Deterministic, so a later run finds (and can drop) what an earlier one created. */
@@ -38,7 +39,7 @@ export function normalizeSpecs(specs: readonly CollectionSpec[]): DeclaredCollec
         throw new Error(`collection ${collection.name}: indexes ${clash.name} and ${name} differ only by case`);
       }
     }
-    return { name: collection.name, indexes };
+    return { name: collection.name, indexes, largeDocuments: collection.largeDocuments };
   });
 }
 
@@ -62,7 +63,10 @@ export function createLedger(db: Database.Database): void {
  */
 export function applyCollection(db: Database.Database, collection: DeclaredCollection): void {
   const { name } = collection;
-  db.exec(`CREATE TABLE IF NOT EXISTS "${name}" (id TEXT PRIMARY KEY NOT NULL, doc TEXT NOT NULL) WITHOUT ROWID`);
+  // WITHOUT ROWID keeps small documents in the primary-key tree itself; past about 1 KB (4 KB
+  // pages) they would spill to overflow pages there, so large documents get a rowid table.
+  const layout = collection.largeDocuments ? "" : " WITHOUT ROWID";
+  db.exec(`CREATE TABLE IF NOT EXISTS "${name}" (id TEXT PRIMARY KEY NOT NULL, doc TEXT NOT NULL)${layout}`);
   const wanted = new Set(collection.indexes.map((i) => i.name.toLowerCase()));
   const existing = db
     .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?`)
@@ -93,6 +97,7 @@ export function applyCollection(db: Database.Database, collection: DeclaredColle
   const spec = JSON.stringify({
     version: SCHEMA_VERSION,
     indexes: collection.indexes.map((i) => ({ fields: i.fields, unique: i.unique })),
+    ...(collection.largeDocuments ? { largeDocuments: true } : {}),
   });
   // Only a real change moves updated_at, so the ledger reads as a history of DDL changes.
   db.prepare(

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { fakeClock } from "../../../adapters/clock/index.ts";
+import { memoryObjectStorage } from "../../../adapters/object-storage/memory/index.ts";
 import { manualScheduler } from "../../../adapters/scheduler/manual/index.ts";
 import { memorySms } from "../../../adapters/sms/memory/index.ts";
 import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
@@ -19,6 +20,7 @@ async function optInAndRunJobs(dataDir: string, companyId: string): Promise<void
     scheduler,
     clock: scheduler.clock,
     sms: memorySms(),
+    objectStorage: memoryObjectStorage(),
     logger: silentLogger(),
     secret: TEST_SECRET,
     plugins: serverPlugins(),

@@ -1,0 +1,21 @@
+// The self-hosted kit (SQLite, files for objects, catalog plugin) behind node:http, request logs off.
+// On SIGTERM it prints its peak RSS ("STATS {...}"): the benchmark's memory figure for the processing process.
+import { nodeHttpServer } from "../../adapters/http/node/index.ts";
+import { createServerKit } from "../../examples/node-http/server-kit.ts";
+import { jsonLogger } from "../../src/index.ts";
+
+const kit = createServerKit({
+  dataDir: process.env.BENCH_DATA_DIR!,
+  publicUrl: process.env.BENCH_PUBLIC_URL!,
+  secret: process.env.BENCH_SECRET!,
+  logger: jsonLogger({ level: "warn" }),
+  config: { rateLimits: { default: Infinity, "catalog-upload": Infinity } },
+});
+await kit.start();
+const server = nodeHttpServer(kit);
+const { port } = await server.listen(Number(process.env.BENCH_PORT ?? 0), "127.0.0.1");
+console.log(`PORT ${port}`);
+process.once("SIGTERM", () => {
+  console.log(`STATS ${JSON.stringify({ maxRssBytes: process.resourceUsage().maxRSS * 1024 })}`);
+  void server.close().then(() => process.exit(0));
+});

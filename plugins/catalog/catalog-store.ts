@@ -1,0 +1,138 @@
+import type { Clock } from "../../src/ports/clock.ts";
+import type { Collection, Storage } from "../../src/ports/storage.ts";
+import type { CatalogProduct, CatalogVariant } from "./product-schema.ts";
+import {
+  HEADS,
+  PENDING_EVENTS,
+  prefixRange,
+  PRODUCTS,
+  VARIANTS,
+  variantHintId,
+  versionPrefix,
+  type CatalogHead,
+  type PendingEventRow,
+  type ProductRow,
+  type VariantHint,
+} from "./records.ts";
+
+/** Ids per `in` query: well under SQLite's parameter limit, whatever the batch holds. */
+const IDS_PER_QUERY = 500;
+
+/** A variant and the product it belongs to. */
+export interface CatalogVariantRecord {
+  productId: string;
+  variant: CatalogVariant;
+}
+
+/** The versions of one product found in storage. */
+export interface ProductVersions {
+  /** The newest committed row. */
+  committed?: ProductRow;
+  /** The row the upload being processed wrote. */
+  current?: ProductRow;
+  /** Committed rows older than `committed`: nobody reads them any more. */
+  stale: ProductRow[];
+}
+
+/**
+ * The versioned catalog rows (see records.ts): what readers see (the newest
+ * row at or below the company's head), and the bulk reads and deletes that
+ * processing needs.
+ */
+export class CatalogStore {
+  readonly products: Collection<ProductRow>;
+  readonly variantHints: Collection<VariantHint>;
+  readonly pendingEvents: Collection<PendingEventRow>;
+  readonly #heads: Collection<CatalogHead>;
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly clock: Clock,
+  ) {
+    this.products = storage.collection(PRODUCTS);
+    this.variantHints = storage.collection(VARIANTS);
+    this.pendingEvents = storage.collection(PENDING_EVENTS);
+    this.#heads = storage.collection(HEADS);
+  }
+
+  /** The committed catalog version of a company (0 before its first save). */
+  async headVersion(companyId: string): Promise<number> {
+    return (await this.#heads.get(companyId))?.version ?? 0;
+  }
+
+  /** Makes `version` the company's catalog. Call inside the transaction that completes the upload. */
+  async commit(companyId: string, version: number): Promise<void> {
+    await this.#heads.upsert({ id: companyId, companyId, version, updatedAt: this.clock.now() });
+  }
+
+  async getProduct(companyId: string, productId: string): Promise<CatalogProduct | undefined> {
+    return (await this.#committedProduct(companyId, productId, await this.headVersion(companyId)))?.product;
+  }
+
+  /** A variant of the catalog: its hint names the product, whose current row must still have it. */
+  async getVariant(companyId: string, variantId: string): Promise<CatalogVariantRecord | undefined> {
+    const hint = await this.variantHints.get(variantHintId(companyId, variantId));
+    if (!hint) return undefined;
+    const row = await this.#committedProduct(companyId, hint.productId, await this.headVersion(companyId));
+    const variant = row?.product.variants.find((candidate) => candidate.id === variantId);
+    return variant && { productId: hint.productId, variant };
+  }
+
+  #committedProduct(companyId: string, productId: string, head: number): Promise<ProductRow | undefined> {
+    return this.products.findOne({ companyId, productId, version: { lte: head } }, [{ field: "version", direction: "desc" }]);
+  }
+
+  /** The stored versions of these products, around `version` (the one being written). */
+  async productVersions(companyId: string, productIds: readonly string[], version: number): Promise<Map<string, ProductVersions>> {
+    const rows = await inChunks(productIds, (chunk) => this.products.find({ where: { companyId, productId: { in: chunk } } }));
+    rows.sort((a, b) => b.version - a.version);
+    const versions = new Map<string, ProductVersions>();
+    for (const row of rows) {
+      let entry = versions.get(row.productId);
+      if (!entry) versions.set(row.productId, (entry = { stale: [] }));
+      if (row.version === version) entry.current = row;
+      else if (row.version > version) continue; // a dead run's leftovers, about to be dropped
+      else if (!entry.committed) entry.committed = row;
+      else entry.stale.push(row);
+    }
+    return versions;
+  }
+
+  async hints(companyId: string, variantIds: readonly string[]): Promise<Map<string, VariantHint>> {
+    const ids = variantIds.map((id) => variantHintId(companyId, id));
+    const rows = await inChunks(ids, (chunk) => this.variantHints.find({ where: { id: { in: chunk } } }));
+    return new Map(rows.map((hint) => [hint.variantId, hint]));
+  }
+
+  /** Drops the rows of every version above `version`: writes of a run that did not commit. */
+  deleteVersionsAbove(companyId: string, version: number): Promise<number> {
+    return this.products.deleteWhere({ id: { gte: versionPrefix(companyId, version + 1), lt: `${companyId};` } });
+  }
+
+  /** Drops one version's rows (a validate-only run, or a failed save). */
+  deleteVersion(companyId: string, version: number): Promise<number> {
+    return this.products.deleteWhere({ id: prefixRange(versionPrefix(companyId, version)) });
+  }
+
+  deletePendingEvents(uploadId: string): Promise<number> {
+    return this.pendingEvents.deleteWhere({ id: prefixRange(`${uploadId}:`) });
+  }
+}
+
+/**
+ * Runs an `in` query per chunk of ids. Chunks are padded to one of a few
+ * sizes with repeats of their first id: every distinct list length is a new
+ * SQL text, and a SQLite adapter keeps hundreds of prepared statements.
+ */
+async function inChunks<R>(ids: readonly string[], query: (chunk: string[]) => Promise<{ items: R[] }>): Promise<R[]> {
+  const rows: R[] = [];
+  for (let start = 0; start < ids.length; start += IDS_PER_QUERY) {
+    const chunk = ids.slice(start, start + IDS_PER_QUERY);
+    const size = CHUNK_SIZES.find((candidate) => candidate >= chunk.length)!;
+    while (chunk.length < size) chunk.push(chunk[0]!);
+    rows.push(...(await query(chunk)).items);
+  }
+  return rows;
+}
+
+const CHUNK_SIZES = [1, 16, 256, IDS_PER_QUERY];

@@ -1,0 +1,150 @@
+import { HttpError, notFound } from "../../src/http/errors.ts";
+import type { Jobs } from "../../src/jobs/jobs.ts";
+import { sortableId } from "../../src/kernel/ids.ts";
+import type { Clock } from "../../src/ports/clock.ts";
+import type { ObjectStorage, StoredObject } from "../../src/ports/object-storage.ts";
+import type { Collection, Storage } from "../../src/ports/storage.ts";
+import type { CatalogErrorType } from "./line-check.ts";
+import { UPLOADS, type CatalogUploadError, type UploadRecord, type UploadStatus } from "./records.ts";
+import type { CatalogSettings } from "./settings.ts";
+
+export const PROCESS_UPLOAD_JOB = "catalog.upload.process";
+export const EXPIRE_UPLOAD_JOB = "catalog.upload.expire";
+export const processJobKey = (uploadId: string) => `catalog.upload.process:${uploadId}`;
+export const expireJobKey = (uploadId: string) => `catalog.upload.expire:${uploadId}`;
+
+const OBJECT_KEY = /^catalog\/([^/]+)\/([^/]+)\.ndjson$/;
+const objectKeyOf = (companyId: string, uploadId: string) => `catalog/${companyId}/${uploadId}.ndjson`;
+
+/** A catalog upload as the interface shows it (§2.6). */
+export interface CatalogUploadView {
+  uploadId: string;
+  status: UploadStatus;
+  errors: CatalogUploadError[];
+  productsReceived: number;
+  productsProcessed: number;
+  /** ISO 8601. */
+  lastUpdated: string;
+  /** ISO 8601: the file must be sent before this. */
+  expires: string;
+  uploadUrl: string;
+  validateOnly: boolean;
+}
+
+/** The in-process view adds the exact count of each error type (the list is capped). */
+export interface CatalogUpload extends CatalogUploadView {
+  errorCounts: Partial<Record<CatalogErrorType, number>>;
+}
+
+export function uploadView(upload: UploadRecord): CatalogUploadView {
+  return {
+    uploadId: upload.id,
+    status: upload.status,
+    errors: upload.errors,
+    productsReceived: upload.productsReceived,
+    productsProcessed: upload.productsProcessed,
+    lastUpdated: new Date(upload.lastUpdated).toISOString(),
+    expires: new Date(upload.expiresAt).toISOString(),
+    uploadUrl: upload.uploadUrl,
+    validateOnly: upload.validateOnly,
+  };
+}
+
+export const uploadWithCounts = (upload: UploadRecord): CatalogUpload => ({ ...uploadView(upload), errorCounts: upload.errorCounts });
+
+/**
+ * Upload records: created with a pre-signed URL, they take their file once
+ * (then processing is queued as a durable job) or expire.
+ */
+export class CatalogUploads {
+  readonly records: Collection<UploadRecord>;
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly clock: Clock,
+    private readonly jobs: Jobs,
+    private readonly objectStorage: ObjectStorage,
+    private readonly settings: CatalogSettings,
+  ) {
+    this.records = storage.collection(UPLOADS);
+  }
+
+  async create(companyId: string, options: { validateOnly?: boolean } = {}): Promise<UploadRecord> {
+    const now = this.clock.now();
+    const id = sortableId(now);
+    const objectKey = objectKeyOf(companyId, id);
+    const expiresAt = now + this.settings.uploadWindowMs;
+    const target = await this.objectStorage.createUploadTarget(objectKey, { expiresAt, maxBytes: this.settings.maxFileBytes });
+    return this.storage.transaction(async () => {
+      const upload = await this.records.insert({
+        id,
+        companyId,
+        status: "initialized",
+        validateOnly: options.validateOnly ?? false,
+        errors: [],
+        errorCounts: {},
+        productsReceived: 0,
+        productsProcessed: 0,
+        createdAt: now,
+        lastUpdated: now,
+        expiresAt,
+        uploadUrl: target.url,
+        objectKey,
+      });
+      await this.jobs.enqueue({ type: EXPIRE_UPLOAD_JOB, payload: { uploadId: id }, runAt: expiresAt, key: expireJobKey(id), companyId });
+      return upload;
+    });
+  }
+
+  /** The upload, only if it belongs to the company. */
+  async get(companyId: string, uploadId: string): Promise<UploadRecord | undefined> {
+    const upload = await this.records.get(uploadId);
+    return upload?.companyId === companyId ? upload : undefined;
+  }
+
+  /** The most recent uploads of a company, oldest first. */
+  async list(companyId: string, limit = this.settings.listLimit): Promise<UploadRecord[]> {
+    const page = await this.records.find({ where: { companyId }, orderBy: [{ field: "id", direction: "desc" }], limit });
+    return page.items.reverse();
+  }
+
+  /**
+   * The object storage received a file (the PUT is still waiting for its
+   * answer): mark the upload validating and queue its processing, in one
+   * transaction. Throwing refuses the file.
+   */
+  async receive(object: StoredObject): Promise<void> {
+    const match = OBJECT_KEY.exec(object.key);
+    if (!match) return;
+    const companyId = match[1]!;
+    const uploadId = match[2]!;
+    const now = this.clock.now();
+    await this.storage.transaction(async () => {
+      const upload = await this.records.update(
+        uploadId,
+        { status: "validating", receivedAt: now, fileBytes: object.bytes, queued: true, lastUpdated: now },
+        { where: { status: "initialized", companyId } },
+      );
+      if (!upload) {
+        const current = await this.records.get(uploadId);
+        if (current?.status === "expired") throw new HttpError(403, "upload_expired", "the upload expired; create a new one");
+        if (current) throw new HttpError(409, "already_uploaded", "this upload already has its file");
+        throw notFound("no such upload");
+      }
+      await this.jobs.cancel(expireJobKey(uploadId));
+      await this.jobs.enqueue({
+        type: PROCESS_UPLOAD_JOB,
+        payload: { uploadId },
+        key: processJobKey(uploadId),
+        companyId,
+        maxAttempts: this.settings.maxAttempts,
+      });
+    });
+  }
+
+  /** No file came before `expires`. */
+  async expire({ uploadId }: { uploadId: string }): Promise<void> {
+    const now = this.clock.now();
+    await this.records.update(uploadId, { status: "expired", lastUpdated: now }, { where: { status: "initialized" } });
+  }
+}

@@ -1,0 +1,27 @@
+export { catalogPlugin } from "./catalog-plugin.ts";
+export type { CatalogApi } from "./catalog-api.ts";
+export { DEFAULT_CATALOG_SETTINGS, type CatalogOptions, type CatalogSettings } from "./settings.ts";
+export type { CatalogUpload, CatalogUploadView } from "./catalog-uploads.ts";
+export type { CatalogVariantRecord } from "./catalog-store.ts";
+export type { CatalogUploadError, UploadStatus } from "./records.ts";
+export { CATALOG_ERROR_TYPES, type CatalogErrorType } from "./line-check.ts";
+export {
+  CATALOG_FIELD_LIMITS,
+  type CatalogProduct,
+  type CatalogVariant,
+  type CatalogPrice,
+  type CatalogImage,
+  type CatalogAttribute,
+  type CatalogProductOption,
+  type CatalogProductOptionValue,
+} from "./product-schema.ts";
+export {
+  JOURNEY_EVENTS,
+  type JourneyEventName,
+  type CatalogVariantEvent,
+  type BackInStockEvent,
+  type LowInventoryEvent,
+  type PriceDroppedEvent,
+  type PricePoint,
+  type ProductSummary,
+} from "./journey-events.ts";

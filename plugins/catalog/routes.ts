@@ -1,0 +1,45 @@
+import * as v from "valibot";
+import { notFound } from "../../src/http/errors.ts";
+import { defineRoute, jsonBody, reply, type AnyRoute } from "../../src/http/route.ts";
+import { plainObject } from "../../src/http/validation.ts";
+import { uploadView, type CatalogUploads } from "./catalog-uploads.ts";
+
+/** The body is optional: no body is `{}`, and validateOnly defaults to false. */
+const createBody = v.optional(plainObject({ validateOnly: v.optional(v.boolean("must be true or false")) }), {});
+
+/** The catalog upload endpoints of interface §4.13. */
+export function catalogRoutes(uploads: CatalogUploads): AnyRoute[] {
+  return [
+    defineRoute({
+      method: "POST",
+      path: "/v1/product-catalog/uploads",
+      auth: { kind: "api", anyOfScopes: ["product_catalogs:write"] },
+      rateLimit: "catalog-upload",
+      body: jsonBody(createBody),
+      summary: "Start a catalog upload: answers the pre-signed uploadUrl the file is PUT to",
+      async handler({ principal, body }) {
+        return reply.json(200, uploadView(await uploads.create(principal.companyId, { validateOnly: body.validateOnly })));
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/v1/product-catalog/uploads",
+      auth: { kind: "api", anyOfScopes: ["product_catalogs:read"] },
+      summary: "The company's recent catalog uploads, in creation order",
+      async handler({ principal }) {
+        return reply.json(200, (await uploads.list(principal.companyId)).map(uploadView));
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/v1/product-catalog/uploads/:uploadId",
+      auth: { kind: "api", anyOfScopes: ["product_catalogs:read"] },
+      summary: "One catalog upload: its status, counters and errors",
+      async handler({ principal, params }) {
+        const upload = await uploads.get(principal.companyId, params.uploadId ?? "");
+        if (!upload) throw notFound("no catalog upload with this id");
+        return reply.json(200, uploadView(upload));
+      },
+    }),
+  ];
+}

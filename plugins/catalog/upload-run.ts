@@ -1,0 +1,210 @@
+import type { Readable } from "node:stream";
+import type { Clock } from "../../src/ports/clock.ts";
+import type { Collection, Storage } from "../../src/ports/storage.ts";
+import type { CatalogStore, ProductVersions } from "./catalog-store.ts";
+import { ErrorList } from "./error-list.ts";
+import { journeyEvents } from "./journey-events.ts";
+import { checkLines } from "./check-lines.ts";
+import { quote, type LineProblem } from "./line-check.ts";
+import type { CatalogProduct } from "./product-schema.ts";
+import { pendingEventId, rowId, variantHintId, type PendingEventRow, type ProductRow, type UploadRecord, type VariantHint } from "./records.ts";
+import type { CatalogSettings } from "./settings.ts";
+
+/** Another run took the upload over (this one was presumed dead): stop without touching anything. */
+export class LostClaimError extends Error {
+  constructor(uploadId: string) {
+    super(`upload ${uploadId} is being processed by another run`);
+    this.name = "LostClaimError";
+  }
+}
+
+/** Ids accepted earlier in the batch being screened, with their lines. */
+interface SeenInBatch {
+  products: Map<string, number>;
+  variants: Map<string, number>;
+}
+
+interface CheckedProduct {
+  lineNum: number;
+  product: CatalogProduct;
+}
+
+/** What a batch writes once it is screened against the rows already stored. */
+interface BatchWrites {
+  products: ProductRow[];
+  hints: VariantHint[];
+  staleProductIds: string[];
+  events: PendingEventRow[];
+}
+
+/**
+ * One pass over an upload's file: every line is checked, the products that
+ * pass are written as rows of the upload's catalog version in batches (one
+ * transaction each, with the progress counters), and the journey events of
+ * the save are kept aside until it commits. Memory holds one batch, whatever
+ * the size of the file.
+ */
+export class UploadRun {
+  readonly #errors: ErrorList;
+  #batch: CheckedProduct[] = [];
+  #batchVariants = 0;
+  #linesSinceFlush = 0;
+  #received = 0;
+  #processed = 0;
+  #eventSequence = 0;
+
+  constructor(
+    private readonly upload: UploadRecord,
+    private readonly claim: string,
+    private readonly version: number,
+    private readonly store: CatalogStore,
+    private readonly uploads: Collection<UploadRecord>,
+    private readonly storage: Storage,
+    private readonly clock: Clock,
+    private readonly settings: CatalogSettings,
+  ) {
+    this.#errors = new ErrorList(settings.errorsPerType);
+  }
+
+  /** Reads the whole file; false when `signal` stopped it first. */
+  async run(file: Readable, signal: AbortSignal): Promise<boolean> {
+    const { batchSize, maxLineBytes } = this.settings;
+    for await (const lines of checkLines(file, maxLineBytes)) {
+      for (const line of lines) {
+        this.#linesSinceFlush++;
+        if (line.kind === "problems") this.#errors.add(line.lineNum, line.problems);
+        if (line.kind !== "blank") this.#received++;
+        if (line.kind === "product") {
+          this.#batch.push({ lineNum: line.lineNum, product: line.product });
+          this.#batchVariants += line.product.variants.length;
+        }
+        // Flush on products, on variants (100-variant products), and now and then for progress on a bad file.
+        if (this.#batch.length >= batchSize || this.#batchVariants >= 4 * batchSize || this.#linesSinceFlush >= 10 * batchSize) {
+          await this.#flush();
+          if (signal.aborted) {
+            file.destroy();
+            return false;
+          }
+        }
+      }
+    }
+    await this.#flush();
+    return true;
+  }
+
+  async #flush(): Promise<void> {
+    const batch = this.#batch;
+    this.#batch = [];
+    this.#batchVariants = 0;
+    this.#linesSinceFlush = 0;
+    const writes = await this.#screen(batch);
+    const { products, variantHints } = this.store;
+    await this.storage.transaction(async () => {
+      if (writes.products.length > 0) await products.upsertMany(writes.products);
+      if (writes.hints.length > 0) await variantHints.upsertMany(writes.hints);
+      if (writes.staleProductIds.length > 0) await products.deleteWhere({ id: { in: writes.staleProductIds } });
+      if (writes.events.length > 0) await this.store.pendingEvents.upsertMany(writes.events);
+      const progress = {
+        productsReceived: this.#received,
+        productsProcessed: this.#processed,
+        errors: this.#errors.entries(),
+        errorCounts: this.#errors.counts(),
+        lastUpdated: this.clock.now(),
+      };
+      if (!(await this.uploads.update(this.upload.id, progress, { where: { claim: this.claim } }))) throw new LostClaimError(this.upload.id);
+    });
+  }
+
+  /**
+   * Checks a batch against what is stored: ids already used earlier in this
+   * upload, variant ids that belong to another product of the catalog.
+   * Products that pass become rows; the previous version of each product
+   * gives its variants' journey events; older committed versions are dropped
+   * (the newest stays until this version commits).
+   */
+  async #screen(batch: readonly CheckedProduct[]): Promise<BatchWrites> {
+    const writes: BatchWrites = { products: [], hints: [], staleProductIds: [], events: [] };
+    if (batch.length === 0) return writes;
+    const { companyId, validateOnly } = this.upload;
+    const { versions, hints } = await this.#stored(batch);
+    if (!validateOnly) for (const entry of versions.values()) writes.staleProductIds.push(...entry.stale.map((row) => row.id));
+    const seen: SeenInBatch = { products: new Map(), variants: new Map() };
+    for (const { lineNum, product } of batch) {
+      const earlier = versions.get(product.id)?.current?.line ?? seen.products.get(product.id);
+      const newHints: VariantHint[] = [];
+      // A repeated product repeats its variants too: one entry says it all.
+      const problems: LineProblem[] =
+        earlier !== undefined
+          ? [{ errorType: "DUPLICATE_ID", errorMessage: `id ${quote(product.id)} is already used by the product on line ${earlier}` }]
+          : product.variants.flatMap((variant, index) => {
+              const problem = this.#variantProblem(product.id, variant.id, index, hints, versions, seen);
+              if (problem === "new hint") newHints.push({ id: variantHintId(companyId, variant.id), companyId, variantId: variant.id, productId: product.id });
+              return typeof problem === "object" ? [problem] : [];
+            });
+      if (problems.length > 0) {
+        this.#errors.add(lineNum, problems);
+        continue;
+      }
+      this.#processed++;
+      seen.products.set(product.id, lineNum);
+      for (const variant of product.variants) seen.variants.set(variant.id, lineNum);
+      writes.hints.push(...newHints);
+      writes.products.push({ id: rowId(companyId, this.version, product.id), companyId, productId: product.id, version: this.version, line: lineNum, product });
+      if (!validateOnly) this.#journeyEvents(product, versions.get(product.id), writes.events);
+    }
+    return writes;
+  }
+
+  /** The stored versions of the batch's products, and of the products its variants' hints name. */
+  async #stored(batch: readonly CheckedProduct[]) {
+    const { companyId } = this.upload;
+    const productIds = [...new Set(batch.map((item) => item.product.id))];
+    const variantIds = [...new Set(batch.flatMap((item) => item.product.variants.map((variant) => variant.id)))];
+    const [versions, hints] = await Promise.all([this.store.productVersions(companyId, productIds, this.version), this.store.hints(companyId, variantIds)]);
+    const inBatch = new Set(productIds);
+    const elsewhere = [...new Set([...hints.values()].map((hint) => hint.productId))].filter((id) => !inBatch.has(id));
+    for (const [id, entry] of await this.store.productVersions(companyId, elsewhere, this.version)) versions.set(id, entry);
+    return { versions, hints };
+  }
+
+  /**
+   * Whether a variant id is free for this product: a DUPLICATE_ID problem
+   * when an earlier line of the upload has it, or another product has it in
+   * the catalog; "new hint" when its hint must (re)name this product.
+   */
+  #variantProblem(
+    productId: string,
+    variantId: string,
+    index: number,
+    hints: ReadonlyMap<string, VariantHint>,
+    versions: ReadonlyMap<string, ProductVersions>,
+    seen: SeenInBatch,
+  ): LineProblem | "new hint" | undefined {
+    const field = `variants[${index}].id ${quote(variantId)}`;
+    const hinted = hints.get(variantId)?.productId;
+    const other = hinted !== undefined && hinted !== productId ? versions.get(hinted) : undefined;
+    const usedOnLine = seen.variants.get(variantId) ?? (other?.current && has(other.current, variantId) ? other.current.line : undefined);
+    if (usedOnLine !== undefined) return { errorType: "DUPLICATE_ID", errorMessage: `${field} is already used by a variant on line ${usedOnLine}` };
+    if (other?.committed && has(other.committed, variantId)) {
+      return { errorType: "DUPLICATE_ID", errorMessage: `${field} belongs to product ${quote(other.committed.productId)} in the catalog` };
+    }
+    // New, or its hint is stale (the product it names no longer has it).
+    return hinted === productId ? undefined : "new hint";
+  }
+
+  #journeyEvents(product: CatalogProduct, versions: ProductVersions | undefined, into: PendingEventRow[]): void {
+    const previous = versions?.committed?.product.variants;
+    if (!previous) return;
+    const { companyId, id: uploadId } = this.upload;
+    for (const variant of product.variants) {
+      const before = previous.find((candidate) => candidate.id === variant.id);
+      for (const event of journeyEvents({ companyId, uploadId, product }, before, variant, this.settings.lowInventoryThreshold)) {
+        into.push({ id: pendingEventId(uploadId, ++this.#eventSequence), uploadId, companyId, name: event.name, payload: event.payload });
+      }
+    }
+  }
+}
+
+function has(row: ProductRow, variantId: string): boolean {
+  return row.product.variants.some((variant) => variant.id === variantId);
+}

@@ -1,0 +1,67 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import Database from "better-sqlite3";
+import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
+import { storageConformance } from "../../../src/testkit/index.ts";
+import { UniqueConstraintError, type Doc, type Storage } from "../../../src/ports/storage.ts";
+
+const directory = mkdtempSync(join(tmpdir(), "reachkit-sqlite-large-"));
+after(() => rmSync(directory, { recursive: true, force: true }));
+let files = 0;
+const newFile = () => join(directory, `db-${++files}.sqlite`);
+
+/** Declares every collection with the largeDocuments hint. */
+function allLarge(storage: Storage): Storage {
+  return {
+    name: storage.name,
+    ensureCollections: (specs) => storage.ensureCollections(specs.map((spec) => ({ ...spec, largeDocuments: true }))),
+    collection: (name) => storage.collection(name),
+    transaction: (fn) => storage.transaction(fn),
+    close: () => storage.close(),
+  };
+}
+
+// Same behaviour, other table layout: the whole Storage suite on rowid tables.
+storageConformance("sqlite, every collection declared with largeDocuments", () => allLarge(sqliteStorage({ filename: newFile() })));
+
+interface Product extends Doc {
+  sku?: string;
+  body?: string;
+}
+
+describe("sqlite largeDocuments collections", () => {
+  it("are rowid tables (documents past 1 KB stay inline), the others WITHOUT ROWID, and the ledger says so", async () => {
+    const file = newFile();
+    const storage = sqliteStorage({ filename: file });
+    await storage.ensureCollections([{ name: "big", largeDocuments: true }, { name: "small" }]);
+    await storage.close();
+    const db = new Database(file, { readonly: true });
+    const ddl = (table: string) => db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").pluck().get(table) as string;
+    assert.doesNotMatch(ddl("big"), /WITHOUT ROWID/);
+    assert.match(ddl("small"), /WITHOUT ROWID/);
+    const spec = (name: string) => JSON.parse(db.prepare("SELECT spec FROM _reachkit_schema WHERE collection = ?").pluck().get(name) as string);
+    assert.equal(spec("big").largeDocuments, true);
+    assert.equal(spec("small").largeDocuments, undefined);
+    db.close();
+  });
+
+  it("keep large documents, ids and unique keys across a reopen", async () => {
+    const file = newFile();
+    const specs = [{ name: "big", largeDocuments: true, indexes: [{ fields: ["sku"], unique: true }] }];
+    const first = sqliteStorage({ filename: file });
+    await first.ensureCollections(specs);
+    const body = "x".repeat(8 * 1024);
+    await first.collection<Product>("big").upsertMany([{ id: "a", sku: "A", body }, { id: "b", sku: "B", body }]);
+    await first.close();
+    const second = sqliteStorage({ filename: file });
+    await second.ensureCollections(specs);
+    const big = second.collection<Product>("big");
+    assert.equal((await big.get("a"))?.body, body);
+    await assert.rejects(() => big.insert({ id: "a" }), (error) => error instanceof UniqueConstraintError && error.fields.join() === "id");
+    await assert.rejects(() => big.insert({ id: "c", sku: "B" }), (error) => error instanceof UniqueConstraintError && error.fields.join() === "sku");
+    await second.close();
+  });
+});

@@ -1,0 +1,60 @@
+import assert from "node:assert/strict";
+import { before, describe, it } from "node:test";
+import { createServerKit } from "../../../examples/node-http/server-kit.ts";
+import { silentLogger } from "../../../src/index.ts";
+import { cli, newDataDir } from "../../support/cli.ts";
+import { TEST_SECRET, type Json } from "../../support/test-kit.ts";
+import { ndjson, pathOf, product } from "./support.ts";
+
+/** The self-hosted kit of the data directory, with its job runner (the CLI's kits have none). */
+const openKit = (dataDir: string) => createServerKit({ dataDir, publicUrl: "http://localhost:3000", secret: TEST_SECRET, logger: silentLogger() });
+
+describe("catalog CLI commands", () => {
+  const dataDir = newDataDir();
+  let companyId = "";
+  let uploadId = "";
+
+  before(async () => {
+    const kit = openKit(dataDir);
+    await kit.start();
+    companyId = (await kit.provisionCompany({ name: "Acme" })).company.id;
+    const catalog = kit.plugin("catalog");
+    const upload = await catalog.createUpload(companyId);
+    uploadId = upload.uploadId;
+    const sent = await kit.inject({ method: "PUT", url: pathOf(upload.uploadUrl), body: ndjson(product("tee"), "{broken") });
+    assert.equal(sent.status, 200);
+    for (let turn = 0; turn < 100_000 && (await catalog.getUpload(companyId, uploadId))?.status !== "completed"; turn++) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await kit.stop();
+  });
+
+  it("lists a company's uploads, as a table or as JSON", async () => {
+    const table = await cli(dataDir, "catalog", "uploads", "list", "--company", companyId);
+    assert.equal(table.code, 0, table.stderr);
+    assert.match(table.stdout, new RegExp(`${uploadId}\\s+completed\\s+false\\s+2\\s+1\\s+1`));
+    const uploads = (await cli(dataDir, "catalog", "uploads", "list", "--company", companyId, "--json")).json as Json[];
+    assert.deepEqual(
+      uploads.map((upload) => [upload.uploadId, upload.status, upload.errorCounts]),
+      [[uploadId, "completed", { INVALID_JSON: 1 }]],
+    );
+  });
+
+  it("shows one upload with its errors", async () => {
+    const shown = await cli(dataDir, "catalog", "uploads", "show", "--company", companyId, "--id", uploadId);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /status:\s+completed/);
+    assert.match(shown.stdout, /line 2 {2}INVALID_JSON {2}the line is not valid JSON/);
+    const missing = await cli(dataDir, "catalog", "uploads", "show", "--company", companyId, "--id", "nope");
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /no catalog upload nope/);
+  });
+
+  it("shows a product of the catalog as JSON", async () => {
+    const shown = await cli(dataDir, "catalog", "products", "show", "--company", companyId, "--id", "tee");
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.equal(shown.json.variants[0].id, "tee-v1");
+    const other = await cli(dataDir, "catalog", "products", "show", "--company", "someone-else", "--id", "tee");
+    assert.equal(other.code, 2);
+  });
+});
