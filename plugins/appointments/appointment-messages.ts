@@ -4,7 +4,7 @@ import type { Clock } from "../../src/ports/clock.ts";
 import { UniqueConstraintError, type Collection, type Storage } from "../../src/ports/storage.ts";
 import type { AppointmentTypes } from "./appointment-types.ts";
 import { macrosOf } from "./macros.ts";
-import { APPOINTMENT_MESSAGES, type AppointmentMessage, type MessageType } from "./records.ts";
+import { APPOINTMENT_MESSAGES, MESSAGE_TYPES, type AppointmentMessage, type MessageType } from "./records.ts";
 import { parseMessageInput, parseMessagePatch } from "./schemas.ts";
 
 /** An appointment message as the wire shows it (interface 2.8). */
@@ -90,7 +90,8 @@ export class AppointmentMessages {
 
   /** @internal The messages of a type, in message-type order. */
   async ofType(companyId: string, eventTypeId: string): Promise<AppointmentMessage[]> {
-    return (await this.#messages.find({ where: { companyId, eventTypeId } })).items;
+    const { items } = await this.#messages.find({ where: { companyId, eventTypeId } });
+    return items.sort((a, b) => MESSAGE_TYPES.indexOf(a.messageType) - MESSAGE_TYPES.indexOf(b.messageType));
   }
 
   /** @internal The message a step sends, if the type has one. */

@@ -6,10 +6,9 @@ export const MAX_OFFSET = Duration.fromObject({ days: 366 });
 /** `Area/Location` (any depth) or `UTC`: the region/city form of interface 2.9. */
 const ZONE_SHAPE = /^(?:[A-Za-z][A-Za-z0-9_+-]*\/)+[A-Za-z0-9_+-]+$|^UTC$/;
 
-/** The canonical IANA name of a time zone (`america/new_york` → `America/New_York`), or undefined when unknown. */
-export function canonicalZone(name: string): string | undefined {
-  if (!ZONE_SHAPE.test(name) || !IANAZone.isValidZone(name)) return undefined;
-  return new Intl.DateTimeFormat("en-US", { timeZone: name }).resolvedOptions().timeZone;
+/** Whether `name` is an IANA time zone in region/city form (`America/New_York`, any letter case) or `UTC`. */
+export function isTimeZone(name: string): boolean {
+  return ZONE_SHAPE.test(name) && IANAZone.isValidZone(name);
 }
 
 /**

@@ -3,7 +3,7 @@ import { HttpError, invalidFields } from "../../src/http/errors.ts";
 import { parseOrThrow, plainObject } from "../../src/http/validation.ts";
 import type { JsonValue } from "../../src/ports/storage.ts";
 import { E164 } from "../subscriptions/index.ts";
-import { canonicalZone, parseOffset, resolveEventDateTime } from "./event-time.ts";
+import { isTimeZone, parseOffset, resolveEventDateTime } from "./event-time.ts";
 import { MESSAGE_TYPES, type MessageType } from "./records.ts";
 
 export const MAX_TYPE_NAME_LENGTH = 256;
@@ -26,11 +26,7 @@ const messageType = v.picklist(MESSAGE_TYPES, `must be one of ${MESSAGE_TYPES.jo
 
 const phone = v.pipe(v.string("must be a string"), v.regex(E164, "must be E.164: + and the country code, then digits only (e.g. +19148440001)"));
 
-const timeZone = v.pipe(
-  text(64),
-  v.check((name) => canonicalZone(name) !== undefined, "must be an IANA time zone name such as America/New_York"),
-  v.transform((name) => canonicalZone(name)!),
-);
+const timeZone = v.pipe(text(64), v.check(isTimeZone, "must be an IANA time zone name such as America/New_York"));
 
 const offset = v.pipe(
   text(64),

@@ -319,7 +319,7 @@ describe("appointment reminders", () => {
         remindTimeOffset: "PT3H",
         followUpTimeOffset: "PT24H",
         eventDateTime: "2026-03-08T15:00:00",
-        subscriberTimeZone: "America/New_York",
+        subscriberTimeZone: "america/new_york",
         sendEligibleSubscribersOnly: false,
         metadata: { service: "haircut" },
         eventAt: "2026-03-08T15:00:00.000-04:00",

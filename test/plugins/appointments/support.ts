@@ -60,3 +60,25 @@ export async function pendingSends(t: TestKit): Promise<Array<[string, string]>>
   const jobs = await t.kit.jobs.list({ type: "appointments.send-step", status: "queued" });
   return jobs.map((job) => [(job.payload as Json).step, new Date(job.runAt).toISOString()]);
 }
+
+/** The bodies of the appointment texts (not opt-in notices) the provider delivered to a number. */
+export async function appointmentTexts(t: TestKit, phone = PHONE): Promise<string[]> {
+  const kinds = new Map((await t.kit.outbox.list({ to: phone })).map((message) => [message.id, message.kind]));
+  return t.sms
+    .sentTo(phone)
+    .filter((sms) => kinds.get(sms.idempotencyKey)?.startsWith("appointment_"))
+    .map((sms) => sms.body);
+}
+
+/** Opts a phone in to TRANSACTIONAL texts at once (single opt-in) and runs the job. */
+export async function activeTextSubscriber(t: TestKit, phone = PHONE): Promise<void> {
+  await t.kit.plugin("subscriptions").optIn(t.company.companyId, { user: { phone }, locale: "en-US", subscriptionType: "TRANSACTIONAL", singleOptIn: true });
+  await t.scheduler.flush();
+}
+
+/** The subscriber texts STOP to the company's number. */
+export async function textStop(t: TestKit, phone = PHONE): Promise<void> {
+  const company = await t.kit.plugin("accounts").getCompany(t.company.companyId);
+  await t.sms.deliverInbound({ from: phone, to: company!.senderNumber!, body: "STOP" });
+  await t.scheduler.flush();
+}
