@@ -5,6 +5,7 @@ import { consoleSms } from "../../adapters/sms/console/index.ts";
 import { nodeScheduleScheduler } from "../../adapters/scheduler/node-schedule/index.ts";
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
 import { accountsPlugin } from "../../plugins/accounts/index.ts";
+import { appointmentsPlugin } from "../../plugins/appointments/index.ts";
 import { graphqlPlugin } from "../../plugins/graphql/index.ts";
 import { oauthPlugin } from "../../plugins/oauth/index.ts";
 import { subscriptionsPlugin } from "../../plugins/subscriptions/index.ts";
@@ -12,7 +13,7 @@ import { createReachkit, formatFields, type Logger, type Reachkit, type Reachkit
 
 /** Every plugin the self-hosted server runs. */
 export function serverPlugins(): ReachkitPlugin[] {
-  return [accountsPlugin(), subscriptionsPlugin(), graphqlPlugin(), oauthPlugin()];
+  return [accountsPlugin(), subscriptionsPlugin(), graphqlPlugin(), oauthPlugin(), appointmentsPlugin()];
 }
 
 export interface ServerKitOptions {
