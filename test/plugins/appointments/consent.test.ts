@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
   activeTextSubscriber,
+  adaReminder,
   ALL_MESSAGES,
   appointmentTexts,
   badRequest,
@@ -16,16 +17,7 @@ import {
   typeWithMessages,
 } from "./support.ts";
 
-const reminderFor = (eventType: string, sendEligibleSubscribersOnly: boolean, phone = PHONE) => ({
-  eventType: { uuid: eventType },
-  phone,
-  firstName: "Ada",
-  eventDateTime: "2026-03-08T15:00",
-  subscriberTimeZone: "America/New_York",
-  followUpTimeOffset: "PT24H",
-  metadata: { service: "haircut" },
-  sendEligibleSubscribersOnly,
-});
+const reminderFor = (eventType: string, sendEligibleSubscribersOnly: boolean, phone = PHONE) => adaReminder(eventType, { phone, sendEligibleSubscribersOnly });
 
 describe("who receives appointment texts", () => {
   it("sendEligibleSubscribersOnly true without an eligible TEXT subscription: 400 naming phone, nothing created or sent", async () => {

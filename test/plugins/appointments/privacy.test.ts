@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { ALL_MESSAGES, createReminder, HOUR, ok, pendingSends, PHONE, startAppointmentsKit, tactical, textsTo, typeWithMessages } from "./support.ts";
+import { adaReminder, ALL_MESSAGES, createReminder, HOUR, ok, pendingSends, PHONE, startAppointmentsKit, tactical, textsTo, typeWithMessages } from "./support.ts";
 
 const OTHER_PHONE = "+19148440002";
 
@@ -8,16 +8,7 @@ describe("privacy deletion of reminders", () => {
   it("deletes the subject's reminders (by phone or email) with their pending sends; nothing is sent to them afterwards; others are untouched", async () => {
     const t = await startAppointmentsKit();
     const eventType = await typeWithMessages(t, ALL_MESSAGES);
-    const body = (phone: string, extra: Record<string, unknown> = {}) => ({
-      eventType: { uuid: eventType },
-      phone,
-      firstName: "Ada",
-      eventDateTime: "2026-03-08T15:00",
-      subscriberTimeZone: "America/New_York",
-      followUpTimeOffset: "P1D",
-      metadata: { service: "haircut" },
-      ...extra,
-    });
+    const body = (phone: string, extra: Record<string, unknown> = {}) => adaReminder(eventType, { phone, ...extra });
     const byPhone = ok(await createReminder(t, body(PHONE)));
     const byEmail = ok(await createReminder(t, body("+19148440003", { emailAddress: "ada@example.com" })));
     const kept = ok(await createReminder(t, body(OTHER_PHONE)));

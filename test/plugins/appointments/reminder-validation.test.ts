@@ -1,18 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { TestKit } from "../../support/test-kit.ts";
-import { ALL_MESSAGES, badRequest, createReminder, ok, pendingSends, PHONE, startAppointmentsKit, tactical, typeWithMessages } from "./support.ts";
+import { adaReminder, ALL_MESSAGES, badRequest, createReminder, ok, pendingSends, startAppointmentsKit, tactical, typeWithMessages } from "./support.ts";
 
 async function validBody(t: TestKit): Promise<Record<string, unknown>> {
-  const eventType = await typeWithMessages(t, ALL_MESSAGES);
-  return {
-    eventType: { uuid: eventType },
-    phone: PHONE,
-    firstName: "Ada",
-    eventDateTime: "2026-03-08T15:00",
-    subscriberTimeZone: "America/New_York",
-    metadata: { service: "haircut" },
-  };
+  return adaReminder(await typeWithMessages(t, ALL_MESSAGES));
 }
 
 /** Nothing was stored, planned or texted. */

@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { TestKit } from "../../support/test-kit.ts";
 import {
+  adaReminder,
+  advanceTo,
   ALL_MESSAGES,
   badRequest,
   createReminder,
@@ -17,21 +19,6 @@ import {
 
 const DAY = 24 * HOUR;
 
-/** 15:00 in New York on 8 March 2026, the day DST starts (EDT, UTC-4): 19:00Z. */
-function dstDayReminder(eventType: string, extra: Record<string, unknown> = {}) {
-  return {
-    eventType: { uuid: eventType },
-    phone: PHONE,
-    firstName: "Ada",
-    eventDateTime: "2026-03-08T15:00:00",
-    subscriberTimeZone: "America/New_York",
-    remindTimeOffset: "PT3H",
-    followUpTimeOffset: "PT24H",
-    metadata: { service: "haircut" },
-    ...extra,
-  };
-}
-
 /** The instant the outbox handed a message to the provider, by the start of its body. */
 async function sentAt(t: TestKit, bodyStart: string): Promise<string> {
   const message = (await t.kit.outbox.list({ to: PHONE })).find((m) => m.body.startsWith(bodyStart));
@@ -39,16 +26,11 @@ async function sentAt(t: TestKit, bodyStart: string): Promise<string> {
   return new Date(message.sentAt).toISOString();
 }
 
-/** Moves the fake clock to an instant, running every job due on the way. */
-async function advanceTo(t: TestKit, iso: string): Promise<void> {
-  await t.scheduler.advance(Date.parse(iso) - t.clock.now());
-}
-
 describe("appointment reminders", () => {
   it("15:00 New York on the day DST starts, PT3H and PT24H: confirmation now, reminder at 16:00Z, follow-up a day later, then nothing", async () => {
     const t = await startAppointmentsKit();
     const eventType = await typeWithMessages(t, ALL_MESSAGES);
-    const reminder = ok(await createReminder(t, dstDayReminder(eventType)));
+    const reminder = ok(await createReminder(t, adaReminder(eventType)));
     assert.match(reminder.uuid, /^[0-9a-f-]{36}$/);
     assert.equal(reminder.eventAt, "2026-03-08T15:00:00.000-04:00");
     assert.equal(reminder.state, "scheduled");
@@ -131,7 +113,7 @@ describe("appointment reminders", () => {
   it("no-show sends the no-show text and cancels the follow-up; a second no-show sends nothing; cancel after it is a 400", async () => {
     const t = await startAppointmentsKit();
     const eventType = await typeWithMessages(t, ALL_MESSAGES);
-    const { uuid } = ok(await createReminder(t, dstDayReminder(eventType)));
+    const { uuid } = ok(await createReminder(t, adaReminder(eventType)));
     await advanceTo(t, "2026-03-08T20:00:00.000Z");
     assert.equal(textsTo(t).length, 2, "confirmation and reminder");
 
@@ -155,7 +137,7 @@ describe("appointment reminders", () => {
   it("moving the appointment replaces the pending reminder: the old time sends nothing, the new one sends once", async () => {
     const t = await startAppointmentsKit();
     const eventType = await typeWithMessages(t, ALL_MESSAGES);
-    const { uuid } = ok(await createReminder(t, dstDayReminder(eventType)));
+    const { uuid } = ok(await createReminder(t, adaReminder(eventType)));
     const moved = ok(await tactical(t, "PUT", `/events/reminders/${uuid}`, { eventDateTime: "2026-03-10T09:30" }));
     assert.equal(moved.eventAt, "2026-03-10T09:30:00.000-04:00");
     assert.equal(moved.steps.REMINDER.sendAt, "2026-03-10T06:30:00.000-04:00");
@@ -185,7 +167,7 @@ describe("appointment reminders", () => {
   it("cancel sends the cancellation and nothing else ever fires; cancel again sends nothing; no-show after cancel is a 400", async () => {
     const t = await startAppointmentsKit();
     const eventType = await typeWithMessages(t, ALL_MESSAGES);
-    const { uuid } = ok(await createReminder(t, dstDayReminder(eventType)));
+    const { uuid } = ok(await createReminder(t, adaReminder(eventType)));
     const canceled = ok(await tactical(t, "POST", `/events/reminders/${uuid}/cancel`));
     assert.equal(canceled.state, "canceled");
     assert.equal(canceled.steps.REMINDER.status, "canceled");
@@ -210,7 +192,7 @@ describe("appointment reminders", () => {
     const t = await startAppointmentsKit();
     const eventType = await typeWithMessages(t, ALL_MESSAGES);
     // The clock is 2026-03-01T12:00Z (07:00 EST); the appointment is at 09:00 EST, so 06:00 has passed.
-    const reminder = ok(await createReminder(t, { ...dstDayReminder(eventType), eventDateTime: "2026-03-01T09:00" }));
+    const reminder = ok(await createReminder(t, { ...adaReminder(eventType), eventDateTime: "2026-03-01T09:00" }));
     assert.deepEqual(reminder.steps.REMINDER, { status: "skipped", sendAt: "2026-03-01T06:00:00.000-05:00", reason: "time_passed" });
     assert.equal(reminder.steps.FOLLOW_UP.status, "scheduled");
     await t.scheduler.advance(2 * DAY);
@@ -221,7 +203,7 @@ describe("appointment reminders", () => {
   it("a type without a message for a step sends nothing for that step", async () => {
     const t = await startAppointmentsKit();
     const eventType = await typeWithMessages(t, { REMINDER: ALL_MESSAGES.REMINDER });
-    const reminder = ok(await createReminder(t, dstDayReminder(eventType)));
+    const reminder = ok(await createReminder(t, adaReminder(eventType)));
     assert.deepEqual(reminder.steps.CONFIRMATION, { status: "skipped", reason: "no_message" });
     await t.scheduler.advance(10 * DAY);
     assert.deepEqual(textsTo(t), ["Reminder: haircut at 3:00 PM today."]);
@@ -236,7 +218,7 @@ describe("appointment reminders", () => {
   it("a message edited after the reminder was made is sent as it reads then; a macro nothing fills skips the step, visibly", async () => {
     const t = await startAppointmentsKit();
     const eventType = await typeWithMessages(t, { REMINDER: ALL_MESSAGES.REMINDER, FOLLOW_UP: ALL_MESSAGES.FOLLOW_UP });
-    const { uuid } = ok(await createReminder(t, dstDayReminder(eventType, { metadata: { service: "haircut", firstName: "Dr. Ada" } })));
+    const { uuid } = ok(await createReminder(t, adaReminder(eventType, { metadata: { service: "haircut", firstName: "Dr. Ada" } })));
     const messages = await t.kit.plugin("appointments").messages.ofType(t.company.companyId, eventType);
     const reminderMessage = messages.find((m) => m.messageType === "REMINDER")!;
     const followUp = messages.find((m) => m.messageType === "FOLLOW_UP")!;
@@ -253,7 +235,7 @@ describe("appointment reminders", () => {
   it("an unknown uuid, or another company's, is a 404 on read, update, cancel and no-show", async () => {
     const t = await startAppointmentsKit();
     const eventType = await typeWithMessages(t, {});
-    const { uuid } = ok(await createReminder(t, dstDayReminder(eventType)));
+    const { uuid } = ok(await createReminder(t, adaReminder(eventType)));
     const other = await t.kit.provisionCompany({ name: "Other" });
     const otherToken = other.output.legacyToken as string;
     for (const id of ["00000000-0000-4000-8000-000000000000", uuid]) {
@@ -272,10 +254,10 @@ describe("appointment reminders", () => {
   it("a second reminder for the same externalEventId and phone is a 400 and creates nothing; another phone, or after a cancel, is fine", async () => {
     const t = await startAppointmentsKit();
     const eventType = await typeWithMessages(t, ALL_MESSAGES);
-    const first = ok(await createReminder(t, dstDayReminder(eventType, { externalEventId: "appt-1" })));
+    const first = ok(await createReminder(t, adaReminder(eventType, { externalEventId: "appt-1" })));
     await t.scheduler.flush();
     const sendsBefore = await pendingSends(t);
-    const duplicate = badRequest(await createReminder(t, dstDayReminder(eventType, { externalEventId: "appt-1", eventDateTime: "2026-03-09T10:00" })));
+    const duplicate = badRequest(await createReminder(t, adaReminder(eventType, { externalEventId: "appt-1", eventDateTime: "2026-03-09T10:00" })));
     assert.equal(duplicate.code, "duplicate_reminder");
     assert.deepEqual(duplicate.paths, ["externalEventId"]);
     await t.scheduler.flush();
@@ -283,11 +265,11 @@ describe("appointment reminders", () => {
     assert.deepEqual(await pendingSends(t), sendsBefore);
     assert.equal((await t.kit.plugin("appointments").reminders.list(t.company.companyId)).length, 1);
 
-    ok(await createReminder(t, dstDayReminder(eventType, { externalEventId: "appt-1", phone: "+19148440002" })));
-    const second = ok(await createReminder(t, dstDayReminder(eventType, { externalEventId: "appt-2" })));
+    ok(await createReminder(t, adaReminder(eventType, { externalEventId: "appt-1", phone: "+19148440002" })));
+    const second = ok(await createReminder(t, adaReminder(eventType, { externalEventId: "appt-2" })));
     assert.equal(badRequest(await tactical(t, "PUT", `/events/reminders/${second.uuid}`, { externalEventId: "appt-1" })).code, "duplicate_reminder");
     ok(await tactical(t, "POST", `/events/reminders/${first.uuid}/cancel`));
-    const rebooked = ok(await createReminder(t, dstDayReminder(eventType, { externalEventId: "appt-1" })));
+    const rebooked = ok(await createReminder(t, adaReminder(eventType, { externalEventId: "appt-1" })));
     assert.equal(rebooked.externalEventId, "appt-1");
     await t.stop();
   });
@@ -297,7 +279,7 @@ describe("appointment reminders", () => {
     const eventType = await typeWithMessages(t, {});
     const created = ok(
       await createReminder(t, {
-        ...dstDayReminder(eventType),
+        ...adaReminder(eventType),
         externalEventId: "appt-9",
         lastName: "Lovelace",
         emailAddress: "Ada@Example.com",
@@ -341,7 +323,7 @@ describe("appointment reminders", () => {
   it("a REMINDER job that runs again after it sent (a crash before the job was marked done) sends nothing twice", async () => {
     const t = await startAppointmentsKit();
     const eventType = await typeWithMessages(t, { REMINDER: ALL_MESSAGES.REMINDER });
-    const { uuid } = ok(await createReminder(t, dstDayReminder(eventType)));
+    const { uuid } = ok(await createReminder(t, adaReminder(eventType)));
     await advanceTo(t, "2026-03-08T16:00:00.000Z");
     const reminders = t.kit.plugin("appointments").reminders;
     await reminders.sendStep({ companyId: t.company.companyId, reminderId: uuid, step: "REMINDER" });

@@ -7,16 +7,12 @@ import { fakeClock, type FakeClock } from "../../../adapters/clock/index.ts";
 import { memorySms, type MemorySms } from "../../../adapters/sms/memory/index.ts";
 import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
 import type { TestKit } from "../../support/test-kit.ts";
-import { ALL_MESSAGES, createReminder, HOUR, ok, pendingSends, PHONE, startAppointmentsKit, tactical, textsTo, typeWithMessages } from "./support.ts";
+import { adaReminder, advanceTo, ALL_MESSAGES, createReminder, HOUR, ok, pendingSends, PHONE, startAppointmentsKit, tactical, textsTo, typeWithMessages } from "./support.ts";
 
 /** A kit on the same SQLite file, clock and provider, speaking for the company of the first kit. */
 async function restart(filename: string, clock: FakeClock, sms: MemorySms, company: TestKit["company"]): Promise<TestKit> {
   const kit = await startAppointmentsKit({ storage: sqliteStorage({ filename }), clock, sms, bare: true });
   return { ...kit, company };
-}
-
-async function advanceTo(t: TestKit, iso: string): Promise<void> {
-  await t.scheduler.advance(Date.parse(iso) - t.clock.now());
 }
 
 describe("reminders across restarts", () => {
@@ -26,17 +22,7 @@ describe("reminders across restarts", () => {
     const sms = memorySms();
     const first = await startAppointmentsKit({ storage: sqliteStorage({ filename }), clock, sms });
     const eventType = await typeWithMessages(first, ALL_MESSAGES);
-    const { uuid } = ok(
-      await createReminder(first, {
-        eventType: { uuid: eventType },
-        phone: PHONE,
-        firstName: "Ada",
-        eventDateTime: "2026-03-08T15:00",
-        subscriberTimeZone: "America/New_York",
-        followUpTimeOffset: "PT24H",
-        metadata: { service: "haircut" },
-      }),
-    );
+    const { uuid } = ok(await createReminder(first, adaReminder(eventType)));
     await first.stop();
     assert.equal(sms.sent.length, 0, "stopped before the confirmation was delivered");
 

@@ -48,6 +48,29 @@ export const ALL_MESSAGES = {
   NO_SHOW: "We missed you today, {firstName}.",
 };
 
+/**
+ * Ada's haircut at 15:00 in New York on 8 March 2026, the day DST starts (EDT,
+ * UTC-4, so 19:00Z), reminded PT3H before and followed up PT24H after.
+ */
+export function adaReminder(eventType: string, extra: Json = {}): Json {
+  return {
+    eventType: { uuid: eventType },
+    phone: PHONE,
+    firstName: "Ada",
+    eventDateTime: "2026-03-08T15:00:00",
+    subscriberTimeZone: "America/New_York",
+    remindTimeOffset: "PT3H",
+    followUpTimeOffset: "PT24H",
+    metadata: { service: "haircut" },
+    ...extra,
+  };
+}
+
+/** Moves the fake clock to an instant, running every job due on the way. */
+export async function advanceTo(t: TestKit, iso: string): Promise<void> {
+  await t.scheduler.advance(Date.parse(iso) - t.clock.now());
+}
+
 export function createReminder(t: TestKit, body: Json): Promise<InjectResponse> {
   return tactical(t, "POST", "/events/reminders", body);
 }
