@@ -20,9 +20,9 @@ export function macroValuesOf(metadata: Readonly<Record<string, JsonValue>>): Re
   return values;
 }
 
-/** The macros of `macros` that `values` does not fill. */
-export function missingMacros(macros: readonly string[], values: MacroValues): string[] {
-  return macros.filter((name) => !Object.hasOwn(values, name));
+/** The macros of `macros` that are not among the `available` names. */
+export function missingMacros(macros: readonly string[], available: ReadonlySet<string>): string[] {
+  return macros.filter((name) => !available.has(name));
 }
 
 /** Replaces every macro with its value; a macro without one stays as written (callers check {@link missingMacros} first). */

@@ -115,7 +115,6 @@ export const appointmentCollections: readonly CollectionSpec[] = [
       { fields: ["companyId", "externalEventKey", "phone"], unique: true },
       { fields: ["companyId", "phone"] },
       { fields: ["companyId", "emailAddress"] },
-      { fields: ["companyId", "state"] },
     ],
   },
 ];

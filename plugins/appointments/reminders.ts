@@ -7,7 +7,7 @@ import type { Clock } from "../../src/ports/clock.ts";
 import { UniqueConstraintError, type Collection, type Storage, type Where } from "../../src/ports/storage.ts";
 import type { AppointmentMessages } from "./appointment-messages.ts";
 import type { AppointmentTypes } from "./appointment-types.ts";
-import { resolveEventDateTime } from "./event-time.ts";
+import { resolveEventDateTime, TimeZoneNames } from "./event-time.ts";
 import { missingMacros } from "./macros.ts";
 import { REMINDERS, TIMED_STEPS, type MessageType, type Reminder, type ReminderState } from "./records.ts";
 import {
@@ -20,7 +20,7 @@ import {
   type SendStepJob,
 } from "./reminder-plan.ts";
 import { reminderView, type ReminderView } from "./reminder-view.ts";
-import { parseReminderInput, parseReminderPatch, type ValidReminderInput, type ValidReminderPatch } from "./schemas.ts";
+import { reminderParsers, type ValidReminderInput, type ValidReminderPatch } from "./schemas.ts";
 import type { StepSender } from "./step-sender.ts";
 
 /** Reminders per delete statement in a privacy deletion. */
@@ -50,6 +50,7 @@ export interface ReminderListOptions {
 export class Reminders {
   readonly #reminders: Collection<Reminder>;
   readonly #parts: RemindersParts;
+  readonly #parse = reminderParsers(new TimeZoneNames());
 
   constructor(parts: RemindersParts) {
     this.#parts = parts;
@@ -63,7 +64,7 @@ export class Reminders {
    * `sendEligibleSubscribersOnly`) a phone without an eligible TEXT subscription.
    */
   async create(companyId: string, input: unknown): Promise<ReminderView> {
-    const valid = parseReminderInput(input);
+    const valid = this.#parse.input(input);
     const now = this.#parts.clock.now();
     const reminder = await this.#parts.storage.transaction(async () => {
       const settled = await this.#settle(newReminder(companyId, valid, now), undefined, now);
@@ -82,7 +83,7 @@ export class Reminders {
    * 404 for an unknown uuid; 400 for a canceled or no-show reminder.
    */
   async update(companyId: string, uuid: string, patch: unknown): Promise<ReminderView> {
-    const valid = parseReminderPatch(patch);
+    const valid = this.#parse.patch(patch);
     const now = this.#parts.clock.now();
     const reminder = await this.#parts.storage.transaction(async () => {
       const current = await this.#owned(companyId, uuid);
@@ -213,10 +214,10 @@ export class Reminders {
     if (!event) throw invalidFields([{ path: "eventDateTime", message: "must be an ISO 8601 date and time" }]);
     next.eventAt = event.at.toMillis();
 
-    const values = await sender.macroValues(next);
+    const available = sender.availableMacros(next);
     const missing = new Map<string, MessageType[]>();
     for (const message of await messages.ofType(next.companyId, next.eventTypeId)) {
-      for (const name of missingMacros(message.macros, values)) missing.set(name, [...(missing.get(name) ?? []), message.messageType]);
+      for (const name of missingMacros(message.macros, available)) missing.set(name, [...(missing.get(name) ?? []), message.messageType]);
     }
     if (missing.size > 0) {
       throw new HttpError(

@@ -3,7 +3,7 @@ import { HttpError, invalidFields } from "../../src/http/errors.ts";
 import { parseOrThrow, plainObject } from "../../src/http/validation.ts";
 import type { JsonValue } from "../../src/ports/storage.ts";
 import { E164 } from "../subscriptions/index.ts";
-import { isTimeZone, parseOffset, resolveEventDateTime } from "./event-time.ts";
+import { parseOffset, resolveEventDateTime, type TimeZoneNames } from "./event-time.ts";
 import { MESSAGE_TYPES, type MessageType } from "./records.ts";
 
 export const MAX_TYPE_NAME_LENGTH = 256;
@@ -25,8 +25,6 @@ const eventTypeRef = plainObject({ uuid: nonEmpty(MAX_UUID_LENGTH) });
 const messageType = v.picklist(MESSAGE_TYPES, `must be one of ${MESSAGE_TYPES.join(", ")}`);
 
 const phone = v.pipe(v.string("must be a string"), v.regex(E164, "must be E.164: + and the country code, then digits only (e.g. +19148440001)"));
-
-const timeZone = v.pipe(text(64), v.check(isTimeZone, "must be an IANA time zone name such as America/New_York"));
 
 const offset = v.pipe(
   text(64),
@@ -72,29 +70,35 @@ const updateMessageSchema = plainObject({
   text: v.optional(messageFields.text),
 });
 
-const reminderFields = {
-  eventType: eventTypeRef,
-  phone,
-  eventDateTime,
-  subscriberTimeZone: timeZone,
-  remindTimeOffset: clearable(offset),
-  followUpTimeOffset: clearable(offset),
-  externalEventId: clearable(nonEmpty(MAX_EXTERNAL_ID_LENGTH)),
-  firstName: clearable(text(MAX_NAME_LENGTH)),
-  lastName: clearable(text(MAX_NAME_LENGTH)),
-  emailAddress: clearable(email),
-  metadata: clearable(metadata),
-  sendEligibleSubscribersOnly: clearable(v.boolean("must be a boolean")),
-};
-
-const createReminderSchema = plainObject(reminderFields);
-const updateReminderSchema = plainObject({
-  ...reminderFields,
-  eventType: v.optional(reminderFields.eventType),
-  phone: v.optional(reminderFields.phone),
-  eventDateTime: v.optional(reminderFields.eventDateTime),
-  subscriberTimeZone: v.optional(reminderFields.subscriberTimeZone),
-});
+function reminderSchemas(zones: TimeZoneNames) {
+  const fields = {
+    eventType: eventTypeRef,
+    phone,
+    eventDateTime,
+    subscriberTimeZone: v.pipe(
+      text(64),
+      v.check((name) => zones.isTimeZone(name), "must be an IANA time zone name such as America/New_York"),
+    ),
+    remindTimeOffset: clearable(offset),
+    followUpTimeOffset: clearable(offset),
+    externalEventId: clearable(nonEmpty(MAX_EXTERNAL_ID_LENGTH)),
+    firstName: clearable(text(MAX_NAME_LENGTH)),
+    lastName: clearable(text(MAX_NAME_LENGTH)),
+    emailAddress: clearable(email),
+    metadata: clearable(metadata),
+    sendEligibleSubscribersOnly: clearable(v.boolean("must be a boolean")),
+  };
+  return {
+    create: plainObject(fields),
+    update: plainObject({
+      ...fields,
+      eventType: v.optional(fields.eventType),
+      phone: v.optional(fields.phone),
+      eventDateTime: v.optional(fields.eventDateTime),
+      subscriberTimeZone: v.optional(fields.subscriberTimeZone),
+    }),
+  };
+}
 
 const createTypeSchema = plainObject({ type: nonEmpty(MAX_TYPE_NAME_LENGTH) });
 
@@ -140,8 +144,8 @@ export type ReminderPatch = Partial<ReminderInput>;
 export type ValidTypeInput = v.InferOutput<typeof createTypeSchema>;
 export type ValidMessageInput = v.InferOutput<typeof createMessageSchema>;
 export type ValidMessagePatch = v.InferOutput<typeof updateMessageSchema>;
-export type ValidReminderInput = v.InferOutput<typeof createReminderSchema>;
-export type ValidReminderPatch = v.InferOutput<typeof updateReminderSchema>;
+export type ValidReminderInput = v.InferOutput<ReturnType<typeof reminderSchemas>["create"]>;
+export type ValidReminderPatch = v.InferOutput<ReturnType<typeof reminderSchemas>["update"]>;
 
 /** Like `parseOrThrow`, with "is required" for a missing field instead of valibot's wording. */
 function parse<TSchema extends v.GenericSchema>(schema: TSchema, input: unknown): v.InferOutput<TSchema> {
@@ -156,5 +160,11 @@ function parse<TSchema extends v.GenericSchema>(schema: TSchema, input: unknown)
 export const parseTypeInput = (input: unknown): ValidTypeInput => parse(createTypeSchema, input);
 export const parseMessageInput = (input: unknown): ValidMessageInput => parse(createMessageSchema, input);
 export const parseMessagePatch = (input: unknown): ValidMessagePatch => parse(updateMessageSchema, input);
-export const parseReminderInput = (input: unknown): ValidReminderInput => parse(createReminderSchema, input);
-export const parseReminderPatch = (input: unknown): ValidReminderPatch => parse(updateReminderSchema, input);
+/** The reminder parsers of one kit (its zone names are remembered per kit). */
+export function reminderParsers(zones: TimeZoneNames) {
+  const schemas = reminderSchemas(zones);
+  return {
+    input: (input: unknown): ValidReminderInput => parse(schemas.create, input),
+    patch: (input: unknown): ValidReminderPatch => parse(schemas.update, input),
+  };
+}

@@ -36,8 +36,8 @@ export class StepSender {
     if (!message) return { ...outcome, status: "skipped", reason: "no_message" };
     const consent = await this.consent(reminder);
     if (!consent.allowed) return { ...outcome, status: "skipped", reason: consent.reason };
-    const values = await this.macroValues(reminder);
-    const missing = missingMacros(message.macros, values);
+    const values = await this.macroValues(reminder, message.macros);
+    const missing = missingMacros(message.macros, new Set(Object.keys(values)));
     if (missing.length > 0) return { ...outcome, status: "skipped", reason: "missing_macros", missingMacros: missing };
     const queued = await this.outbox.send({
       companyId: reminder.companyId,
@@ -56,17 +56,33 @@ export class StepSender {
     return textConsent(subscriptions, reminder.sendEligibleSubscribersOnly);
   }
 
-  /** Metadata first (the caller's explicit values), then the built-ins it leaves out. */
-  async macroValues(reminder: ReminderFacts): Promise<MacroValues> {
-    const company = await this.accounts().getCompany(reminder.companyId);
-    const builtIns: Record<string, string> = {
-      phone: reminder.phone,
-      ...eventDateAndTime(reminder.eventAt, reminder.subscriberTimeZone),
-      ...(company ? { companyName: company.name } : {}),
-      ...(reminder.firstName !== undefined ? { firstName: reminder.firstName } : {}),
-      ...(reminder.lastName !== undefined ? { lastName: reminder.lastName } : {}),
-      ...(reminder.emailAddress !== undefined ? { emailAddress: reminder.emailAddress } : {}),
-    };
-    return { ...builtIns, ...macroValuesOf(reminder.metadata) };
+  /** The macro names a reminder fills: its metadata's, and the built-ins it has (a company always has a name). */
+  availableMacros(reminder: ReminderFacts): Set<string> {
+    const names = new Set<string>(["phone", "companyName", "eventDate", "eventTime"]);
+    for (const field of ["firstName", "lastName", "emailAddress"] as const) if (reminder[field] !== undefined) names.add(field);
+    for (const name of Object.keys(macroValuesOf(reminder.metadata))) names.add(name);
+    return names;
+  }
+
+  /**
+   * The values of `names`: metadata first (the caller's explicit values), then
+   * the built-ins it leaves out. Only what the text uses is computed (dates
+   * cost time-zone work, the company name a lookup).
+   */
+  async macroValues(reminder: ReminderFacts, names: readonly string[]): Promise<MacroValues> {
+    const metadata = macroValuesOf(reminder.metadata);
+    const wanted = new Set(names.filter((name) => !Object.hasOwn(metadata, name)));
+    const builtIns: Record<string, string> = {};
+    if (wanted.has("phone")) builtIns.phone = reminder.phone;
+    for (const field of ["firstName", "lastName", "emailAddress"] as const) {
+      const value = reminder[field];
+      if (wanted.has(field) && value !== undefined) builtIns[field] = value;
+    }
+    if (wanted.has("eventDate") || wanted.has("eventTime")) Object.assign(builtIns, eventDateAndTime(reminder.eventAt, reminder.subscriberTimeZone));
+    if (wanted.has("companyName")) {
+      const company = await this.accounts().getCompany(reminder.companyId);
+      if (company) builtIns.companyName = company.name;
+    }
+    return { ...builtIns, ...metadata };
   }
 }
