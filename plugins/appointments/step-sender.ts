@@ -7,8 +7,12 @@ import { macroValuesOf, missingMacros, renderMacros, type MacroValues } from "./
 import type { MessageType, Reminder, ReminderStep } from "./records.ts";
 import { textConsent } from "./send-consent.ts";
 
+/** Built-in macros filled from the reminder's own fields, when it has them. */
+const FIELD_MACROS = ["firstName", "lastName", "emailAddress"] as const;
+/** Built-in macros every reminder fills (the event's date and time in the subscriber's zone). */
+const ALWAYS_FILLED_MACROS = ["phone", "companyName", "eventDate", "eventTime"] as const;
 /** What a reminder fills macros from: metadata, then these built-ins for names metadata does not give. */
-export const BUILT_IN_MACROS = ["firstName", "lastName", "emailAddress", "phone", "companyName", "eventDate", "eventTime"] as const;
+export const BUILT_IN_MACROS: readonly string[] = [...FIELD_MACROS, ...ALWAYS_FILLED_MACROS];
 
 /** The parts of a reminder that fill macros and decide consent. */
 export type ReminderFacts = Pick<
@@ -58,8 +62,8 @@ export class StepSender {
 
   /** The macro names a reminder fills: its metadata's, and the built-ins it has (a company always has a name). */
   availableMacros(reminder: ReminderFacts): Set<string> {
-    const names = new Set<string>(["phone", "companyName", "eventDate", "eventTime"]);
-    for (const field of ["firstName", "lastName", "emailAddress"] as const) if (reminder[field] !== undefined) names.add(field);
+    const names = new Set<string>(ALWAYS_FILLED_MACROS);
+    for (const field of FIELD_MACROS) if (reminder[field] !== undefined) names.add(field);
     for (const name of Object.keys(macroValuesOf(reminder.metadata))) names.add(name);
     return names;
   }
@@ -74,7 +78,7 @@ export class StepSender {
     const wanted = new Set(names.filter((name) => !Object.hasOwn(metadata, name)));
     const builtIns: Record<string, string> = {};
     if (wanted.has("phone")) builtIns.phone = reminder.phone;
-    for (const field of ["firstName", "lastName", "emailAddress"] as const) {
+    for (const field of FIELD_MACROS) {
       const value = reminder[field];
       if (wanted.has(field) && value !== undefined) builtIns[field] = value;
     }
