@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { DEFAULT_MESSAGING_SETTINGS, isLogLevel, type LogLevel } from "../../src/index.ts";
+import { DEFAULT_JOB_SETTINGS, DEFAULT_MESSAGING_SETTINGS, isLogLevel, type LogLevel } from "../../src/index.ts";
 
 /** The self-hosted server's settings, from the environment (see the README's configuration table). */
 export interface ServerConfig {
@@ -12,6 +12,8 @@ export interface ServerConfig {
   logLevel: LogLevel;
   /** Texts per second per sender number (the outbox's rate limit). */
   smsPerSecond: number;
+  /** Durable jobs run at once (reminder bursts, sends). */
+  jobConcurrency: number;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: { port?: number; dataDir?: string } = {}): ServerConfig {
@@ -22,6 +24,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: {
   if (!isLogLevel(logLevel)) throw new Error(`LOG_LEVEL must be debug, info, warn or error, got "${logLevel}"`);
   const smsPerSecond = env.REACHKIT_SMS_PER_SECOND ? Number(env.REACHKIT_SMS_PER_SECOND) : DEFAULT_MESSAGING_SETTINGS.ratePerSecond;
   if (!(smsPerSecond > 0)) throw new Error(`REACHKIT_SMS_PER_SECOND must be a positive number, got "${env.REACHKIT_SMS_PER_SECOND}"`);
+  const jobConcurrency = env.REACHKIT_JOB_CONCURRENCY ? Number(env.REACHKIT_JOB_CONCURRENCY) : DEFAULT_JOB_SETTINGS.concurrency;
+  if (!Number.isInteger(jobConcurrency) || jobConcurrency < 1) {
+    throw new Error(`REACHKIT_JOB_CONCURRENCY must be a whole number of at least 1, got "${env.REACHKIT_JOB_CONCURRENCY}"`);
+  }
   return {
     port,
     dataDir,
@@ -29,6 +35,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: {
     secret: env.REACHKIT_SECRET || dataDirSecret(dataDir),
     logLevel,
     smsPerSecond,
+    jobConcurrency,
   };
 }
 

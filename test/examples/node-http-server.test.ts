@@ -60,6 +60,9 @@ describe("self-hosted server", () => {
     assert.throws(() => configFromEnv({ REACHKIT_SMS_PER_SECOND: "fast" }, { dataDir }), /REACHKIT_SMS_PER_SECOND/);
     assert.equal(configFromEnv({ REACHKIT_SMS_PER_SECOND: "25" }, { dataDir }).smsPerSecond, 25);
     assert.equal(configFromEnv({}, { dataDir }).smsPerSecond, 10);
+    assert.equal(configFromEnv({ REACHKIT_JOB_CONCURRENCY: "16" }, { dataDir }).jobConcurrency, 16);
+    assert.equal(configFromEnv({}, { dataDir }).jobConcurrency, 4);
+    for (const bad of ["0", "2.5", "many"]) assert.throws(() => configFromEnv({ REACHKIT_JOB_CONCURRENCY: bad }, { dataDir }), /REACHKIT_JOB_CONCURRENCY/);
   });
 
   it("starts with npm start's entry point, logs JSON with trace ids, and stops gracefully on SIGTERM", async () => {
