@@ -12,7 +12,7 @@
 // Usage: npm run bench:reminders [-- count [burst]]   (default 100000 and 1000)
 import { execFile } from "node:child_process";
 import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { report } from "./support.ts";
@@ -38,6 +38,7 @@ async function phase(...args: Array<string | number>): Promise<Record<string, un
   return JSON.parse(line.slice("RESULT ".length)) as Record<string, unknown>;
 }
 
+const loadAtStart = loadavg().map((load) => Math.round(load * 10) / 10);
 const dataDir = mkdtempSync(join(tmpdir(), "reachkit-bench-reminders-"));
 const emptyDir = mkdtempSync(join(tmpdir(), "reachkit-bench-reminders-empty-"));
 
@@ -53,6 +54,8 @@ const bareLateness = await phase("bare-lateness", burst);
 
 const { companyId: _companyId, legacyToken: _legacyToken, ...creation } = created;
 report("reminders", {
+  // Other work on the machine slows every figure; the baselines ran under the same load.
+  machine: { cpus: cpus().length, loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadavg().map((load) => Math.round(load * 10) / 10) },
   reminders: count,
   burst,
   creation: {
