@@ -87,7 +87,7 @@ export interface Reminder extends Doc {
   eventDateTime: string;
   /** The instant `eventDateTime` resolves to, epoch ms. */
   eventAt: number;
-  /** A canonical IANA zone name. */
+  /** An IANA zone name, as the caller wrote it (any letter case). */
   subscriberTimeZone: string;
   /** ISO 8601 durations. */
   remindTimeOffset: string;
