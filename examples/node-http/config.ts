@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { DEFAULT_MESSAGING_SETTINGS, isLogLevel, type LogLevel } from "../../src/index.ts";
+import { DEFAULT_JOB_SETTINGS, DEFAULT_MESSAGING_SETTINGS, isLogLevel, type LogLevel } from "../../src/index.ts";
 
 /** The self-hosted server's settings, from the environment (see the README's configuration table). */
 export interface ServerConfig {
@@ -14,6 +14,8 @@ export interface ServerConfig {
   smsPerSecond: number;
   /** Hours between a privacy request and its processing (0: at once; at most 720, thirty days). */
   privacyDelayHours: number;
+  /** Durable jobs run at once (reminder bursts, sends). */
+  jobConcurrency: number;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: { port?: number; dataDir?: string } = {}): ServerConfig {
@@ -28,6 +30,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: {
   if (!(privacyDelayHours >= 0 && privacyDelayHours <= 720)) {
     throw new Error(`REACHKIT_PRIVACY_DELAY_HOURS must be a number of hours from 0 to 720 (thirty days), got "${env.REACHKIT_PRIVACY_DELAY_HOURS}"`);
   }
+  const jobConcurrency = env.REACHKIT_JOB_CONCURRENCY ? Number(env.REACHKIT_JOB_CONCURRENCY) : DEFAULT_JOB_SETTINGS.concurrency;
+  if (!Number.isInteger(jobConcurrency) || jobConcurrency < 1) {
+    throw new Error(`REACHKIT_JOB_CONCURRENCY must be a whole number of at least 1, got "${env.REACHKIT_JOB_CONCURRENCY}"`);
+  }
   return {
     port,
     dataDir,
@@ -36,6 +42,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: {
     logLevel,
     smsPerSecond,
     privacyDelayHours,
+    jobConcurrency,
   };
 }
 

@@ -5,6 +5,7 @@ import { consoleSms } from "../../adapters/sms/console/index.ts";
 import { nodeScheduleScheduler } from "../../adapters/scheduler/node-schedule/index.ts";
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
 import { accountsPlugin } from "../../plugins/accounts/index.ts";
+import { appointmentsPlugin } from "../../plugins/appointments/index.ts";
 import { catalogPlugin } from "../../plugins/catalog/index.ts";
 import { graphqlPlugin } from "../../plugins/graphql/index.ts";
 import { legacyPlugin } from "../../plugins/legacy/index.ts";
@@ -23,6 +24,7 @@ export function serverPlugins(options: { privacyProcessingDelayMs?: number } = {
     legacyPlugin(),
     privacyPlugin({ processingDelayMs: options.privacyProcessingDelayMs }),
     catalogPlugin(),
+    appointmentsPlugin(),
   ];
 }
 

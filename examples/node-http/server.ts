@@ -24,7 +24,7 @@ export async function startServer(config: ServerConfig, print: (text: string) =>
       publicUrl: config.publicUrl,
       secret: config.secret,
       logger,
-      config: { messaging: { ratePerSecond: config.smsPerSecond } },
+      config: { messaging: { ratePerSecond: config.smsPerSecond }, jobs: { concurrency: config.jobConcurrency } },
       privacyProcessingDelayMs: config.privacyDelayHours * 3_600_000,
     },
     print,

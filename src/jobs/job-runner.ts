@@ -50,6 +50,8 @@ export class JobRunner {
     private readonly scheduler: Scheduler,
     private readonly logger: Logger,
     private readonly settings: JobRunnerSettings,
+    /** Runs a batch of claims atomically (the storage's transaction): one commit per tick, not one per job. */
+    private readonly atomically: <R>(work: () => Promise<R>) => Promise<R> = (work) => work(),
   ) {
     this.#queue = new PQueue({ concurrency: settings.concurrency });
   }
@@ -119,33 +121,39 @@ export class JobRunner {
   }
 
   async #claimDue(): Promise<void> {
-    const now = this.clock.now();
-    // A running job whose lease ran out belongs to a worker that died: queue it again.
-    await this.jobs.updateWhere(
-      { status: "running", leaseUntil: { lte: now } },
-      { status: "queued", leaseUntil: null, updatedAt: now },
-    );
     const room = this.settings.concurrency * 2 - this.#queue.size - this.#queue.pending;
     this.#backlog = false;
     if (room <= 0) {
       this.#backlog = true;
       return;
     }
-    const due = await this.jobs.find({
-      where: { status: "queued", runAt: { lte: now } },
-      orderBy: [{ field: "runAt" }],
-      limit: room,
-    });
-    if (due.nextCursor) this.#backlog = true;
-    for (const job of due.items) {
-      const claimed = await this.jobs.update(
-        job.id,
-        { status: "running", attempts: job.attempts + 1, leaseUntil: now + this.settings.leaseMs, updatedAt: now },
-        { where: { status: "queued", attempts: job.attempts } },
+    const claimed = await this.atomically(async () => {
+      const now = this.clock.now();
+      // A running job whose lease ran out belongs to a worker that died: queue it again.
+      await this.jobs.updateWhere(
+        { status: "running", leaseUntil: { lte: now } },
+        { status: "queued", leaseUntil: null, updatedAt: now },
       );
-      if (!claimed) continue; // another worker won it
-      this.#claimed.set(claimed.id, claimed);
-      void this.#queue.add(() => this.#execute(claimed));
+      const due = await this.jobs.find({
+        where: { status: "queued", runAt: { lte: now } },
+        orderBy: [{ field: "runAt" }],
+        limit: room,
+      });
+      if (due.nextCursor) this.#backlog = true;
+      const won: JobRecord[] = [];
+      for (const job of due.items) {
+        const claim = await this.jobs.update(
+          job.id,
+          { status: "running", attempts: job.attempts + 1, leaseUntil: now + this.settings.leaseMs, updatedAt: now },
+          { where: { status: "queued", attempts: job.attempts } },
+        );
+        if (claim) won.push(claim); // else another worker won it
+      }
+      return won;
+    });
+    for (const job of claimed) {
+      this.#claimed.set(job.id, job);
+      void this.#queue.add(() => this.#execute(job));
     }
   }
 

@@ -60,7 +60,7 @@ export class Jobs {
     private readonly settings: JobSettings,
   ) {
     this.#jobs = storage.collection<JobRecord>(JOBS_COLLECTION);
-    this.#runner = new JobRunner(this.#jobs, clock, scheduler, logger, settings);
+    this.#runner = new JobRunner(this.#jobs, clock, scheduler, logger, settings, (work) => storage.transaction(work));
   }
 
   /** Registers the handler of a job type. One handler per type. */

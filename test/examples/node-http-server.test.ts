@@ -64,6 +64,9 @@ describe("self-hosted server", () => {
     assert.equal(configFromEnv({ REACHKIT_PRIVACY_DELAY_HOURS: "48" }, { dataDir }).privacyDelayHours, 48);
     assert.throws(() => configFromEnv({ REACHKIT_PRIVACY_DELAY_HOURS: "721" }, { dataDir }), /REACHKIT_PRIVACY_DELAY_HOURS/);
     assert.throws(() => configFromEnv({ REACHKIT_PRIVACY_DELAY_HOURS: "soon" }, { dataDir }), /REACHKIT_PRIVACY_DELAY_HOURS/);
+    assert.equal(configFromEnv({ REACHKIT_JOB_CONCURRENCY: "16" }, { dataDir }).jobConcurrency, 16);
+    assert.equal(configFromEnv({}, { dataDir }).jobConcurrency, 4);
+    for (const bad of ["0", "2.5", "many"]) assert.throws(() => configFromEnv({ REACHKIT_JOB_CONCURRENCY: bad }, { dataDir }), /REACHKIT_JOB_CONCURRENCY/);
   });
 
   it("starts with npm start's entry point, logs JSON with trace ids, and stops gracefully on SIGTERM", async () => {

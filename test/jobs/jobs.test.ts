@@ -6,7 +6,7 @@ import { describe, it } from "node:test";
 import { fakeClock } from "../../adapters/clock/index.ts";
 import { manualScheduler } from "../../adapters/scheduler/manual/index.ts";
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
-import { createReachkit, definePlugin, PermanentJobError, silentLogger, type JobHandler, type JobRecord } from "../../src/index.ts";
+import { createReachkit, definePlugin, PermanentJobError, silentLogger, type Doc, type JobHandler, type JobRecord, type Storage } from "../../src/index.ts";
 import { memoryStorage } from "../../adapters/storage/memory/index.ts";
 import { TEST_SECRET } from "../support/test-kit.ts";
 
@@ -161,6 +161,50 @@ describe("durable jobs", () => {
     assert.equal(runs.length, 1);
     assert.equal((await survivor.kit.jobs.get(job.id))?.attempts, 2);
     await survivor.kit.stop();
+  });
+
+  it("claims a wake's due jobs all or none: a claim that fails leaves every job queued, and they run once on the retry", async () => {
+    const storage = memoryStorage();
+    let failNextClaim = 0;
+    // The jobs collection of a storage whose claim updates fail on demand.
+    const failing: Storage = {
+      name: storage.name,
+      ensureCollections: (specs) => storage.ensureCollections(specs),
+      transaction: (fn) => storage.transaction(fn),
+      close: () => storage.close(),
+      collection: <T extends Doc>(name: string) =>
+        new Proxy(storage.collection<T>(name), {
+          get(target, property) {
+            const value = Reflect.get(target, property) as unknown;
+            if (property !== "update") return typeof value === "function" ? value.bind(target) : value;
+            return async (id: string, patch: Partial<JobRecord>, options?: object) => {
+              if (patch.status === "running" && --failNextClaim === 0) throw new Error("storage hiccup");
+              return target.update(id, patch as never, options);
+            };
+          },
+        }),
+    };
+    const runs: string[] = [];
+    const clock = fakeClock("2026-03-01T00:00:00.000Z");
+    const scheduler = manualScheduler(clock);
+    const kit = createReachkit({
+      storage: failing,
+      scheduler,
+      clock,
+      logger: silentLogger(),
+      secret: TEST_SECRET,
+      plugins: [definePlugin({ name: "test-jobs", jobs: () => ({ work: async (payload: string) => void runs.push(payload) }) })],
+      config: { jobs: { concurrency: 4 } },
+    });
+    await kit.start();
+    for (let i = 0; i < 5; i++) await kit.jobs.enqueue({ type: "work", payload: `job-${i}`, runAt: clock.now() + HOUR });
+    failNextClaim = 3; // the third claim of the wake fails
+    await scheduler.advance(HOUR);
+    assert.deepEqual(runs, [], "the two claims before the failure were rolled back, not left running");
+    assert.equal((await kit.jobs.list({ status: "queued" })).length, 5);
+    await scheduler.advance(5_000); // the runner looks again after a failed wake
+    assert.deepEqual([...runs].sort(), ["job-0", "job-1", "job-2", "job-3", "job-4"]);
+    await kit.stop();
   });
 
   it("runs no more jobs at once than its concurrency, and all of them in the end", async () => {

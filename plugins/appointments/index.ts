@@ -1,0 +1,31 @@
+export { appointmentsPlugin, APPOINTMENTS_SERVICE, type AppointmentsApi } from "./appointments-plugin.ts";
+export { AppointmentsService, type AppointmentsServiceParts } from "./appointments-service.ts";
+export { AppointmentTypes, type AppointmentTypeView } from "./appointment-types.ts";
+export { AppointmentMessages, type AppointmentMessageView } from "./appointment-messages.ts";
+export { Reminders, type RemindersParts, type ReminderListOptions } from "./reminders.ts";
+export type { ReminderView, ReminderStepView } from "./reminder-view.ts";
+export {
+  MESSAGE_TYPES,
+  TIMED_STEPS,
+  type MessageType,
+  type TimedStep,
+  type AppointmentType,
+  type AppointmentMessage,
+  type Reminder,
+  type ReminderState,
+  type ReminderStep,
+  type SkipReason,
+} from "./records.ts";
+export type {
+  AppointmentTypeInput,
+  AppointmentMessageInput,
+  AppointmentMessagePatch,
+  ReminderInput,
+  ReminderPatch,
+} from "./schemas.ts";
+export { MAX_METADATA_BYTES, MAX_TEXT_LENGTH } from "./schemas.ts";
+export { DEFAULT_REMIND_TIME_OFFSET, SEND_STEP_JOB, stepJobKey, type SendStepJob } from "./reminder-plan.ts";
+export { StepSender, BUILT_IN_MACROS, type ReminderFacts } from "./step-sender.ts";
+export { textConsent, type ConsentDecision } from "./send-consent.ts";
+export { resolveEventDateTime, parseOffset, TimeZoneNames, MAX_OFFSET, type EventTime, type WallClockAdjustment } from "./event-time.ts";
+export { macrosOf } from "./macros.ts";
