@@ -10,9 +10,12 @@ const seconds = Number(process.argv[2] ?? 10);
 const frameworks = process.argv.length > 3 ? process.argv.slice(3) : ["node", "express", "fastify"];
 const connections = 32;
 
-// One line per request. GET /v1/subscriptions?phone= joins once the subscriptions routes exist:
-// { name: "GET /v1/subscriptions?phone=", path: "/v1/subscriptions?phone=%2B15555550100" }, with its bare handler.
-const requests = [{ name: "GET /v1/me", path: "/v1/me" }];
+// One line per request, each with its bare handler in bench/servers/bare-handlers.ts.
+const requests = [
+  { name: "GET /v1/me", path: "/v1/me" },
+  // The phone has no subscription: both sides do the token, scope, phone check and the lookup, and answer an empty list.
+  { name: "GET /v1/subscriptions?phone=", path: "/v1/subscriptions?phone=%2B15555550100" },
+];
 
 const { env, headers } = await prepareMeData();
 const results: Array<Record<string, unknown>> = [];

@@ -18,14 +18,22 @@ export function bareHandlers(dataDir: string): Record<string, BareHandler> {
   const byId = (table: string) => db.prepare(`SELECT doc FROM ${table} WHERE id = ?`).pluck();
   const companyById = byId("accounts_companies");
   const applicationById = byId("accounts_applications");
+  const subscriptionsOf = db
+    .prepare(
+      "SELECT doc FROM subscriptions_subscriptions WHERE json_extract(doc, '$.companyId') = ? AND json_extract(doc, '$.channel') = ? AND json_extract(doc, '$.address') = ?",
+    )
+    .pluck();
+  const credentialOf = (authorization: string | undefined): { companyId: string; applicationId: string; scopes: string[] } | undefined => {
+    const match = /^Bearer (\S+)$/.exec(authorization ?? "");
+    const hash = match ? createHash("sha256").update(match[1]!).digest("hex") : "";
+    const doc = credentialByHash.get(hash) as string | undefined;
+    return doc ? JSON.parse(doc) : undefined;
+  };
 
   // GET /v1/me: hash the bearer token, look the credential up by hash, read company and application.
   const me: BareHandler = (authorization) => {
-    const match = /^Bearer (\S+)$/.exec(authorization ?? "");
-    const hash = match ? createHash("sha256").update(match[1]!).digest("hex") : "";
-    const credentialDoc = credentialByHash.get(hash) as string | undefined;
-    if (!credentialDoc) return { status: 401, json: { error: "unauthorized" } };
-    const credential = JSON.parse(credentialDoc);
+    const credential = credentialOf(authorization);
+    if (!credential) return { status: 401, json: { error: "unauthorized" } };
     const company = JSON.parse(companyById.get(credential.companyId) as string);
     const application = JSON.parse(applicationById.get(credential.applicationId) as string);
     return {
@@ -39,5 +47,20 @@ export function bareHandlers(dataDir: string): Record<string, BareHandler> {
       },
     };
   };
-  return { "/v1/me": me };
+
+  // GET /v1/subscriptions?phone=: token and scope, the E.164 check, the phone's TEXT subscriptions as eligibilities.
+  const subscriptions: BareHandler = (authorization, query) => {
+    const credential = credentialOf(authorization);
+    if (!credential || !credential.scopes.some((scope) => scope === "subscriptions:read" || scope === "subscriptions:write")) {
+      return { status: 401, json: { error: "unauthorized" } };
+    }
+    const phone = query.get("phone") ?? "";
+    if (!/^\+[1-9]\d{6,14}$/.test(phone)) return { status: 400, json: { error: "phone" } };
+    const eligibilities = (subscriptionsOf.all(credential.companyId, "TEXT", phone) as string[]).map((doc) => {
+      const subscription = JSON.parse(doc);
+      return { subscription: { type: subscription.type, channel: subscription.channel }, eligibility: { isEligible: subscription.state === "active" } };
+    });
+    return { status: 200, json: { subscriptionEligibilities: eligibilities } };
+  };
+  return { "/v1/me": me, "/v1/subscriptions": subscriptions };
 }
