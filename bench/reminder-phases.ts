@@ -12,6 +12,7 @@ import { performance } from "node:perf_hooks";
 import Database from "better-sqlite3";
 import { DateTime } from "luxon";
 import schedule from "node-schedule";
+import { memoryObjectStorage } from "../adapters/object-storage/memory/index.ts";
 import { nodeScheduleScheduler } from "../adapters/scheduler/node-schedule/index.ts";
 import { sqliteStorage } from "../adapters/storage/sqlite/index.ts";
 import { serverPlugins } from "../examples/node-http/server-kit.ts";
@@ -43,6 +44,8 @@ function benchKit(dataDir: string, concurrency: number, ratePerSecond: number, s
     storage: sqliteStorage({ filename: join(dataDir, "reachkit.db") }),
     scheduler: nodeScheduleScheduler(),
     sms,
+    // The server's plugins include the catalog, which needs object storage; nothing is uploaded here.
+    objectStorage: memoryObjectStorage(),
     logger: silentLogger(),
     secret: SECRET,
     plugins: serverPlugins(),

@@ -14,7 +14,7 @@ export interface ServerProcess {
 
 /** Starts a bench server script in its own process (so the load generator does not share its core) and reads its port. */
 export async function startServerProcess(script: string, env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", script], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean), "--import", "tsx", script], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
   const cpuWaiters: Array<(micros: number) => void> = [];
   const port = await new Promise<number>((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`${script} exited with ${code}`)));
