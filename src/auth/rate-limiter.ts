@@ -34,6 +34,8 @@ export class RateLimiter {
 
   take(subject: string, routeClass: string): RateDecision {
     const limit = this.limits[routeClass] ?? this.limits.default ?? DEFAULT_RATE_LIMITS.default!;
+    // A class configured without a limit (Infinity) has nothing to count.
+    if (limit === Infinity) return UNLIMITED;
     const now = this.clock.now();
     const start = now - (now % WINDOW_MS);
     this.#sweep(start);
@@ -57,7 +59,11 @@ export class RateLimiter {
   }
 }
 
+const UNLIMITED: RateDecision = Object.freeze({ limit: Infinity, remaining: Infinity, retryAfterSeconds: 0, allowed: true });
+
+/** The headers of a decision; none for an unlimited class, where "Infinity" would tell a client nothing. */
 export function rateLimitHeaders(decision: RateDecision): Record<string, string> {
+  if (decision.limit === Infinity) return {};
   return {
     "x-ratelimit-limit": String(decision.limit),
     "x-ratelimit-remaining": String(decision.remaining),

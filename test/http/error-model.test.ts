@@ -155,6 +155,17 @@ describe("rate limits", () => {
     await t.stop();
   });
 
+  it("counts nothing and sends no rate-limit headers for a class configured without a limit", async () => {
+    const t = await startTestKit({ plugins: [...defaultPlugins(), echoPlugin], config: { rateLimits: { default: Infinity } } });
+    for (let i = 0; i < 200; i++) {
+      const response = await t.request({ url: "/v1/search" });
+      assert.equal(response.status, 200);
+      assert.equal(response.headers["x-ratelimit-limit"], undefined);
+      assert.equal(response.headers["x-ratelimit-remaining"], undefined);
+    }
+    await t.stop();
+  });
+
   it("applies the wire-compat defaults per route class", async () => {
     const t = await startTestKit({ plugins: [...defaultPlugins(), echoPlugin] });
     assert.equal((await t.request({ url: "/v1/search" })).headers["x-ratelimit-limit"], "150");
