@@ -127,6 +127,21 @@ export function transactionTests(withStorage: WithStorage): void {
         assert.equal(await people.get("rolled-back"), undefined);
       }));
 
+    it("transactions one after another each keep their context across awaits, timers and nesting", { timeout: 10_000 }, () =>
+      withStorage(async (storage) => {
+        const people = storage.collection<Person>("people");
+        for (let round = 0; round < 3; round++) {
+          await storage.transaction(async () => {
+            await tick();
+            await new Promise((resolve) => setTimeout(resolve, 1));
+            // Were the context lost, this would wait for the transaction it is in: a deadlock, failed by the timeout.
+            await storage.transaction(() => people.insert({ id: `nested-${round}` }));
+            await people.insert({ id: `outer-${round}` });
+          });
+        }
+        assert.equal(await people.count(), 6);
+      }));
+
     it("a nested transaction joins the outer one", () =>
       withStorage(async (storage) => {
         const people = storage.collection<Person>("people");
