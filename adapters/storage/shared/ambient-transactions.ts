@@ -74,6 +74,9 @@ function openAncestor(frame: Frame | undefined): Frame | undefined {
  * a fix here reaches both.
  */
 export class AmbientTransactions<M> {
+  // Enabled for good once a transaction ran. Disabling it between transactions saved Node 20's
+  // promise hook on every read, but a full suite run then hung in a catalog upload: async hooks
+  // turned off inside a promise continuation may leave the current async resource stale.
   readonly #context = new AsyncLocalStorage<Frame>();
   readonly #lock = new Mutex();
   readonly #hooks: TransactionHooks<M>;
@@ -131,10 +134,6 @@ export class AmbientTransactions<M> {
     try {
       return await this.#settle(root, fn, () => this.#hooks.commit(), () => this.#hooks.rollback());
     } finally {
-      // Between transactions nothing needs the context: disabled, it stops costing every promise
-      // of the process a hook call (Node 20), and reads as "no transaction", as a closed frame does.
-      // The next transaction's run() enables it again.
-      this.#context.disable();
       this.#lock.release();
     }
   }
