@@ -6,13 +6,17 @@ import { describe, it } from "node:test";
 import { configFromEnv } from "../../examples/node-http/config.ts";
 import { startServer } from "../../examples/node-http/server.ts";
 import { TEST_SECRET, type Json } from "../support/test-kit.ts";
+import { waitUntil } from "../support/wait.ts";
 
 describe("self-hosted server: catalog uploads", () => {
-  it("takes a file PUT to the signed uploadUrl on its own route, streams it to the data directory and processes it", async () => {
+  it("takes a file PUT to the signed uploadUrl on its own route, streams it to the data directory and processes it", async (t) => {
     const dataDir = mkdtempSync(join(tmpdir(), "reachkit-server-catalog-"));
     let printed = "";
     const config = configFromEnv({ REACHKIT_SECRET: TEST_SECRET, LOG_LEVEL: "error" }, { port: 0, dataDir });
     const server = await startServer(config, (text) => void (printed += text));
+    // Closed even when an assertion fails, or its open sockets and timers would keep the test process alive.
+    let closed = false;
+    t.after(() => (closed ? undefined : server.close()));
     const apiKey = /apiKey:\s+(\S+)/.exec(printed)![1]!;
     const headers = { authorization: `Bearer ${apiKey}` };
 
@@ -35,14 +39,13 @@ describe("self-hosted server: catalog uploads", () => {
     const catalog = server.kit.plugin("catalog");
     const companyId = (await server.kit.plugin("accounts").listCompanies())[0]!.id;
     // The job runs on the server's own scheduler: let the event loop turn until it has.
-    for (let turn = 0; turn < 100_000 && (await catalog.getUpload(companyId, upload.uploadId))?.status !== "completed"; turn++) {
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+    await waitUntil(async () => (await catalog.getUpload(companyId, upload.uploadId))?.status === "completed");
     const done = (await (await fetch(`${server.url}/v1/product-catalog/uploads/${upload.uploadId}`, { headers })).json()) as Json;
     assert.equal(done.status, "completed");
     assert.equal(done.productsProcessed, 1);
     assert.equal((await catalog.getVariant(companyId, "tee-m"))?.productId, "tee");
     assert.deepEqual(readdirSync(join(dataDir, "objects")), [], "the file is deleted once processed");
+    closed = true;
     await server.close();
   });
 });

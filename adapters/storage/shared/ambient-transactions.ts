@@ -74,9 +74,9 @@ function openAncestor(frame: Frame | undefined): Frame | undefined {
  * a fix here reaches both.
  */
 export class AmbientTransactions<M> {
-  // Enabled for good once a transaction ran. Disabling it between transactions saved Node 20's
-  // promise hook on every read, but a full suite run then hung in a catalog upload: async hooks
-  // turned off inside a promise continuation may leave the current async resource stale.
+  // Enabled for good once a transaction ran. Disabling it between transactions saves Node 20's
+  // promise hook on every read, but async hooks turned off inside a promise continuation may leave
+  // the current async resource stale, and a transaction that loses its own context waits on itself.
   readonly #context = new AsyncLocalStorage<Frame>();
   readonly #lock = new Mutex();
   readonly #hooks: TransactionHooks<M>;

@@ -4,6 +4,7 @@ import { createServerKit } from "../../../examples/node-http/server-kit.ts";
 import { silentLogger } from "../../../src/index.ts";
 import { cli, newDataDir } from "../../support/cli.ts";
 import { TEST_SECRET, type Json } from "../../support/test-kit.ts";
+import { waitUntil } from "../../support/wait.ts";
 import { ndjson, pathOf, product } from "./support.ts";
 
 /** The self-hosted kit of the data directory, with its job runner (the CLI's kits have none). */
@@ -23,10 +24,11 @@ describe("catalog CLI commands", () => {
     uploadId = upload.uploadId;
     const sent = await kit.inject({ method: "PUT", url: pathOf(upload.uploadUrl), body: ndjson(product("tee"), "{broken") });
     assert.equal(sent.status, 200);
-    for (let turn = 0; turn < 100_000 && (await catalog.getUpload(companyId, uploadId))?.status !== "completed"; turn++) {
-      await new Promise((resolve) => setImmediate(resolve));
+    try {
+      await waitUntil(async () => (await catalog.getUpload(companyId, uploadId))?.status === "completed");
+    } finally {
+      await kit.stop();
     }
-    await kit.stop();
   });
 
   it("lists a company's uploads, as a table or as JSON", async () => {

@@ -11,6 +11,7 @@ import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
 import { catalogPlugin } from "../../../plugins/catalog/index.ts";
 import { createReachkit, OBJECT_STORAGE, silentLogger, type JobRecord, type ObjectStorage } from "../../../src/index.ts";
 import { defaultPlugins, TEST_SECRET, type Json } from "../../support/test-kit.ts";
+import { waitUntil } from "../../support/wait.ts";
 import { failingStorage, ndjson, pathOf, product, startCatalogKit, variant } from "./support.ts";
 
 describe("saving a catalog upload", () => {
@@ -241,7 +242,7 @@ describe("catalog processing survives a restart", () => {
     await after.kit.start();
     // The runner took the requeued job at start; it runs on its own, so wait for it to settle.
     const status = async () => (await after.kit.plugin("catalog").getUpload(output.companyId as string, upload.uploadId))!;
-    for (let turn = 0; turn < 10_000 && (await status()).status === "validating"; turn++) await new Promise((resolve) => setImmediate(resolve));
+    await waitUntil(async () => (await status()).status !== "validating");
     const done = await status();
     assert.equal(done.status, "completed");
     assert.equal(done.productsReceived, 9);
