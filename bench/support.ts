@@ -4,7 +4,10 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import autocannon from "autocannon";
 
-/** Starts a bench server script in its own process (so the load generator does not share its core) and reads its port. */
+/**
+ * Starts a bench server script in its own process (so the load generator does not share its core) and reads its port.
+ * BENCH_NODE_ARGS adds node flags to it, e.g. `BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=bench/tmp"` to profile a server.
+ */
 export interface ServerProcess {
   port: number;
   child: ChildProcess;
@@ -12,7 +15,10 @@ export interface ServerProcess {
   cpuMicros(): Promise<number>;
 }
 
-/** Starts a bench server script in its own process (so the load generator does not share its core) and reads its port. */
+/**
+ * Starts a bench server script in its own process (so the load generator does not share its core) and reads its port.
+ * BENCH_NODE_ARGS adds node flags to it, e.g. `BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=bench/tmp"` to profile a server.
+ */
 export async function startServerProcess(script: string, env: Record<string, string>): Promise<ServerProcess> {
   const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean), "--import", "tsx", script], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
   const cpuWaiters: Array<(micros: number) => void> = [];
