@@ -3,10 +3,10 @@
  * scheduler); gives up after `timeoutMs` of wall-clock time, so a busy machine slows a test down
  * rather than failing it, and a broken one fails instead of spinning for ever.
  */
-export async function waitUntil(done: () => Promise<boolean> | boolean, timeoutMs = 30_000): Promise<void> {
+export async function waitUntil(what: string, done: () => Promise<boolean> | boolean, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`still waiting after ${timeoutMs} ms`);
+    if (Date.now() > deadline) throw new Error(`still waiting after ${timeoutMs} ms for ${what}`);
     await new Promise((resolve) => setImmediate(resolve));
   }
 }

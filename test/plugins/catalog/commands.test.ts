@@ -25,7 +25,7 @@ describe("catalog CLI commands", () => {
     const sent = await kit.inject({ method: "PUT", url: pathOf(upload.uploadUrl), body: ndjson(product("tee"), "{broken") });
     assert.equal(sent.status, 200);
     try {
-      await waitUntil(async () => (await catalog.getUpload(companyId, uploadId))?.status === "completed");
+      await waitUntil("the upload completed", async () => (await catalog.getUpload(companyId, uploadId))?.status === "completed");
     } finally {
       await kit.stop();
     }

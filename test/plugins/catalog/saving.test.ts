@@ -242,7 +242,7 @@ describe("catalog processing survives a restart", () => {
     await after.kit.start();
     // The runner took the requeued job at start; it runs on its own, so wait for it to settle.
     const status = async () => (await after.kit.plugin("catalog").getUpload(output.companyId as string, upload.uploadId))!;
-    await waitUntil(async () => (await status()).status !== "validating");
+    await waitUntil("the requeued upload settled", async () => (await status()).status !== "validating");
     const done = await status();
     assert.equal(done.status, "completed");
     assert.equal(done.productsReceived, 9);
