@@ -71,6 +71,7 @@ export { runCli, type CliEnvironment } from "./cli/run-cli.ts";
 export { cliCommands } from "./cli/core-commands.ts";
 export {
   CliUsageError,
+  companyOption,
   stringOption,
   requiredOption,
   listOption,

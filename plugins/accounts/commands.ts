@@ -1,4 +1,4 @@
-import { CliUsageError, listOption, requiredOption, stringOption, type CliCommand, type CliContext } from "../../src/cli/command.ts";
+import { CliUsageError, companyOption, listOption, requiredOption, stringOption, type CliCommand, type CliContext } from "../../src/cli/command.ts";
 import { formatFields, formatTable } from "../../src/cli/format.ts";
 import { parseScopes, SCOPES } from "../../src/auth/scopes.ts";
 import type { AccountsService } from "./accounts-service.ts";
@@ -12,8 +12,6 @@ async function companyOf(accounts: AccountsService, id: string) {
   if (!company) throw new CliUsageError(`no company ${id}`);
   return company;
 }
-
-const companyOption = { company: { type: "string", description: "Company id", required: true, placeholder: "ID" } } as const;
 
 export const accountsCommands: readonly CliCommand[] = [
   {

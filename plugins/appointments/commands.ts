@@ -1,10 +1,9 @@
-import { CliUsageError, requiredOption, stringOption, type CliCommand, type CliValues } from "../../src/cli/command.ts";
+import { CliUsageError, companyOption, requiredOption, stringOption, type CliCommand, type CliValues } from "../../src/cli/command.ts";
 import { formatFields, formatTable } from "../../src/cli/format.ts";
 import { HttpError } from "../../src/http/errors.ts";
 import type { ReminderState } from "./records.ts";
 import type { ReminderView } from "./reminder-view.ts";
 
-const companyOption = { company: { type: "string", description: "Company id", required: true, placeholder: "ID" } } as const;
 const REMINDER_STATES: readonly ReminderState[] = ["scheduled", "completed", "canceled", "no_show"];
 
 /** A refused input or an unknown record is the operator's mistake: a one-line error, exit code 2. */

@@ -1,8 +1,6 @@
-import { CliUsageError, requiredOption, type CliCommand, type CliContext } from "../../src/cli/command.ts";
+import { CliUsageError, companyOption, requiredOption, type CliCommand, type CliContext } from "../../src/cli/command.ts";
 import { formatFields, formatTable } from "../../src/cli/format.ts";
 import type { CatalogApi } from "./catalog-api.ts";
-
-const companyOption = { company: { type: "string", description: "Company id", required: true, placeholder: "ID" } } as const;
 
 async function catalogOf(context: CliContext): Promise<CatalogApi> {
   return (await context.openKit()).plugin("catalog");

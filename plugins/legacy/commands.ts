@@ -1,9 +1,7 @@
-import { CliUsageError, requiredOption, stringOption, type CliCommand, type CliContext, type CliValues } from "../../src/cli/command.ts";
+import { CliUsageError, companyOption, requiredOption, stringOption, type CliCommand, type CliContext, type CliValues } from "../../src/cli/command.ts";
 import { formatFields } from "../../src/cli/format.ts";
 import type { Reachkit } from "../../src/kernel/reachkit.ts";
 import { renderPrefix } from "./message-prefixes.ts";
-
-const companyOption = { company: { type: "string", description: "Company id", required: true, placeholder: "ID" } } as const;
 
 /** The kit and a company that must exist. */
 async function companyKit(values: CliValues, context: CliContext): Promise<{ kit: Reachkit; companyId: string; companyName: string }> {

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { parseScopes, SCOPES } from "../../src/auth/scopes.ts";
-import { CliUsageError, listOption, requiredOption, stringOption, type CliCommand, type CliContext } from "../../src/cli/command.ts";
+import { CliUsageError, companyOption, listOption, requiredOption, stringOption, type CliCommand, type CliContext } from "../../src/cli/command.ts";
 import { formatFields, formatTable } from "../../src/cli/format.ts";
 import type { OAuthApi } from "./oauth-plugin.ts";
 
@@ -16,8 +16,6 @@ async function operatorInput<T>(call: () => Promise<T>): Promise<T> {
     throw new CliUsageError((error as Error).message);
   }
 }
-
-const companyOption = { company: { type: "string", description: "Company id", required: true, placeholder: "ID" } } as const;
 
 export const oauthCommands: readonly CliCommand[] = [
   {

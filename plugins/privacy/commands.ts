@@ -1,9 +1,7 @@
-import { CliUsageError, requiredOption, stringOption, type CliCommand } from "../../src/cli/command.ts";
+import { CliUsageError, companyOption, requiredOption, stringOption, type CliCommand } from "../../src/cli/command.ts";
 import { formatFields, formatTable } from "../../src/cli/format.ts";
 import { HttpError } from "../../src/http/errors.ts";
 import { fetchedView } from "./wire.ts";
-
-const companyOption = { company: { type: "string", description: "Company id", required: true, placeholder: "ID" } } as const;
 
 export const privacyCommands: readonly CliCommand[] = [
   {

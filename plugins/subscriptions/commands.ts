@@ -1,11 +1,9 @@
-import { CliUsageError, requiredOption, stringOption, type CliCommand, type CliContext } from "../../src/cli/command.ts";
+import { CliUsageError, companyOption, requiredOption, stringOption, type CliCommand, type CliContext } from "../../src/cli/command.ts";
 import { formatFields, formatTable } from "../../src/cli/format.ts";
 import type { Reachkit } from "../../src/kernel/reachkit.ts";
 import { isNoticeKind, isNoticeLocale, NOTICE_KINDS, NOTICE_LOCALES, type NoticeKind, type NoticeLocale } from "./notice-templates.ts";
 import { SenderNumberTakenError } from "./sender-numbers.ts";
 import { SUBSCRIPTION_TYPES, type SubscriptionType } from "./sign-up-units.ts";
-
-const companyOption = { company: { type: "string", description: "Company id", required: true, placeholder: "ID" } } as const;
 
 /** The kit and a company that must exist. */
 async function companyKit(values: Parameters<CliCommand["run"]>[0], context: CliContext): Promise<{ kit: Reachkit; companyId: string }> {

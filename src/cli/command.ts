@@ -10,6 +10,11 @@ export interface CliOption {
   placeholder?: string;
 }
 
+/** `--company ID`, required: the option of every command that works on one company's data. */
+export const companyOption: Readonly<Record<"company", CliOption>> = {
+  company: { type: "string", description: "Company id", required: true, placeholder: "ID" },
+};
+
 export type CliValues = Record<string, string | boolean | string[] | undefined>;
 
 export interface CliContext {
