@@ -85,3 +85,4 @@ export { formatFields, formatTable } from "./cli/format.ts";
 
 export { Outbox, OUTBOX, OUTBOX_SEND_JOB, DEFAULT_MESSAGING_SETTINGS, type MessagingSettings, type OutboundMessage, type OutboxListOptions } from "./messaging/outbox.ts";
 export type { OutboxMessage, OutboxStatus } from "./messaging/outbox-record.ts";
+export { fillPlaceholders, placeholdersOf } from "./messaging/placeholders.ts";

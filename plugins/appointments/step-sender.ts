@@ -1,9 +1,10 @@
 import type { Accounts } from "../../src/auth/accounts.ts";
 import type { Outbox } from "../../src/messaging/outbox.ts";
+import { fillPlaceholders } from "../../src/messaging/placeholders.ts";
 import type { SubscriptionsService } from "../subscriptions/index.ts";
 import type { AppointmentMessages } from "./appointment-messages.ts";
 import { eventDateAndTime } from "./event-time.ts";
-import { macroValuesOf, missingMacros, renderMacros, type MacroValues } from "./macros.ts";
+import { macroValuesOf, missingMacros, type MacroValues } from "./macros.ts";
 import type { MessageType, Reminder, ReminderStep } from "./records.ts";
 import { textConsent } from "./send-consent.ts";
 
@@ -46,7 +47,7 @@ export class StepSender {
     const queued = await this.outbox.send({
       companyId: reminder.companyId,
       to: reminder.phone,
-      body: renderMacros(message.text, values),
+      body: fillPlaceholders(message.text, values),
       kind: `appointment_${step.toLowerCase()}`,
       idempotencyKey: `appointments:${reminder.id}:${step}:${reminder.eventAt}`,
       tags: { reminderUuid: reminder.id, eventTypeUuid: reminder.eventTypeId, step },

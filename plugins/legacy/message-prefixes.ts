@@ -1,3 +1,4 @@
+import { fillPlaceholders } from "../../src/messaging/placeholders.ts";
 import type { Clock } from "../../src/ports/clock.ts";
 import type { Collection, Storage } from "../../src/ports/storage.ts";
 import { MESSAGE_PREFIXES, type MessagePrefixRecord } from "./records.ts";
@@ -19,7 +20,7 @@ export interface PrefixValues {
  * goes, and so does the space it leaves before punctuation ("Hi {firstName}, " → "Hi, ").
  */
 export function renderPrefix(template: string, values: PrefixValues): string {
-  const filled = template.replace(/\{(company|firstName)\}/g, (_match, name: keyof PrefixValues) => values[name] ?? "");
+  const filled = fillPlaceholders(template, { company: values.company, firstName: values.firstName ?? "" });
   return values.firstName ? filled : filled.replace(/ +([,.!?:;])/g, "$1").replace(/ {2,}/g, " ");
 }
 

@@ -1,3 +1,4 @@
+import { fillPlaceholders } from "../../src/messaging/placeholders.ts";
 import type { Clock } from "../../src/ports/clock.ts";
 import type { Collection, Storage } from "../../src/ports/storage.ts";
 import { TEMPLATES, type Locale, type TemplateOverride } from "./records.ts";
@@ -77,7 +78,7 @@ export function noticeLocale(locale: Locale | string | undefined): NoticeLocale 
 
 /** Fills `{company}` and `{contact}`; unknown placeholders stay as written. */
 export function renderTemplate(text: string, values: NoticeValues): string {
-  return text.replace(/\{(company|contact)\}/g, (_match, name: keyof NoticeValues) => values[name]);
+  return fillPlaceholders(text, { company: values.company, contact: values.contact });
 }
 
 /** The wording of each notice: a company's overrides, else the defaults. */

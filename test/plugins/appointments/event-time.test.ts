@@ -3,7 +3,6 @@ import { describe, it } from "node:test";
 import { parseOffset, resolveEventDateTime, TimeZoneNames } from "../../../plugins/appointments/index.ts";
 import { eventDateAndTime, stepTime } from "../../../plugins/appointments/event-time.ts";
 import { macrosOf } from "../../../plugins/appointments/index.ts";
-import { renderMacros } from "../../../plugins/appointments/macros.ts";
 
 const resolved = (text: string, zone: string) => {
   const event = resolveEventDateTime(text, zone);
@@ -63,10 +62,5 @@ describe("macros", () => {
   it("lists each {name} once in order; other braces are text", () => {
     assert.deepEqual(macrosOf("Hi {firstName}, {service} at {time}; {firstName}! { spaced } {1x} {} {a-b} {_ok}"), ["firstName", "service", "time", "_ok"]);
     assert.deepEqual(macrosOf("no macros"), []);
-  });
-
-  it("renders values and leaves a macro without one as written", () => {
-    assert.equal(renderMacros("Hi {firstName}, {other} {{firstName}}", { firstName: "Ada" }), "Hi Ada, {other} {Ada}");
-    assert.equal(renderMacros("{toString} {constructor}", {}), "{toString} {constructor}");
   });
 });
