@@ -51,7 +51,7 @@ export class JobRunner {
     private readonly logger: Logger,
     private readonly settings: JobRunnerSettings,
     /** Runs a batch of claims atomically (the storage's transaction): one commit per tick, not one per job. */
-    private readonly atomically: <R>(work: () => Promise<R>) => Promise<R> = (work) => work(),
+    private readonly atomically: <R>(work: () => Promise<R>) => Promise<R>,
   ) {
     this.#queue = new PQueue({ concurrency: settings.concurrency });
   }
