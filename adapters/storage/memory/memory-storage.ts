@@ -314,7 +314,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
       const rows = this.#select(state, options.where, keys, options.after);
       // One beyond the limit tells pageOf that another page follows.
       const fetched = options.limit === undefined ? rows : rows.slice(0, options.limit + 1);
-      return pageOf(fetched.map((row) => this.#copy(row.doc)), options.limit, keys);
+      return pageOf(fetched.map((row) => this.#copy(row.doc)), options.limit, () => keys);
     });
   }
 

@@ -135,11 +135,12 @@ export function decodeCursor(cursor: string, keys: readonly SortKey[]): SqlValue
 
 /**
  * The page for documents fetched with one extra beyond `limit`, in sort order:
- * the extra one only tells that more follow. Truncates `items` in place.
+ * the extra one only tells that more follow. Truncates `items` in place. The
+ * sort keys are asked for only when a cursor is made.
  */
-export function pageOf<T extends object>(items: T[], limit: number | undefined, keys: readonly SortKey[]): Page<T> {
+export function pageOf<T extends object>(items: T[], limit: number | undefined, keysOf: () => readonly SortKey[]): Page<T> {
   if (limit === undefined || items.length <= limit) return { items };
   items.length = limit;
   const last = items[limit - 1];
-  return { items, nextCursor: encodeCursor(keys.map((key) => fieldValue(last, key.field))) };
+  return { items, nextCursor: encodeCursor(keysOf().map((key) => fieldValue(last, key.field))) };
 }

@@ -22,7 +22,7 @@ import {
 } from "../shared/documents.ts";
 import { assertLimit, pageOf, sortKeys, type SqlValue } from "../shared/queries.ts";
 import { applyCollection, createLedger, normalizeSpecs, toUniqueError, type DeclaredCollection } from "./schema.ts";
-import { compileWhere, findQueries, limitSql } from "./where-sql.ts";
+import { compileWhere, findQueries, limitSql, type SqlFragment } from "./where-sql.ts";
 
 export interface SqliteStorageOptions {
   /** A database file path, or ":memory:" for a private in-memory database. */
@@ -307,22 +307,24 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
       assertLimit(options.limit);
       const fetch = options.limit === undefined ? undefined : options.limit + 1;
       const queries = findQueries(this.#name, options, fetch);
-      const rows: string[] = [];
-      const read = () => {
-        for (const query of queries) {
-          // Later segments only need what is still missing; their LIMIT literal shrinks accordingly.
-          const sql = fetch === undefined ? query.sql : query.sql.replace(/ LIMIT \d+$/, limitSql(fetch - rows.length));
-          // A loop, not push(...rows): spreading a few hundred thousand rows overflows the call stack.
-          for (const row of this.#storage.statement(sql).all(...query.params) as string[]) rows.push(row);
-          if (fetch !== undefined && rows.length >= fetch) break;
-        }
-      };
       // Several segment queries must read one snapshot, or another process could write in between.
-      if (queries.length === 1) read();
-      else this.#storage.snapshot(read);
+      const rows = queries.length === 1 ? this.#rows(queries, fetch) : this.#storage.snapshot(() => this.#rows(queries, fetch));
       const items = rows.map((json) => JSON.parse(json) as T);
-      return pageOf(items, options.limit, sortKeys(options.orderBy));
+      return pageOf(items, options.limit, () => sortKeys(options.orderBy));
     });
+  }
+
+  /** The documents of find's queries, run in order until `fetch` are found. */
+  #rows(queries: readonly SqlFragment[], fetch: number | undefined): string[] {
+    const rows: string[] = [];
+    for (const query of queries) {
+      // Later segments only need what is still missing; their LIMIT literal shrinks accordingly.
+      const sql = fetch === undefined || rows.length === 0 ? query.sql : query.sql.replace(/ LIMIT \d+$/, limitSql(fetch - rows.length));
+      // A loop, not push(...rows): spreading a few hundred thousand rows overflows the call stack.
+      for (const row of this.#storage.statement(sql).all(...query.params) as string[]) rows.push(row);
+      if (fetch !== undefined && rows.length >= fetch) break;
+    }
+    return rows;
   }
 
   findOne(where: Where<T>, orderBy?: readonly OrderBy<T>[]): Promise<T | undefined> {

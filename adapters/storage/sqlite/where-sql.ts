@@ -219,11 +219,11 @@ function cursorSegments(keys: readonly SortKey[], values: readonly SqlValue[]): 
  * there is one. Exported so tests can EXPLAIN the exact SQL the adapter runs.
  */
 export function findQueries(table: string, options: QueryOptions, fetch: number | undefined): SqlFragment[] {
+  if (options.after === undefined) return [plainFindQuery(table, options, fetch)];
   const keys = sortKeys(options.orderBy);
   const where = compileWhere(options.where);
   const select = `SELECT doc FROM "${table}" WHERE ${where.sql}`;
   const tail = ` ORDER BY ${orderSql(keys)}${limitSql(fetch)}`;
-  if (options.after === undefined) return [{ sql: select + tail, params: where.params }];
   return cursorSegments(keys, decodeCursor(options.after, keys)).map((segment) => ({
     sql: `${select} AND (${segment.sql})${tail}`,
     params: [...where.params, ...segment.params],
@@ -239,3 +239,24 @@ export function limitSql(fetch: number | undefined): string {
   if (!Number.isSafeInteger(fetch) || fetch < 1) throw new Error(`limit must be a positive integer, got ${String(fetch)}`);
   return ` LIMIT ${fetch}`;
 }
+
+/**
+ * A find without a cursor (every findOne, most finds), its SQL built once per
+ * table, where shape, sort and limit: building it took longer than SQLite
+ * takes to run an indexed lookup. The key holds the caller's raw sort fields,
+ * so a bad one misses the cache and fails validation when the SQL is built.
+ */
+function plainFindQuery(table: string, options: QueryOptions, fetch: number | undefined): SqlFragment {
+  const conditions = parseWhere(options.where);
+  let key = `${table}\u0003${shapeOf(conditions)}\u0003${fetch ?? ""}`;
+  for (const entry of options.orderBy ?? []) key += `\u0003${entry.field}\u0001${entry.direction ?? ""}`;
+  let sql = plainFindSqlByKey.get(key);
+  if (sql === undefined) {
+    sql = `SELECT doc FROM "${table}" WHERE ${whereSql(conditions)} ORDER BY ${orderSql(sortKeys(options.orderBy))}${limitSql(fetch)}`;
+    if (plainFindSqlByKey.size >= WHERE_CACHE_LIMIT) plainFindSqlByKey.clear();
+    plainFindSqlByKey.set(key, sql);
+  }
+  return { sql, params: paramsOf(conditions) };
+}
+
+const plainFindSqlByKey = new Map<string, string>();
