@@ -16,7 +16,12 @@ export class HttpError extends Error {
     readonly details: readonly ErrorDetail[] = [],
     readonly headers: Readonly<Record<string, string>> = {},
   ) {
+    // An answer to the client, not a fault: no stack is ever shown or logged, and capturing one
+    // cost more than the rest of a 4xx answer (refused tokens and 429s come in floods).
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = "HttpError";
   }
 }
