@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import type { AnyRoute, InjectResponse } from "../../src/index.ts";
-import { OUTBOX_COLLECTION } from "../../src/messaging/outbox-record.ts";
+import { OUTBOX_COLLECTION, type OutboxMessage } from "../../src/messaging/outbox-record.ts";
 import { InstallClient, REDIRECT_URI } from "../support/oauth.ts";
 import type { Json } from "../support/test-kit.ts";
 import { bodyOf, routeKey, startSecurityKit, type ProvisionedCompany, type SecurityKit } from "./support.ts";
@@ -65,6 +65,19 @@ interface Row {
   expect: "not_found" | "success" | "refused" | ((answer: InjectResponse, w: World) => void | Promise<void>);
 }
 
+/** A row whose request names a phone and an email: A's, then fresh ones with the same last digits and mask. */
+function bySubject(row: Omit<Row, "onA" | "onNothing" | "echoes"> & { probe(w: World, phone: string, email: string): Probe }): Row {
+  return {
+    ...row,
+    onA: (w, i) => row.probe(w, w.aPhone(i), w.aEmail(i)),
+    onNothing: (w, i) => row.probe(w, w.freshPhone(i), w.freshEmail(i)),
+    echoes: (w, i) => [
+      [w.aPhone(i), w.freshPhone(i)],
+      [w.aEmail(i), w.freshEmail(i)],
+    ],
+  };
+}
+
 const json = (method: string, url: string, body: unknown, token?: string | null): Probe => ({ method, url, body, ...(token === undefined ? {} : { token }) });
 const form = (url: string, fields: Record<string, string>): Probe => ({
   method: "POST",
@@ -89,17 +102,12 @@ const ROWS: Row[] = [
     echoes: (w, i) => [[w.aPhone(i), w.freshPhone(i)]],
     expect: (answer) => assert.ok(answer.json<Json>().subscriptionEligibilities.every((entry: Json) => entry.eligibility.isEligible === false)),
   },
-  {
+  bySubject({
     route: "GET /v1/subscriptions",
     what: "eligibility by A's phone and email",
-    onA: (w, i) => ({ url: `/v1/subscriptions?${phoneQuery(w.aPhone(i))}&${emailQuery(w.aEmail(i))}` }),
-    onNothing: (w, i) => ({ url: `/v1/subscriptions?${phoneQuery(w.freshPhone(i))}&${emailQuery(w.freshEmail(i))}` }),
-    echoes: (w, i) => [
-      [w.aPhone(i), w.freshPhone(i)],
-      [w.aEmail(i), w.freshEmail(i)],
-    ],
+    probe: (w, phone, email) => ({ url: `/v1/subscriptions?${phoneQuery(phone)}&${emailQuery(email)}` }),
     expect: (answer) => assert.ok(answer.json<Json>().subscriptionEligibilities.every((entry: Json) => entry.eligibility.isEligible === false)),
-  },
+  }),
   {
     route: "POST /v1/graphql",
     what: "GraphQL user by A's phone",
@@ -119,28 +127,18 @@ const ROWS: Row[] = [
     echoes: (w, i) => [[w.aEmail(i), w.freshEmail(i)]],
     expect: "success",
   },
-  {
+  bySubject({
     route: "POST /v1/subscriptions",
     what: "opt-in of A's phone and email",
-    onA: (w, i) => json("POST", "/v1/subscriptions", optIn(w.aPhone(i), w.aEmail(i))),
-    onNothing: (w, i) => json("POST", "/v1/subscriptions", optIn(w.freshPhone(i), w.freshEmail(i))),
-    echoes: (w, i) => [
-      [w.aPhone(i), w.freshPhone(i)],
-      [w.aEmail(i), w.freshEmail(i)],
-    ],
+    probe: (w, phone, email) => json("POST", "/v1/subscriptions", optIn(phone, email)),
     expect: (answer) => assert.ok(answer.json<Json>().subscriptionResponses.every((r: Json) => r.subscriptionCreationStatus === "NEWLY_CREATED")),
-  },
-  {
+  }),
+  bySubject({
     route: "POST /v1/subscriptions/unsubscribe",
     what: "unsubscribe of A's phone and email",
-    onA: (w, i) => json("POST", "/v1/subscriptions/unsubscribe", { user: { phone: w.aPhone(i), email: w.aEmail(i) } }),
-    onNothing: (w, i) => json("POST", "/v1/subscriptions/unsubscribe", { user: { phone: w.freshPhone(i), email: w.freshEmail(i) } }),
-    echoes: (w, i) => [
-      [w.aPhone(i), w.freshPhone(i)],
-      [w.aEmail(i), w.freshEmail(i)],
-    ],
+    probe: (w, phone, email) => json("POST", "/v1/subscriptions/unsubscribe", { user: { phone, email } }),
     expect: "success",
-  },
+  }),
   {
     route: "DELETE /v1/subscriptions",
     what: "opt-out of all texts of A's phone",
@@ -166,18 +164,13 @@ const ROWS: Row[] = [
     expect: "refused",
   },
   // Legacy subscribers and messages.
-  {
+  bySubject({
     route: "POST /1/add-subscribers",
     what: "legacy add of A's phone",
-    onA: (w, i) => json("POST", "/1/add-subscribers", { phone: w.aPhone(i), email: w.aEmail(i) }, legacy(w)),
-    onNothing: (w, i) => json("POST", "/1/add-subscribers", { phone: w.freshPhone(i), email: w.freshEmail(i) }, legacy(w)),
-    echoes: (w, i) => [
-      [w.aPhone(i), w.freshPhone(i)],
-      [w.aEmail(i), w.freshEmail(i)],
-    ],
+    probe: (w, phone, email) => json("POST", "/1/add-subscribers", { phone, email }, legacy(w)),
     generated: ["id"],
     expect: (answer) => assert.equal(answer.status, 201),
-  },
+  }),
   {
     route: "POST /1/subscribers/unsubscribe",
     what: "legacy remove of A's subscriber",
@@ -217,30 +210,20 @@ const ROWS: Row[] = [
     onNothing: () => ({ url: "/v1/privacy/delete-request/987654321" }),
     expect: "not_found",
   },
-  {
+  bySubject({
     route: "POST /v1/privacy/delete-request",
     what: "deletion request for A's subscriber (B's data only is deleted)",
-    onA: (w, i) => json("POST", "/v1/privacy/delete-request", { subjectPhone: w.aPhone(i), subjectEmail: w.aEmail(i) }),
-    onNothing: (w, i) => json("POST", "/v1/privacy/delete-request", { subjectPhone: w.freshPhone(i), subjectEmail: w.freshEmail(i) }),
-    echoes: (w, i) => [
-      [w.aPhone(i), w.freshPhone(i)],
-      [w.aEmail(i), w.freshEmail(i)],
-    ],
+    probe: (w, phone, email) => json("POST", "/v1/privacy/delete-request", { subjectPhone: phone, subjectEmail: email }),
     generated: ["id"],
     expect: "success",
-  },
-  {
+  }),
+  bySubject({
     route: "POST /privacy/delete-request",
     what: "legacy deletion request for A's subscriber",
-    onA: (w, i) => json("POST", "/privacy/delete-request", { subjectPhone: w.aPhone(i), subjectEmail: w.aEmail(i) }, legacy(w)),
-    onNothing: (w, i) => json("POST", "/privacy/delete-request", { subjectPhone: w.freshPhone(i), subjectEmail: w.freshEmail(i) }, legacy(w)),
-    echoes: (w, i) => [
-      [w.aPhone(i), w.freshPhone(i)],
-      [w.aEmail(i), w.freshEmail(i)],
-    ],
+    probe: (w, phone, email) => json("POST", "/privacy/delete-request", { subjectPhone: phone, subjectEmail: email }, legacy(w)),
     generated: ["id"],
     expect: "success",
-  },
+  }),
   // Catalog uploads.
   {
     route: "GET /v1/product-catalog/uploads/:uploadId",
@@ -436,7 +419,7 @@ describe("tenant isolation: company B's credentials on company A's resources", (
       type: await asA(`/events/types/${w.ids.type}`, w.a.legacyToken),
       message: await asA(`/events/types/messages/${w.ids.message}`, w.a.legacyToken),
       reminder: await asA(`/events/reminders/${w.ids.reminder}`, w.a.legacyToken),
-      outbox: (await t.kit.storage.collection(OUTBOX_COLLECTION).find({ where: { companyId: w.a.companyId }, limit: 10_000 })).items.length,
+      outbox: (await t.kit.storage.collection<OutboxMessage>(OUTBOX_COLLECTION).find({ where: { companyId: w.a.companyId }, limit: 10_000 })).items.length,
     };
   }
 
