@@ -65,7 +65,7 @@ export { PermanentJobError, type JobRecord, type JobStatus } from "./jobs/job-re
 export type { JobHandler, JobContext, JobRunnerSettings } from "./jobs/job-runner.ts";
 
 export { EventBus, type ReachkitEvents, type EventName, type EventHandler } from "./events/event-bus.ts";
-export { jsonLogger, silentLogger, isLogLevel, type JsonLoggerOptions } from "./logging/json-logger.ts";
+export { jsonLogger, silentLogger, isLogLevel, redactLogText, type JsonLoggerOptions } from "./logging/json-logger.ts";
 
 export { runCli, type CliEnvironment } from "./cli/run-cli.ts";
 export { cliCommands } from "./cli/core-commands.ts";

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomInt, randomUUID } from "node:crypto";
 import type { EventBus } from "../../src/events/event-bus.ts";
 import { notFound } from "../../src/http/errors.ts";
 import type { JobContext } from "../../src/jobs/job-runner.ts";
@@ -8,7 +8,7 @@ import type { Outbox } from "../../src/messaging/outbox.ts";
 import type { Clock } from "../../src/ports/clock.ts";
 import type { Collection, Patch, Storage } from "../../src/ports/storage.ts";
 import type { SubscriptionsService } from "../subscriptions/index.ts";
-import { AFFILIATES, PRIVACY_REQUESTS, SEQUENCES, type AffiliateRecord, type PrivacyRequest, type PrivacyRequestOrigin, type SequenceRecord } from "./records.ts";
+import { AFFILIATES, PRIVACY_REQUESTS, type AffiliateRecord, type PrivacyRequest, type PrivacyRequestOrigin } from "./records.ts";
 import { parsePrivacyRequest, type PrivacyRequestInput } from "./schemas.ts";
 import { maskEmail, maskPhone } from "./wire.ts";
 
@@ -66,13 +66,11 @@ export interface PrivacyJob {
  */
 export class PrivacyRequests {
   readonly #requests: Collection<PrivacyRequest>;
-  readonly #sequences: Collection<SequenceRecord>;
   readonly #affiliates: Collection<AffiliateRecord>;
 
   constructor(private readonly parts: PrivacyRequestsParts) {
     assertProcessingDelay(parts.processingDelayMs);
     this.#requests = parts.storage.collection(PRIVACY_REQUESTS);
-    this.#sequences = parts.storage.collection(SEQUENCES);
     this.#affiliates = parts.storage.collection(AFFILIATES);
   }
 
@@ -84,7 +82,7 @@ export class PrivacyRequests {
       const now = clock.now();
       const request: PrivacyRequest = {
         id: randomUUID(),
-        number: await this.#next("request"),
+        number: await this.#nextNumber(companyId),
         companyId,
         type: "DELETE",
         origin,
@@ -112,12 +110,14 @@ export class PrivacyRequests {
     return (await this.#requests.find({ where: { companyId }, orderBy: [{ field: "requestedAt" }], limit })).items;
   }
 
-  /** The company's integer id in legacy answers, made on first use. */
+  /** The company's integer id in legacy answers, drawn at random on first use. */
   async affiliateUserId(companyId: string): Promise<number> {
     return this.parts.storage.transaction(async () => {
       const known = await this.#affiliates.get(companyId);
       if (known) return known.affiliateUserId;
-      const affiliateUserId = await this.#next("affiliate");
+      let affiliateUserId: number;
+      do affiliateUserId = randomInt(1, 2 ** 31);
+      while (await this.#affiliates.findOne({ affiliateUserId }));
       await this.#affiliates.insert({ id: companyId, affiliateUserId });
       return affiliateUserId;
     });
@@ -176,13 +176,10 @@ export class PrivacyRequests {
     Object.assign(request, await this.#requests.update(request.id, patch));
   }
 
-  /** The next value of a sequence; the ambient transaction keeps two callers from taking the same one. */
-  async #next(name: string): Promise<number> {
-    return this.parts.storage.transaction(async () => {
-      const value = ((await this.#sequences.get(name))?.value ?? 0) + 1;
-      await this.#sequences.upsert({ id: name, value });
-      return value;
-    });
+  /** The company's next legacy number; the ambient transaction keeps two callers from taking the same one. */
+  async #nextNumber(companyId: string): Promise<number> {
+    const last = await this.#requests.findOne({ companyId }, [{ field: "number", direction: "desc" }]);
+    return (last?.number ?? 0) + 1;
   }
 }
 

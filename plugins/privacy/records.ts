@@ -9,7 +9,10 @@ export type PrivacyRequestOrigin = "v1" | "legacy" | "in_process";
  * the phone and email are masked and the client user id is dropped.
  */
 export interface PrivacyRequest extends Doc {
-  /** The integer id of legacy answers; unique across the kit, in creation order. */
+  /**
+   * The integer id of legacy answers: 1, 2, 3... per company, in creation
+   * order. Counted per company so that it tells nothing of other companies' requests.
+   */
   number: number;
   companyId: string;
   type: "DELETE";
@@ -37,25 +40,21 @@ export interface PrivacyRequest extends Doc {
   removedRecords?: number;
 }
 
-/** A named integer sequence (request numbers, affiliate user ids). */
-export interface SequenceRecord extends Doc {
-  value: number;
-}
-
-/** A company's integer id in legacy answers (`affiliateUserId`). The id is the company id. */
+/**
+ * A company's integer id in legacy answers (`affiliateUserId`), random so that
+ * it tells nothing of how many companies there are. The id is the company id.
+ */
 export interface AffiliateRecord extends Doc {
   affiliateUserId: number;
 }
 
 export const PRIVACY_REQUESTS = "privacy_requests";
-export const SEQUENCES = "privacy_sequences";
 export const AFFILIATES = "privacy_affiliates";
 
 export const privacyCollections: readonly CollectionSpec[] = [
   {
     name: PRIVACY_REQUESTS,
-    indexes: [{ fields: ["number"], unique: true }, { fields: ["companyId", "requestedAt"] }],
+    indexes: [{ fields: ["companyId", "number"], unique: true }, { fields: ["companyId", "requestedAt"] }],
   },
-  { name: SEQUENCES },
-  { name: AFFILIATES },
+  { name: AFFILIATES, indexes: [{ fields: ["affiliateUserId"], unique: true }] },
 ];

@@ -15,7 +15,12 @@ export function isLogLevel(value: unknown): value is LogLevel {
   return typeof value === "string" && value in LEVELS;
 }
 
-/** One JSON object per line: `{"time","level","msg",...fields}`. Errors are flattened to name, message and stack. */
+/**
+ * One JSON object per line: `{"time","level","msg",...fields}`. Errors are
+ * flattened to name, message and stack. Every string is passed through
+ * {@link redactLogText}, so a provider's error that names a number, or a token in an
+ * error message, never reaches the log whole.
+ */
 export function jsonLogger(options: JsonLoggerOptions = {}): Logger {
   const sink: Sink = {
     threshold: LEVELS[options.level ?? "info"],
@@ -61,13 +66,33 @@ class JsonLogger implements Logger {
   #log(level: LogLevel, msg: string, fields: LogFields | undefined): void {
     if (LEVELS[level] < this.sink.threshold) return;
     const entry = { time: new Date(this.sink.now()).toISOString(), level, msg, ...this.fields, ...fields };
-    this.sink.write(JSON.stringify(entry, errorReplacer));
+    this.sink.write(JSON.stringify(entry, redactingReplacer));
   }
 }
 
-function errorReplacer(_key: string, value: unknown): unknown {
+/** Called on every value JSON.stringify meets, so the strings of a flattened error are redacted too. */
+function redactingReplacer(_key: string, value: unknown): unknown {
   if (value instanceof Error) return { name: value.name, message: value.message, stack: value.stack };
-  return value;
+  return typeof value === "string" ? redactLogText(value) : value;
+}
+
+/** reachkit's credentials carry a prefix (`generateSecret`), so they are recognisable wherever they appear. */
+const CREDENTIAL = /\b(rk_(?:key|leg|oat|cs|code|ses))_[A-Za-z0-9_-]+/g;
+/** E.164, as every phone number inside reachkit is written. */
+const PHONE = /\+\d{7,15}\b/g;
+const EMAIL = /([^\s@"'<>(),;:])[^\s@"'<>(),;:]*@([A-Za-z0-9.-]+\.[A-Za-z]{2,})/g;
+
+/**
+ * What a log line may hold of a string: credentials replaced by their prefix,
+ * phone numbers cut to their last four digits (`+*****0001`, as privacy
+ * requests mask them), email addresses to their first letter and domain.
+ */
+export function redactLogText(text: string): string {
+  if (!/[+@]|rk_/.test(text)) return text;
+  return text
+    .replace(CREDENTIAL, "$1_[redacted]")
+    .replace(PHONE, (phone) => `+*****${phone.slice(-4)}`)
+    .replace(EMAIL, "$1**@$2");
 }
 
 /** Drops everything; the default in tests. */
