@@ -153,4 +153,13 @@ describe("logs", () => {
       assert.equal(redactLogText(text), text);
     }
   });
+
+  it("redacts every email address of a text, and long texts a client could send come back whole but for them", () => {
+    assert.equal(redactLogText("ada@example.com,bob.smith@mail.example.org"), "a**@example.com,b**@mail.example.org");
+    assert.equal(redactLogText("to <ada@example.com> from x@y"), "to <a**@example.com> from x@y");
+    const long = `${"a".repeat(100_000)}@${"b".repeat(100_000)}+${"1".repeat(100_000)}`;
+    assert.equal(redactLogText(long), long, "nothing in it is an address");
+    const padded = `${"x ".repeat(50_000)}ada@example.com`;
+    assert.equal(redactLogText(padded), `${"x ".repeat(50_000)}a**@example.com`);
+  });
 });
