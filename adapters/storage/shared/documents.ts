@@ -20,10 +20,16 @@ export function assertCollectionName(name: string): void {
 
 /** Field names end up inside SQL text (JSON paths), so only plain identifiers are accepted. */
 export function assertFieldName(field: string): void {
+  if (validFieldNames.has(field)) return;
   if (typeof field !== "string" || !FIELD_NAME.test(field)) {
     throw new Error(`invalid field name ${JSON.stringify(field)}: expected ${FIELD_NAME}`);
   }
+  // Queries name the same few fields over and over: each is checked once.
+  if (validFieldNames.size >= 10_000) validFieldNames.clear();
+  validFieldNames.add(field);
 }
+
+const validFieldNames = new Set<string>();
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
