@@ -49,6 +49,7 @@ export interface NodeHttpServer {
   close(): Promise<void>;
 }
 
+/** What `nodeHttpServer` serves (prefix, host groups) and the connection limits of its server. */
 export interface NodeHttpServerOptions extends NodeHandlerOptions {
   /** Header size and count, header, request and keep-alive timeouts (see DEFAULT_SERVER_LIMITS). */
   limits?: Partial<ServerLimits>;
