@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { DEFAULT_SERVER_LIMITS, resolveServerLimits, type ServerLimits } from "../../adapters/http/node/index.ts";
 import { DEFAULT_JOB_SETTINGS, DEFAULT_MESSAGING_SETTINGS, isLogLevel, type LogLevel } from "../../src/index.ts";
 
 /** The self-hosted server's settings, from the environment (see the README's configuration table). */
@@ -16,6 +17,33 @@ export interface ServerConfig {
   privacyDelayHours: number;
   /** Durable jobs run at once (reminder bursts, sends). */
   jobConcurrency: number;
+  /** Header size and count, header, request and keep-alive timeouts of the HTTP server. */
+  limits: ServerLimits;
+}
+
+/** The environment variable of each server limit (see the README's configuration table). */
+const LIMIT_VARIABLES: Readonly<Record<keyof ServerLimits, string>> = {
+  maxHeaderSize: "REACHKIT_MAX_HEADER_BYTES",
+  maxHeadersCount: "REACHKIT_MAX_HEADERS",
+  headersTimeoutMs: "REACHKIT_HEADERS_TIMEOUT_MS",
+  requestTimeoutMs: "REACHKIT_REQUEST_TIMEOUT_MS",
+  keepAliveTimeoutMs: "REACHKIT_KEEP_ALIVE_TIMEOUT_MS",
+};
+
+function limitsFromEnv(env: NodeJS.ProcessEnv): ServerLimits {
+  const limits: Partial<Record<keyof ServerLimits, number>> = {};
+  for (const [name, variable] of Object.entries(LIMIT_VARIABLES) as [keyof ServerLimits, string][]) {
+    const text = env[variable];
+    if (!text) continue;
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < 1) throw new Error(`${variable} must be a positive whole number, got "${text}"`);
+    limits[name] = value;
+  }
+  try {
+    return resolveServerLimits({ ...DEFAULT_SERVER_LIMITS, ...limits });
+  } catch {
+    throw new Error(`${LIMIT_VARIABLES.headersTimeoutMs} must not exceed ${LIMIT_VARIABLES.requestTimeoutMs}`);
+  }
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: { port?: number; dataDir?: string } = {}): ServerConfig {
@@ -43,6 +71,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: {
     smsPerSecond,
     privacyDelayHours,
     jobConcurrency,
+    limits: limitsFromEnv(env),
   };
 }
 

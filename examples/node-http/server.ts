@@ -1,5 +1,5 @@
-import { createServer, type Server } from "node:http";
-import { nodeHandler } from "../../adapters/http/node/index.ts";
+import type { Server } from "node:http";
+import { createLimitedServer, nodeHandler } from "../../adapters/http/node/index.ts";
 import { jsonLogger, type Reachkit } from "../../src/index.ts";
 import type { ServerConfig } from "./config.ts";
 import { startServerKit } from "./server-kit.ts";
@@ -30,7 +30,7 @@ export async function startServer(config: ServerConfig, print: (text: string) =>
     print,
   );
   const handle = nodeHandler(kit);
-  const server = createServer({ keepAliveTimeout: 5_000 }, (request, response) => {
+  const server = createLimitedServer(config.limits, (request, response) => {
     if (request.method === "GET" && request.url === "/healthz") {
       response.writeHead(200, { "content-type": "application/json" });
       response.end('{"status":"ok"}');

@@ -84,7 +84,7 @@ export function subscriptionRoutes(context: PluginContext, service: Subscription
         summary: "The SMS provider's inbound webhook (form fields From, To, Body)",
         async handler({ body, params, headers, path: requestPath }) {
           const from = body.From === undefined ? undefined : normalizeSenderNumber(body.From);
-          const to = body.To;
+          const to = body.To === "" ? undefined : body.To;
           const problems = [
             ...(from === undefined ? [{ path: "From", message: "is required" }] : E164.test(from) ? [] : [{ path: "From", message: "must be a phone number" }]),
             ...(to === undefined ? [{ path: "To", message: "is required" }] : []),

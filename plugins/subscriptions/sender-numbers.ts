@@ -76,6 +76,8 @@ export class SenderNumbers {
   /** The company whose sender number this is. */
   async companyOf(number: string): Promise<string | undefined> {
     const normalized = normalizeSenderNumber(number);
+    // No company can hold what is not a sender number ("", "abc"): and "" is no document id.
+    if (!SENDER_NUMBER.test(normalized)) return undefined;
     const indexed = await this.#numbers.get(normalized);
     if (indexed && (await this.accounts().getCompany(indexed.companyId))) return indexed.companyId;
     // A number set directly on the company (Accounts.updateCompany) still routes.

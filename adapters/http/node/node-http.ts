@@ -1,9 +1,10 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { HostGroup } from "../../../src/http/route.ts";
 import type { Reachkit } from "../../../src/kernel/reachkit.ts";
 import { insidePrefix, normalizePrefix, pathOf } from "../shared/mount.ts";
 import { neutralFromNode, sendInternalError, sendNode, type HostRequest } from "../shared/node-transport.ts";
+import { createLimitedServer, type ServerLimits } from "./server-limits.ts";
 
 export interface NodeHandlerOptions {
   /** Serve reachkit under this path prefix (`/reachkit`); requests outside it fall through. */
@@ -48,10 +49,16 @@ export interface NodeHttpServer {
   close(): Promise<void>;
 }
 
+/** What `nodeHttpServer` serves (prefix, host groups) and the connection limits of its server. */
+export interface NodeHttpServerOptions extends NodeHandlerOptions {
+  /** Header size and count, header, request and keep-alive timeouts (see DEFAULT_SERVER_LIMITS). */
+  limits?: Partial<ServerLimits>;
+}
+
 /** A node:http server serving one kit. */
-export function nodeHttpServer(kit: Reachkit, options: NodeHandlerOptions = {}): NodeHttpServer {
+export function nodeHttpServer(kit: Reachkit, options: NodeHttpServerOptions = {}): NodeHttpServer {
   const handler = nodeHandler(kit, options);
-  const server = createServer({ keepAliveTimeout: 5_000 }, (request, response) => handler(request, response));
+  const server = createLimitedServer(options.limits ?? {}, (request, response) => handler(request, response));
   return {
     server,
     listen(port, host) {

@@ -90,6 +90,16 @@ describe("POST /sms/inbound (the provider webhook)", () => {
     await t.stop();
   });
 
+  it("answers an empty To as missing (400), and a To that is no number as unknown (401), never a 500 (found by fuzzing)", async () => {
+    const t = await pendingKit();
+    const empty = await webhook(t, t.path, { From: PHONE, To: "", Body: "STOP" });
+    assert.equal(empty.status, 400, empty.body);
+    assert.deepEqual(t.json(empty).error.details, [{ path: "To", message: "is required" }]);
+    for (const to of [" ", "()-", "not a number"]) assert.equal((await webhook(t, t.path, { From: PHONE, To: to, Body: "STOP" })).status, 401, to);
+    assert.deepEqual(await eligibilityRows(t, "phone=%2B19148440001"), [["MARKETING", "TEXT", false]]);
+    await t.stop();
+  });
+
   it("sends one reply when the provider retries the same message", async () => {
     const t = await pendingKit();
     const fields = { From: PHONE, To: await senderOf(t), Body: "STOP", MessageSid: "SM-retry" };

@@ -1,0 +1,123 @@
+import type { AnyRoute } from "../../../src/index.ts";
+import { SIGNATURE, SIGNATURE_HEADER, SUBSCRIBED_PHONES, type FuzzWorld } from "./fuzz-world.ts";
+
+/**
+ * One valid request of a route: the seed the fuzzer mutates. `body` is JSON for
+ * JSON routes, the fields for form routes, and the bytes for raw routes.
+ */
+export interface RouteExample {
+  params?: Record<string, string>;
+  query?: Record<string, string>;
+  body?: unknown;
+  /** For raw routes: the content type the body is sent with. */
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+export const routeKey = (route: Pick<AnyRoute, "method" | "path">) => `${route.method} ${route.path}`;
+
+const [PHONE, LEAVING_PHONE] = SUBSCRIBED_PHONES;
+const reminder = (w: FuzzWorld) => ({
+  eventType: { uuid: w.ids.eventTypeUuid },
+  phone: PHONE,
+  firstName: "Ada",
+  lastName: "Lovelace",
+  emailAddress: "ada@example.com",
+  eventDateTime: w.eventDateTime,
+  subscriberTimeZone: "America/New_York",
+  remindTimeOffset: "PT3H",
+  followUpTimeOffset: "PT24H",
+  metadata: { service: "haircut", price: 30 },
+  sendEligibleSubscribersOnly: true,
+});
+const install = (w: FuzzWorld) => ({ client_id: w.oauth.clientId, redirect_uri: w.oauth.redirectUri, scope: "subscriptions:read subscriptions:write", state: "xyz" });
+
+/**
+ * A valid request for every route of the self-hosted server. The fuzzer covers
+ * every route the kit serves whether or not it is listed here; a listed example
+ * lets most mutated requests pass validation and reach the handler's logic, and
+ * test/security/route-examples.test.ts fails for a route that has none.
+ */
+export const ROUTE_EXAMPLES: Readonly<Record<string, (world: FuzzWorld) => RouteExample>> = {
+  "GET /v1/me": () => ({}),
+  "POST /v1/subscriptions": (w) => ({
+    body: {
+      user: { phone: PHONE, email: "ada@example.com", firstName: "Ada", lastName: "Lovelace" },
+      signUpSourceId: w.ids.signUpSourceId,
+      locale: { language: "en", country: "US" },
+      subscriptionType: "MARKETING",
+      externalIdentifiers: { clientUserId: "u-1", shopifyId: "s-1", klaviyoId: "k-1", customIdentifiers: [{ name: "crm", value: "c-1" }] },
+      singleOptIn: true,
+    },
+  }),
+  "GET /v1/subscriptions": () => ({ query: { phone: PHONE, email: "ada@example.com" } }),
+  "POST /v1/subscriptions/unsubscribe": () => ({
+    body: { user: { phone: LEAVING_PHONE, email: "grace@example.com" }, subscriptions: [{ type: "MARKETING", channel: "TEXT" }], notification: { language: "en-US", disabled: false } },
+  }),
+  "DELETE /v1/subscriptions": () => ({ query: { phone: LEAVING_PHONE } }),
+  "POST /sms/inbound": (w) => ({ body: { From: PHONE, To: w.ids.senderNumber, Body: "HELP", MessageSid: "SM1" }, headers: { [SIGNATURE_HEADER]: SIGNATURE } }),
+  "POST /sms/inbound/:token": (w) => ({
+    params: { token: w.ids.inboundWebhookPath.split("/").pop() ?? "" },
+    body: { From: LEAVING_PHONE, To: w.ids.senderNumber, Body: "STOP", MessageSid: "SM2" },
+  }),
+  "POST /v1/graphql": () => ({
+    body: {
+      query: `query Q($phone: String) { a: viewer { installedApplication { installerCompany { id name } } } }`,
+      variables: { phone: PHONE },
+      operationName: "Q",
+    },
+  }),
+  "GET /integrations/oauth-install": (w) => ({ query: install(w), headers: { cookie: w.install.cookie } }),
+  "POST /integrations/oauth-install/login": (w) => ({
+    body: { ...install(w), csrf_token: w.install.csrfToken, email: w.oauth.email, password: w.oauth.password },
+    headers: { cookie: w.install.cookie },
+  }),
+  "POST /integrations/oauth-install": (w) => ({
+    body: { ...install(w), csrf_token: w.install.csrfToken, decision: "authorize" },
+    headers: { cookie: w.install.cookie },
+  }),
+  "POST /v1/authorization-codes/tokens": (w) => ({
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      code: "a-used-or-unknown-code",
+      redirect_uri: w.oauth.redirectUri,
+      client_id: w.oauth.clientId,
+      client_secret: w.oauth.clientSecret,
+    }).toString(),
+    contentType: "application/x-www-form-urlencoded",
+  }),
+  "POST /1/add-subscribers": () => ({
+    body: { phone: "914-844-0002", email: "grace@example.com", first_name: "Grace", visitorId: "v-1", creativeId: "c-7", metadata: { plan: "gold" } },
+  }),
+  "POST /1/subscribers/unsubscribe": () => ({ body: { phone: LEAVING_PHONE, sendOptOutMessage: "true" } }),
+  "POST /1/messages": () => ({ body: { to: PHONE, body: "Your order #1001 has shipped.", type: "TRANSACTIONAL", mediaUrl: "https://cdn.example/a.png", link: "https://acme.example/t/1" } }),
+  "POST /v1/messages": () => ({ body: { to: PHONE, body: "Your table is ready.", type: "TRANSACTIONAL", messageId: "campaign-7" } }),
+  "POST /v1/privacy/delete-request": () => ({ body: { subjectPhone: "+19148440009", subjectEmail: "ada@example.com", requestMsg: "please", clientUserId: "u-1" } }),
+  "GET /v1/privacy/delete-request/:id": (w) => ({ params: { id: w.ids.privacyRequestId } }),
+  "POST /privacy/delete-request": () => ({ body: { subjectPhone: "+19148440009", subjectEmail: "ada@example.com", requestMsg: "please" } }),
+  "POST /v1/product-catalog/uploads": () => ({ body: { validateOnly: true } }),
+  "GET /v1/product-catalog/uploads": () => ({}),
+  "GET /v1/product-catalog/uploads/:uploadId": (w) => ({ params: { uploadId: w.ids.uploadId } }),
+  "POST /events/types": () => ({ body: { type: "Beard trim" } }),
+  "GET /events/types/:uuid": (w) => ({ params: { uuid: w.ids.eventTypeUuid } }),
+  "POST /events/types/messages": (w) => ({ body: { eventType: { uuid: w.ids.eventTypeUuid }, messageType: "CONFIRMATION", text: "Hi {firstName}, see you {eventDate} at {eventTime}." } }),
+  "GET /events/types/messages/:uuid": (w) => ({ params: { uuid: w.ids.messageUuid } }),
+  "PUT /events/types/messages/:uuid": (w) => ({
+    params: { uuid: w.ids.messageUuid },
+    body: { eventType: { uuid: w.ids.eventTypeUuid }, messageType: "REMINDER", text: "Reminder: {service} at {eventTime} today." },
+  }),
+  "POST /events/reminders": (w) => ({ body: reminder(w) }),
+  "GET /events/reminders/:uuid": (w) => ({ params: { uuid: w.ids.reminderUuid } }),
+  "PUT /events/reminders/:uuid": (w) => ({ params: { uuid: w.ids.reminderUuid }, body: { ...reminder(w), externalEventId: "appt-2" } }),
+  "POST /events/reminders/:uuid/cancel": (w) => ({ params: { uuid: w.ids.cancelReminderUuid } }),
+  "POST /events/reminders/:uuid/no-show": (w) => ({ params: { uuid: w.ids.noShowReminderUuid } }),
+  "PUT /uploads/:key": (w) => {
+    const url = new URL(w.ids.uploadPath, "http://x");
+    return {
+      params: { key: decodeURIComponent(url.pathname.slice("/uploads/".length)) },
+      query: Object.fromEntries(url.searchParams),
+      body: '{"id":"p-1","title":"Mug","price":"12.50","link":"https://acme.example/p/1"}\n',
+      contentType: "application/x-ndjson",
+    };
+  },
+};
