@@ -39,7 +39,8 @@ async function baseline(file: string): Promise<Run> {
 }
 
 /** The self-hosted server in its own process: create an upload, PUT the file, wait for completed; twice (a first save, then the same file again). */
-async function reachkit(file: string, lines: number): Promise<Run & { uploadSeconds: number; resave: Run }> {
+/** peakRssMB covers both uploads; idleRssMB is the server's peak before the first one (start-up). */
+async function reachkit(file: string, lines: number): Promise<Run & { uploadSeconds: number; idleRssMB: number; resave: Run }> {
   const dataDir = mkdtempSync(join(tmpdir(), "reachkit-bench-catalog-"));
   try {
     const setup = createServerKit({ dataDir, publicUrl: "http://127.0.0.1", secret, logger: silentLogger() });
@@ -50,13 +51,19 @@ async function reachkit(file: string, lines: number): Promise<Run & { uploadSeco
     // The public URL must carry the port, so pick one first.
     const port = 20_000 + Math.floor(Math.random() * 20_000);
     const env = { BENCH_DATA_DIR: dataDir, BENCH_SECRET: secret, BENCH_PORT: String(port), BENCH_PUBLIC_URL: `http://127.0.0.1:${port}` };
-    const { child } = await startServerProcess(join(import.meta.dirname, "servers/reachkit-catalog.ts"), env);
+    // The IDLE line comes before PORT, so it is read before startServerProcess returns.
+    let idle = { maxRssBytes: 0 };
+    const { child } = await startServerProcess(join(import.meta.dirname, "servers/reachkit-catalog.ts"), env, (line) => {
+      const match = /^IDLE (.*)$/.exec(line);
+      if (match) idle = JSON.parse(match[1]!) as { maxRssBytes: number };
+    });
     const stats = new Promise<{ maxRssBytes: number }>((resolve) => {
       createInterface({ input: child.stdout! }).on("line", (line) => {
         const match = /^STATS (.*)$/.exec(line);
         if (match) resolve(JSON.parse(match[1]!) as { maxRssBytes: number });
       });
     });
+    const idleRssMB = Math.round(idle.maxRssBytes / MB);
     const base = `http://127.0.0.1:${port}`;
     const first = await uploadOnce(base, headers, file, lines);
     const second = await uploadOnce(base, headers, file, lines);
@@ -64,7 +71,7 @@ async function reachkit(file: string, lines: number): Promise<Run & { uploadSeco
     const { maxRssBytes } = await stats;
     await exited;
     const peakRssMB = Math.round(maxRssBytes / MB);
-    return { ...first, peakRssMB, resave: { ...second, peakRssMB } };
+    return { ...first, peakRssMB, idleRssMB, resave: { ...second, peakRssMB } };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -18,13 +18,15 @@ export interface ServerProcess {
 /**
  * Starts a bench server script in its own process (so the load generator does not share its core) and reads its port.
  * BENCH_NODE_ARGS adds node flags to it, e.g. `BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=bench/tmp"` to profile a server.
+ * `onLine` sees every line the server prints (from the first, before PORT).
  */
-export async function startServerProcess(script: string, env: Record<string, string>): Promise<ServerProcess> {
+export async function startServerProcess(script: string, env: Record<string, string>, onLine?: (line: string) => void): Promise<ServerProcess> {
   const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean), "--import", "tsx", script], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
   const cpuWaiters: Array<(micros: number) => void> = [];
   const port = await new Promise<number>((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`${script} exited with ${code}`)));
     createInterface({ input: child.stdout! }).on("line", (line) => {
+      onLine?.(line);
       const portLine = /^PORT (\d+)$/.exec(line);
       if (portLine) resolve(Number(portLine[1]));
       const cpuLine = /^CPU (\d+)$/.exec(line);

@@ -1,5 +1,6 @@
 // The self-hosted kit (SQLite, files for objects, catalog plugin) behind node:http, request logs off.
-// On SIGTERM it prints its peak RSS ("STATS {...}"): the benchmark's memory figure for the processing process.
+// Once listening it prints its peak RSS so far ("IDLE {...}": start-up, before any upload); on SIGTERM its
+// peak RSS ("STATS {...}"): the benchmark's memory figure for the processing process.
 import { nodeHttpServer } from "../../adapters/http/node/index.ts";
 import { createServerKit } from "../../examples/node-http/server-kit.ts";
 import { jsonLogger } from "../../src/index.ts";
@@ -14,6 +15,7 @@ const kit = createServerKit({
 await kit.start();
 const server = nodeHttpServer(kit);
 const { port } = await server.listen(Number(process.env.BENCH_PORT ?? 0), "127.0.0.1");
+console.log(`IDLE ${JSON.stringify({ maxRssBytes: process.resourceUsage().maxRSS * 1024 })}`);
 console.log(`PORT ${port}`);
 process.once("SIGTERM", () => {
   console.log(`STATS ${JSON.stringify({ maxRssBytes: process.resourceUsage().maxRSS * 1024 })}`);
