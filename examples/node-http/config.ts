@@ -16,6 +16,8 @@ export interface ServerConfig {
   privacyDelayHours: number;
   /** Durable jobs run at once (reminder bursts, sends). */
   jobConcurrency: number;
+  /** Append texts to this file instead of printing them on standard output. */
+  smsLogFile?: string;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: { port?: number; dataDir?: string } = {}): ServerConfig {
@@ -43,6 +45,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: {
     smsPerSecond,
     privacyDelayHours,
     jobConcurrency,
+    ...(env.REACHKIT_SMS_LOG ? { smsLogFile: resolve(env.REACHKIT_SMS_LOG) } : {}),
   };
 }
 
