@@ -96,7 +96,8 @@ async function call(method: string, url: string, token: string | undefined, body
     if (response.status >= 400 && !firstFailures.has(`${method} ${url.split("?")[0]}`)) firstFailures.set(`${method} ${url.split("?")[0]}`, `${response.status} ${answer.text.slice(0, 300)}`);
     status = String(response.status);
   } catch (error) {
-    status = `network error: ${(error as Error).message}`;
+    const cause = (error as Error & { cause?: { code?: string; message?: string } }).cause;
+    status = `network error: ${cause?.code ?? cause?.message ?? (error as Error).message} (${method} ${url.split("?")[0]})`;
   }
   latencies.push(performance.now() - started);
   requests++;
@@ -199,6 +200,7 @@ report("soak", {
   rssAtEndMb: mb(rssAtEnd),
   rssMaxMb: mb(Math.max(...rssSamples)),
   rssGrowthPercent: growth,
+  rssSamplesMb: rssSamples.map(mb),
   textsSent: existsSync(smsLog) ? readFileSync(smsLog, "utf8").split("\n").filter(Boolean).length : 0,
   firstFailureByRoute: Object.fromEntries(firstFailures),
   serverWarningsOrErrors: serverLogs.length,
