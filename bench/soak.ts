@@ -105,13 +105,14 @@ async function call(method: string, url: string, token: string | undefined, body
   return answer;
 }
 
-const graphqlQuery = (company: number) => {
-  const users = [0, 1, 2, 3, 4].map((n) => {
-    const phone = activePhone(company, Math.floor(Math.random() * SUBSCRIBERS_PER_COMPANY));
-    return `u${n}: user(phone: "${phone}") { subscriptions { subscriptionEligibilities { subscription { channel type } eligibility { isEligible } } } }`;
-  });
-  return { query: `{ viewer { installedApplication { installerCompany { id ${users.join(" ")} } } } }` };
-};
+/** Five users by phone, as clients write it: one query text, the phones as variables (the server keeps its parsed document). */
+const GRAPHQL_QUERY = `query (${[0, 1, 2, 3, 4].map((n) => `$p${n}: String`).join(", ")}) { viewer { installedApplication { installerCompany { id ${[0, 1, 2, 3, 4]
+  .map((n) => `u${n}: user(phone: $p${n}) { subscriptions { subscriptionEligibilities { subscription { channel type } eligibility { isEligible } } } }`)
+  .join(" ")} } } } }`;
+const graphqlQuery = (company: number) => ({
+  query: GRAPHQL_QUERY,
+  variables: Object.fromEntries([0, 1, 2, 3, 4].map((n) => [`p${n}`, activePhone(company, Math.floor(Math.random() * SUBSCRIBERS_PER_COMPANY))])),
+});
 
 /** One request of the mix: 45% eligibility reads, 20% GraphQL, 20% messages, opt-ins as the rate allows. */
 async function oneRequest(company: Company): Promise<void> {

@@ -5,6 +5,7 @@ import Database from "better-sqlite3";
 import { PRIVACY_REQUESTS } from "../../plugins/privacy/records.ts";
 import { OUTBOX_COLLECTION } from "../../src/messaging/outbox-record.ts";
 import type { OutboxMessage, Reachkit } from "../../src/index.ts";
+import { seedSubscribers } from "../../bench/seed.ts";
 import { openServerKit } from "../support/cli.ts";
 import { waitUntil } from "../support/wait.ts";
 import { CrashableServer } from "./support.ts";
@@ -12,7 +13,7 @@ import { CrashableServer } from "./support.ts";
 const SUBJECT = "+19148446001";
 const OTHER = "+19148446002";
 /** A long history: texts enough that deleting them takes a while, so the kill lands mid-purge. */
-const HISTORY = 60_000;
+const HISTORY = 40_000;
 
 /** Runs `read` on the data directory's kit, with the server down. */
 async function offline<T>(dataDir: string, read: (kit: Reachkit, companyId: string) => Promise<T>): Promise<T> {
@@ -30,26 +31,23 @@ const textsTo = (kit: Reachkit, companyId: string, to: string) => kit.storage.co
 it("kill -9 in the middle of a privacy purge: after the restart the purge completes", { timeout: 60_000 }, async () => {
   const server = new CrashableServer();
   try {
-    await server.start();
-    for (const phone of [SUBJECT, OTHER]) {
-      const optIn = { user: { phone }, locale: { language: "en", country: "US" }, subscriptionType: "MARKETING", singleOptIn: true };
-      assert.equal((await server.request("POST", "/v1/subscriptions", optIn)).status, 202);
-    }
-    await waitUntil("both welcome texts sent", () => server.sentTexts().length === 2);
-    await server.stop();
-
-    // Years of texts to the subject, written straight to the database (sending them would take hours at the rate limit).
-    await offline(server.dataDir, async (kit, companyId) => {
-      const outbox = kit.storage.collection<OutboxMessage>(OUTBOX_COLLECTION);
+    // A company whose subject has a subscription and years of texts, written straight to the database
+    // (sending them would take hours at the rate limit), before the server's first start.
+    const setup = await openServerKit(server.dataDir);
+    try {
+      const { output, company } = await setup.provisionCompany({ name: "My Company" });
+      server.apiKey = output.apiKey as string;
+      await seedSubscribers(setup.storage, company.id, 2, (i) => [SUBJECT, OTHER][i]!);
+      const outbox = setup.storage.collection<OutboxMessage>(OUTBOX_COLLECTION);
       const sentAt = Date.now() - 86_400_000;
+      const text = (n: number, to: string): OutboxMessage => ({ id: `history-${String(n).padStart(6, "0")}`, companyId: company.id, to, from: "+15550000000", body: `Order ${n} has shipped.`, kind: "transactional", status: "sent", idempotencyKey: `history-${n}`, attempts: 1, createdAt: sentAt + n, updatedAt: sentAt + n, sentAt: sentAt + n });
       for (let start = 0; start < HISTORY; start += 10_000) {
-        const chunk = Array.from({ length: 10_000 }, (_, offset): OutboxMessage => {
-          const n = start + offset;
-          return { id: `history-${String(n).padStart(6, "0")}`, companyId, to: SUBJECT, from: "+15550000000", body: `Order ${n} has shipped.`, kind: "transactional", status: "sent", idempotencyKey: `history-${n}`, attempts: 1, createdAt: sentAt + n, updatedAt: sentAt + n, sentAt: sentAt + n };
-        });
-        await kit.storage.transaction(() => outbox.upsertMany(chunk));
+        await setup.storage.transaction(() => outbox.upsertMany(Array.from({ length: 10_000 }, (_, offset) => text(start + offset, SUBJECT))));
       }
-    });
+      await outbox.insert(text(HISTORY, OTHER));
+    } finally {
+      await setup.stop();
+    }
 
     await server.start();
     const created = await server.request("POST", "/v1/privacy/delete-request", { subjectPhone: SUBJECT });
