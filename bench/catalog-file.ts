@@ -2,7 +2,7 @@ import { createWriteStream } from "node:fs";
 import { once } from "node:events";
 
 /** A small deterministic PRNG (mulberry32), so every run writes the same file. */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

@@ -1,4 +1,5 @@
 import { cliCommands, CliUsageError, runCli, silentLogger, stringOption, type CliCommand } from "../../src/index.ts";
+import { backupCommand, restoreCommand } from "./backup.ts";
 import { configFromEnv, dataDirSecret } from "./config.ts";
 import { createServerKit, serverPlugins } from "./server-kit.ts";
 import { startServer } from "./server.ts";
@@ -21,7 +22,7 @@ const serve: CliCommand = {
 };
 
 const code = await runCli(process.argv.slice(2), {
-  commands: [...cliCommands(serverPlugins()), serve],
+  commands: [...cliCommands(serverPlugins()), serve, backupCommand, restoreCommand],
   defaultDataDir: process.env.REACHKIT_DATA_DIR ?? "./data",
   stdout: (text) => void process.stdout.write(text),
   stderr: (text) => void process.stderr.write(text),

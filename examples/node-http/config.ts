@@ -19,6 +19,8 @@ export interface ServerConfig {
   jobConcurrency: number;
   /** Header size and count, header, request and keep-alive timeouts of the HTTP server. */
   limits: ServerLimits;
+  /** Append texts to this file instead of printing them on standard output. */
+  smsLogFile?: string;
 }
 
 /** The environment variable of each server limit (see the README's configuration table). */
@@ -72,6 +74,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: {
     privacyDelayHours,
     jobConcurrency,
     limits: limitsFromEnv(env),
+    ...(env.REACHKIT_SMS_LOG ? { smsLogFile: resolve(env.REACHKIT_SMS_LOG) } : {}),
   };
 }
 

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fsObjectStorage } from "../../adapters/object-storage/fs/index.ts";
 import { consoleSms } from "../../adapters/sms/console/index.ts";
+import { fileSms } from "../../adapters/sms/file/index.ts";
 import { nodeScheduleScheduler } from "../../adapters/scheduler/node-schedule/index.ts";
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
 import { accountsPlugin } from "../../plugins/accounts/index.ts";
@@ -12,7 +13,7 @@ import { legacyPlugin } from "../../plugins/legacy/index.ts";
 import { oauthPlugin } from "../../plugins/oauth/index.ts";
 import { privacyPlugin } from "../../plugins/privacy/index.ts";
 import { subscriptionsPlugin } from "../../plugins/subscriptions/index.ts";
-import { createReachkit, formatFields, type Logger, type Reachkit, type ReachkitConfigInput, type ReachkitPlugin } from "../../src/index.ts";
+import { createReachkit, formatFields, type Logger, type Reachkit, type ReachkitConfigInput, type ReachkitPlugin, type StartOptions } from "../../src/index.ts";
 
 /** Every plugin the self-hosted server runs. */
 export function serverPlugins(options: { privacyProcessingDelayMs?: number } = {}): ReachkitPlugin[] {
@@ -36,15 +37,17 @@ export interface ServerKitOptions {
   config?: ReachkitConfigInput;
   /** How long after a privacy request its processing runs (default 0: at once). */
   privacyProcessingDelayMs?: number;
+  /** Append texts to this file (`fileSms`) instead of printing them (`consoleSms`). */
+  smsLogFile?: string;
 }
 
-/** The self-hosted kit: SQLite in the data directory, node-schedule, console SMS, files for objects. */
+/** The self-hosted kit: SQLite in the data directory, node-schedule, console (or file) SMS, files for objects. */
 export function createServerKit(options: ServerKitOptions): Reachkit {
   mkdirSync(options.dataDir, { recursive: true });
   return createReachkit({
     storage: sqliteStorage({ filename: join(options.dataDir, "reachkit.db") }),
     scheduler: nodeScheduleScheduler(),
-    sms: consoleSms(),
+    sms: options.smsLogFile ? fileSms({ path: options.smsLogFile }) : consoleSms(),
     objectStorage: fsObjectStorage({ directory: join(options.dataDir, "objects"), baseUrl: options.publicUrl, secret: options.secret }),
     logger: options.logger,
     hosts: options.publicUrl,
@@ -58,10 +61,10 @@ export function createServerKit(options: ServerKitOptions): Reachkit {
  * Creates and starts the self-hosted kit. On first start with an empty data
  * directory it creates a company and prints its credentials, so `/v1/me` works at once.
  */
-export async function startServerKit(options: ServerKitOptions, print: (text: string) => void): Promise<Reachkit> {
+export async function startServerKit(options: ServerKitOptions, print: (text: string) => void, startOptions: StartOptions = {}): Promise<Reachkit> {
   const firstStart = !existsSync(join(options.dataDir, "reachkit.db"));
   const kit = createServerKit(options);
-  await kit.start();
+  await kit.start(startOptions);
   if (firstStart) {
     const { output } = await kit.provisionCompany({ name: "My Company" });
     print(`\nreachkit: first start, created a company.\n${formatFields(output)}\nThese credentials are shown once: store them now.\n\n`);

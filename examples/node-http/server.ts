@@ -1,7 +1,9 @@
+import { mkdirSync } from "node:fs";
 import type { Server } from "node:http";
 import { createLimitedServer, nodeHandler } from "../../adapters/http/node/index.ts";
 import { jsonLogger, type Reachkit } from "../../src/index.ts";
 import type { ServerConfig } from "./config.ts";
+import { lockDataDir } from "./data-dir-lock.ts";
 import { startServerKit } from "./server-kit.ts";
 
 export interface RunningServer {
@@ -18,17 +20,29 @@ export interface RunningServer {
  */
 export async function startServer(config: ServerConfig, print: (text: string) => void = (t) => void process.stdout.write(t)): Promise<RunningServer> {
   const logger = jsonLogger({ level: config.logLevel });
-  const kit = await startServerKit(
-    {
-      dataDir: config.dataDir,
-      publicUrl: config.publicUrl,
-      secret: config.secret,
-      logger,
-      config: { messaging: { ratePerSecond: config.smsPerSecond }, jobs: { concurrency: config.jobConcurrency } },
-      privacyProcessingDelayMs: config.privacyDelayHours * 3_600_000,
-    },
-    print,
-  );
+  mkdirSync(config.dataDir, { recursive: true });
+  const lock = lockDataDir(config.dataDir);
+  if (lock.previousServerDied) logger.warn("the previous server of this data directory did not stop cleanly; recovering its work", { dataDir: config.dataDir });
+  let kit: Reachkit;
+  try {
+    kit = await startServerKit(
+      {
+        dataDir: config.dataDir,
+        publicUrl: config.publicUrl,
+        secret: config.secret,
+        logger,
+        config: { messaging: { ratePerSecond: config.smsPerSecond }, jobs: { concurrency: config.jobConcurrency } },
+        privacyProcessingDelayMs: config.privacyDelayHours * 3_600_000,
+        smsLogFile: config.smsLogFile,
+      },
+      print,
+      // The lock makes this process the only job runner of the database.
+      { soleJobRunner: true },
+    );
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
   const handle = nodeHandler(kit);
   const server = createLimitedServer(config.limits, (request, response) => {
     if (request.method === "GET" && request.url === "/healthz") {
@@ -38,10 +52,16 @@ export async function startServer(config: ServerConfig, print: (text: string) =>
     }
     handle(request, response);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(config.port, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(config.port, () => resolve());
+    });
+  } catch (error) {
+    await kit.stop();
+    lock.release();
+    throw error;
+  }
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   logger.info("listening", { port, dataDir: config.dataDir, publicUrl: config.publicUrl });
@@ -57,6 +77,7 @@ export async function startServer(config: ServerConfig, print: (text: string) =>
         await kit.stop();
         server.closeAllConnections();
         await closed;
+        lock.release();
         logger.info("stopped");
       })();
       return closing;

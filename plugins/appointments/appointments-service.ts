@@ -48,6 +48,6 @@ export class AppointmentsService {
 
   /** @internal The plugin registers these as its durable job handlers. */
   jobHandlers(): Record<typeof SEND_STEP_JOB, JobHandler<never>> {
-    return { [SEND_STEP_JOB]: (payload: SendStepJob) => this.reminders.sendStep(payload) };
+    return { [SEND_STEP_JOB]: (payload: SendStepJob, context) => this.reminders.sendStep(payload, context.logger) };
   }
 }

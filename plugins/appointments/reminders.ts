@@ -4,6 +4,7 @@ import type { Jobs } from "../../src/jobs/jobs.ts";
 import type { DataSubject } from "../../src/kernel/plugin.ts";
 import type { Outbox } from "../../src/messaging/outbox.ts";
 import type { Clock } from "../../src/ports/clock.ts";
+import type { Logger } from "../../src/ports/logger.ts";
 import { UniqueConstraintError, type Collection, type Storage, type Where } from "../../src/ports/storage.ts";
 import type { AppointmentMessages } from "./appointment-messages.ts";
 import type { AppointmentTypes } from "./appointment-types.ts";
@@ -22,6 +23,9 @@ import {
 import { reminderView, type ReminderView } from "./reminder-view.ts";
 import { reminderParsers, type ValidReminderInput, type ValidReminderPatch } from "./schemas.ts";
 import type { StepSender } from "./step-sender.ts";
+
+/** A timed step that runs later than this after its time is logged as late. */
+const LATE_AFTER_MS = 1_000;
 
 /** Reminders per delete statement in a privacy deletion. */
 const DELETE_CHUNK = 400;
@@ -128,8 +132,12 @@ export class Reminders {
     return Promise.all(page.items.map((reminder) => this.#view(reminder)));
   }
 
-  /** @internal The job handler: sends a timed step when it is (still) due. */
-  async sendStep(job: SendStepJob): Promise<void> {
+  /**
+   * @internal The job handler: sends a timed step when it is (still) due. A step
+   * that runs more than a second after its time (the kit was down, or the job
+   * runner behind) is logged with its lateness.
+   */
+  async sendStep(job: SendStepJob, logger?: Logger): Promise<void> {
     await this.#parts.storage.transaction(async () => {
       const now = this.#parts.clock.now();
       const reminder = await this.#reminders.get(job.reminderId);
@@ -144,6 +152,11 @@ export class Reminders {
         : await this.#parts.sender.send(reminder, job.step, now);
       const steps = { ...reminder.steps, [job.step]: outcome };
       await this.#reminders.update(reminder.id, { steps, state: progressOf(steps), updatedAt: now });
+      const lateByMs = now - step.sendAt;
+      if (lateByMs > LATE_AFTER_MS) {
+        const fields = { reminderUuid: reminder.id, companyId: reminder.companyId, step: job.step, dueAt: new Date(step.sendAt).toISOString(), lateByMs };
+        logger?.warn(tooLate ? "reminder step skipped: it ran late and the appointment has begun" : "reminder step sent late", fields);
+      }
     });
   }
 

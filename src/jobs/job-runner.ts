@@ -61,7 +61,12 @@ export class JobRunner {
     this.#handlers.set(type, handler);
   }
 
-  async start(): Promise<void> {
+  async start(requeueRunning: boolean): Promise<void> {
+    if (requeueRunning) {
+      const now = this.clock.now();
+      const requeued = await this.jobs.updateWhere({ status: "running" }, { status: "queued", leaseUntil: null, updatedAt: now });
+      if (requeued > 0) this.logger.warn("jobs left running by a process that stopped without finishing them are queued again", { jobs: requeued });
+    }
     this.#started = true;
     this.scheduler.start(() => this.#wake());
     await this.#tick();

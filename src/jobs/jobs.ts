@@ -166,9 +166,13 @@ export class Jobs {
     return this.#jobs.deleteWhere(where);
   }
 
-  /** Starts running due jobs (the CLI never calls it). */
-  start(): Promise<void> {
-    return this.#runner.start();
+  /**
+   * Starts running due jobs (the CLI never calls it). `requeueRunning`: this is
+   * the only runner of the storage, so jobs still marked running belong to a
+   * process that died; they run again now rather than when their lease expires.
+   */
+  start(options: { requeueRunning?: boolean } = {}): Promise<void> {
+    return this.#runner.start(options.requeueRunning ?? false);
   }
 
   /** Stops taking jobs and waits for running ones to finish. */

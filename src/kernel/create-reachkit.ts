@@ -161,7 +161,7 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
       await options.storage.ensureCollections(collections);
       await runMigrations(options.storage, clock, plugins, contextOf);
       for (const plugin of plugins) await plugin.start?.(contextOf(plugin));
-      if (startOptions.runJobs ?? true) await jobs.start();
+      if (startOptions.runJobs ?? true) await jobs.start({ requeueRunning: startOptions.soleJobRunner ?? false });
       state = "started";
       logger.debug("kit started", { plugins: plugins.map((plugin) => plugin.name), routes: routes.length });
     },

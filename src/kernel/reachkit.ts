@@ -18,6 +18,13 @@ import type { Token } from "./token.ts";
 export interface StartOptions {
   /** Run due jobs in this process (default true; the CLI opens kits without). */
   runJobs?: boolean;
+  /**
+   * This process is the only one running jobs on its storage (the self-hosted
+   * server holds its data directory alone): a job found running at start was
+   * left by a process that died, and is queued again at once instead of when its
+   * lease runs out. Never set it when several processes share the storage.
+   */
+  soleJobRunner?: boolean;
 }
 
 /** What `reachkit init` and `Reachkit.provisionCompany` return: the new company and its credentials. */

@@ -65,4 +65,5 @@ export interface SmsSender {
 export const SMS_SENDER = defineToken<SmsSender>("SmsSender", [
   "reachkit/adapters/sms/memory (memorySms)",
   "reachkit/adapters/sms/console (consoleSms)",
+  "reachkit/adapters/sms/file (fileSms)",
 ]);

@@ -163,6 +163,27 @@ describe("durable jobs", () => {
     await survivor.kit.stop();
   });
 
+  it("as the sole runner of its storage, queues a job left running by a dead process at once, not when its lease runs out", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "reachkit-sole-")), "kit.db");
+    const clock = fakeClock("2026-03-01T00:00:00.000Z");
+    const runs: number[] = [];
+    const crashed = jobKit({}, { file, clock });
+    await crashed.kit.start();
+    const job = await crashed.kit.jobs.enqueue({ type: "work", payload: null, key: "only" });
+    await crashed.kit.storage.collection<JobRecord>("reachkit_jobs").update(job.id, { status: "running", attempts: 1, leaseUntil: clock.now() + 60_000 });
+    await crashed.kit.stop();
+    const restarted = jobKit({ work: async () => void runs.push(clock.now()) }, { file, clock });
+    await restarted.kit.start({ soleJobRunner: true });
+    await restarted.scheduler.advance(0);
+    assert.deepEqual(runs, [clock.now()], "ran at start");
+    const done = await restarted.kit.jobs.get(job.id);
+    assert.equal(done?.status, "done");
+    assert.equal(done?.attempts, 2, "the run that died counts as an attempt");
+    await restarted.scheduler.advance(60_000);
+    assert.equal(runs.length, 1, "once");
+    await restarted.kit.stop();
+  });
+
   it("claims a wake's due jobs all or none: a claim that fails leaves every job queued, and they run once on the retry", async () => {
     const storage = memoryStorage();
     let failNextClaim = 0;

@@ -6,10 +6,14 @@ export interface ExampleProcess {
   port: number;
   /** The API key printed on first start. */
   apiKey: string;
+  /** What it printed that is not a JSON log line (the first start's credentials). */
+  printed: string;
   /** Every JSON log line so far. */
   logs: Array<Record<string, unknown>>;
   /** Sends SIGTERM and resolves with the exit code. */
   stop(): Promise<number | null>;
+  /** Sends SIGKILL: the process dies at once, whatever it was doing (a crash, a power cut). */
+  crash(): Promise<void>;
 }
 
 /** Runs an example's entry point (what its npm script runs) with a fresh data directory, until it logs "listening". */
@@ -20,12 +24,16 @@ export async function startExampleProcess(entry: string, env: Record<string, str
   });
   const logs: Array<Record<string, unknown>> = [];
   let apiKey = "";
+  let printed = "";
   const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
   const port = await new Promise<number>((resolve, reject) => {
     void exited.then((code) => reject(new Error(`${entry} exited early with ${code}`)));
     createInterface({ input: child.stdout! }).on("line", (line) => {
       apiKey ||= /apiKey:\s+(\S+)/.exec(line)?.[1] ?? "";
-      if (!line.startsWith("{")) return;
+      if (!line.startsWith("{")) {
+        printed += `${line}\n`;
+        return;
+      }
       const entry = JSON.parse(line) as Record<string, unknown>;
       logs.push(entry);
       if (entry.msg === "listening") resolve(entry.port as number);
@@ -35,10 +43,17 @@ export async function startExampleProcess(entry: string, env: Record<string, str
     child,
     port,
     apiKey,
+    get printed() {
+      return printed;
+    },
     logs,
     stop() {
       child.kill("SIGTERM");
       return exited;
+    },
+    async crash() {
+      child.kill("SIGKILL");
+      await exited;
     },
   };
 }

@@ -1,0 +1,1 @@
+export { fileSms, type FileSmsOptions } from "./file-sms.ts";
