@@ -134,11 +134,13 @@ async function oneRequest(company: Company): Promise<void> {
 let catalogRound = 0;
 async function catalogUpload(): Promise<void> {
   const company = companies[catalogRound++ % companies.length]!;
+  // Made before the upload is created: building it blocks this client's event loop, and a PUT sent after
+  // that pause could go out on a pooled connection the server had meanwhile closed as idle.
+  const next = random(catalogRound);
+  const file = Array.from({ length: CATALOG_PRODUCTS }, (_, i) => `${productLine(i, next)}\n`).join("");
   const created = await call("POST", "/v1/product-catalog/uploads", company.apiKey, {});
   if (created?.status !== 200) return;
   const { uploadUrl } = JSON.parse(created.text) as { uploadUrl: string };
-  const next = random(catalogRound);
-  const file = Array.from({ length: CATALOG_PRODUCTS }, (_, i) => `${productLine(i, next)}\n`).join("");
   await call("PUT", uploadUrl, undefined, file);
 }
 
