@@ -11,7 +11,15 @@ export interface PostgresStorageOptions {
   url: string;
   /** Connections kept by this process (default 10). Reads outside transactions use them in parallel. */
   poolSize?: number;
+  /**
+   * The PostgreSQL schema holding reachkit's tables (default: the connection's
+   * own, normally `public`), created when missing. Several installations, or
+   * tests, can then share one database.
+   */
+  schema?: string;
 }
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
 
 export function postgresStorage(options: PostgresStorageOptions): Storage {
   return new PostgresStorage(options);
@@ -42,8 +50,19 @@ export class PostgresStorage implements Storage {
   #savepoints = 0;
   #closed = false;
 
+  readonly #schema: string | undefined;
+
   constructor(options: PostgresStorageOptions) {
-    this.#pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10, application_name: "reachkit" });
+    if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) {
+      throw new Error(`invalid schema name ${JSON.stringify(options.schema)}: expected ${SCHEMA_NAME}`);
+    }
+    this.#schema = options.schema;
+    this.#pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolSize ?? 10,
+      application_name: "reachkit",
+      ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),
+    });
     // An idle connection that the server drops must not crash the process; the pool replaces it.
     this.#pool.on("error", () => undefined);
     this.#transactions = new AmbientTransactions<string>({
@@ -81,7 +100,7 @@ export class PostgresStorage implements Storage {
       const client = await this.#pool.connect();
       try {
         await withSchemaLock(client, async () => {
-          await createBase(client);
+          await createBase(client, this.#schema);
           for (const collection of collections) await applyCollection(client, collection);
         });
       } finally {

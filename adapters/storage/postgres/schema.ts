@@ -79,7 +79,8 @@ export async function withSchemaLock(client: pg.ClientBase, work: () => Promise<
 }
 
 /** The key functions and the ledger; idempotent. The caller holds the schema lock. */
-export async function createBase(client: pg.ClientBase): Promise<void> {
+export async function createBase(client: pg.ClientBase, schema: string | undefined): Promise<void> {
+  if (schema !== undefined) await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
   await client.query(KEY_FUNCTIONS);
   await client.query(
     `CREATE TABLE IF NOT EXISTS "${LEDGER_TABLE}" (
