@@ -28,6 +28,7 @@ const code = await runCli(process.argv.slice(2), {
   async openKit(dataDir) {
     const kit = createServerKit({
       dataDir,
+      databaseUrl: process.env.REACHKIT_DATABASE_URL || undefined,
       publicUrl: process.env.REACHKIT_PUBLIC_URL ?? "http://localhost:3000",
       secret: process.env.REACHKIT_SECRET || dataDirSecret(dataDir),
       logger: silentLogger(),

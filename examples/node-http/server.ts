@@ -21,10 +21,15 @@ export async function startServer(config: ServerConfig, print: (text: string) =>
   const kit = await startServerKit(
     {
       dataDir: config.dataDir,
+      databaseUrl: config.databaseUrl,
       publicUrl: config.publicUrl,
       secret: config.secret,
       logger,
-      config: { messaging: { ratePerSecond: config.smsPerSecond }, jobs: { concurrency: config.jobConcurrency } },
+      config: {
+        rateLimits: config.rateLimits,
+        messaging: { ratePerSecond: config.smsPerSecond },
+        jobs: { concurrency: config.jobConcurrency, leaseMs: config.jobLeaseMs, pollMs: config.jobPollMs },
+      },
       privacyProcessingDelayMs: config.privacyDelayHours * 3_600_000,
     },
     print,
@@ -44,7 +49,7 @@ export async function startServer(config: ServerConfig, print: (text: string) =>
   });
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
-  logger.info("listening", { port, dataDir: config.dataDir, publicUrl: config.publicUrl });
+  logger.info("listening", { port, dataDir: config.dataDir, storage: kit.storage.name, publicUrl: config.publicUrl });
   let closing: Promise<void> | undefined;
   return {
     kit,

@@ -12,8 +12,8 @@ import pg from "pg";
  * that the tests pass on a fresh CI machine (which runs them as root).
  */
 export interface PostgresCluster {
-  /** A new, empty database; returns its connection URL. */
-  createDatabase(): Promise<string>;
+  /** A new database, empty or a copy of `template` (a database of this cluster); returns its connection URL. */
+  createDatabase(template?: string): Promise<string>;
   stop(): void;
 }
 
@@ -69,6 +69,34 @@ function freePort(): Promise<number> {
   });
 }
 
+let databases = 0;
+
+/**
+ * Creates a database on the server of `url` (any database of it), empty or a
+ * copy of `template` (copying a prepared schema is several times faster than
+ * creating its tables and indexes again); returns the new database's URL.
+ */
+export async function createDatabase(url: string, template?: string): Promise<string> {
+  const name = `reachkit_${process.pid}_${++databases}`;
+  // Through the maintenance database: nobody may be connected to a template while it is copied.
+  const admin = new URL(url);
+  admin.pathname = "/postgres";
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    await client.query(
+      template === undefined
+        ? `CREATE DATABASE "${name}" TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`
+        : `CREATE DATABASE "${name}" TEMPLATE "${template}" STRATEGY FILE_COPY`,
+    );
+  } finally {
+    await client.end();
+  }
+  const target = new URL(url);
+  target.pathname = `/${name}`;
+  return target.toString();
+}
+
 /** Starts a cluster in a temporary directory; `stop()` shuts it down and removes the directory. */
 export async function startPostgres(): Promise<PostgresCluster> {
   const bin = ensurePostgres();
@@ -113,19 +141,8 @@ export async function startPostgres(): Promise<PostgresCluster> {
     started = true;
     process.once("exit", stop);
     const admin = `postgres://postgres@127.0.0.1:${port}`;
-    let databases = 0;
     return {
-      async createDatabase() {
-        const name = `reachkit_${process.pid}_${++databases}`;
-        const client = new pg.Client({ connectionString: `${admin}/postgres` });
-        await client.connect();
-        try {
-          await client.query(`CREATE DATABASE "${name}" TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`);
-        } finally {
-          await client.end();
-        }
-        return `${admin}/${name}`;
-      },
+      createDatabase: (template) => createDatabase(`${admin}/postgres`, template),
       stop,
     };
   } catch (error) {

@@ -3,7 +3,7 @@ import type { Collection, CollectionSpec, Doc, Storage } from "../../../src/port
 import { AmbientTransactions, Mutex } from "../shared/ambient-transactions.ts";
 import { Handles, requireDeclared } from "../shared/documents.ts";
 import { PostgresCollection } from "./postgres-collection.ts";
-import { applyCollection, createBase, normalizeSpecs, toUniqueError, withSchemaLock, type DeclaredCollection } from "./schema.ts";
+import { applyCollections, normalizeSpecs, toUniqueError, type DeclaredCollection } from "./schema.ts";
 import type { PgParam } from "./where-sql.ts";
 
 export interface PostgresStorageOptions {
@@ -99,10 +99,7 @@ export class PostgresStorage implements Storage {
       const collections = normalizeSpecs(specs);
       const client = await this.#pool.connect();
       try {
-        await withSchemaLock(client, async () => {
-          await createBase(client, this.#schema);
-          for (const collection of collections) await applyCollection(client, collection);
-        });
+        await applyCollections(client, collections, this.#schema);
       } finally {
         client.release();
       }

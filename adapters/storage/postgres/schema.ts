@@ -65,75 +65,76 @@ LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
   END
 $$;`;
 
-/** Runs `work` in one transaction holding the schema lock, on a client of its own. */
-export async function withSchemaLock(client: pg.ClientBase, work: () => Promise<void>): Promise<void> {
-  await client.query("BEGIN");
+/**
+ * Creates the key functions, the ledger, the tables and declared indexes, and
+ * drops each collection's `ix_` / `ux_` indexes that are no longer declared:
+ * in one transaction holding the schema lock (several processes may start at
+ * once), in two round trips (DDL statement by statement made starting a test
+ * kit take most of a second).
+ */
+export async function applyCollections(
+  client: pg.ClientBase,
+  collections: readonly DeclaredCollection[],
+  schema: string | undefined,
+): Promise<void> {
+  const prelude = [
+    "BEGIN",
+    `SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`,
+    ...(schema === undefined ? [] : [`CREATE SCHEMA IF NOT EXISTS "${schema}"`]),
+    KEY_FUNCTIONS,
+    `CREATE TABLE IF NOT EXISTS "${LEDGER_TABLE}" (collection text PRIMARY KEY, spec text NOT NULL, updated_at bigint NOT NULL)`,
+    `SELECT tablename, indexname FROM pg_indexes WHERE schemaname = current_schema()`,
+  ];
   try {
-    await client.query("SELECT pg_advisory_xact_lock($1)", [SCHEMA_LOCK]);
-    await work();
-    await client.query("COMMIT");
+    const results = (await client.query(prelude.join(";\n"))) as unknown as pg.QueryResult<{ tablename: string; indexname: string }>[];
+    const existing = results[results.length - 1].rows;
+    const statements = collections.flatMap((collection) => collectionDdl(client, collection, existing));
+    try {
+      await client.query([...statements, "COMMIT"].join(";\n"));
+    } catch (error) {
+      const index = (error as { constraint?: unknown }).constraint;
+      const owner = collections.find((c) => c.indexes.some((i) => i.name === index));
+      throw (owner && toUniqueError(error, owner)) ?? error;
+    }
   } catch (error) {
     await client.query("ROLLBACK").catch(() => undefined);
     throw error;
   }
 }
 
-/** The key functions and the ledger; idempotent. The caller holds the schema lock. */
-export async function createBase(client: pg.ClientBase, schema: string | undefined): Promise<void> {
-  if (schema !== undefined) await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-  await client.query(KEY_FUNCTIONS);
-  await client.query(
-    `CREATE TABLE IF NOT EXISTS "${LEDGER_TABLE}" (
-       collection text PRIMARY KEY, spec text NOT NULL, updated_at bigint NOT NULL
-     )`,
-  );
-}
-
-/**
- * Creates the table and declared indexes, and drops this collection's `ix_` /
- * `ux_` indexes that are no longer declared. The caller holds the schema lock.
- */
-export async function applyCollection(client: pg.ClientBase, collection: DeclaredCollection): Promise<void> {
+function collectionDdl(
+  client: pg.ClientBase,
+  collection: DeclaredCollection,
+  existing: readonly { tablename: string; indexname: string }[],
+): string[] {
   const { name } = collection;
-  await client.query(`CREATE TABLE IF NOT EXISTS "${name}" (id text COLLATE "C" PRIMARY KEY, doc jsonb NOT NULL)`);
+  const statements = [`CREATE TABLE IF NOT EXISTS "${name}" (id text COLLATE "C" PRIMARY KEY, doc jsonb NOT NULL)`];
   const wanted = new Set(collection.indexes.map((i) => i.name));
-  const existing = await client.query<{ indexname: string }>(
-    `SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1`,
-    [name],
-  );
-  for (const { indexname } of existing.rows) {
+  for (const { tablename, indexname } of existing) {
     const ours = indexname.startsWith("ix_") || indexname.startsWith("ux_");
-    if (ours && !wanted.has(indexname)) await client.query(`DROP INDEX "${indexname}"`);
+    if (tablename === name && ours && !wanted.has(indexname)) statements.push(`DROP INDEX "${indexname}"`);
   }
   for (const index of collection.indexes) {
-    const owner = await client.query<{ tablename: string }>(
-      `SELECT tablename FROM pg_indexes WHERE schemaname = current_schema() AND indexname = $1`,
-      [index.name],
-    );
-    if (owner.rows.length > 0 && owner.rows[0].tablename !== name) {
+    const owner = existing.find((e) => e.indexname === index.name);
+    if (owner !== undefined && owner.tablename !== name) {
       // IF NOT EXISTS would silently skip it: "ix_a___x" is both a(_x) and a_(x).
-      throw new Error(`collection ${name}: index name ${index.name} is already used by collection ${owner.rows[0].tablename}`);
+      throw new Error(`collection ${name}: index name ${index.name} is already used by collection ${owner.tablename}`);
     }
     // NULLS FIRST: the index order is the port's sort order, so ORDER BY can walk it either way.
     const expressions = index.fields.map((f) => `${keyExpr(f)} NULLS FIRST`).join(", ");
-    const kind = index.unique ? "UNIQUE INDEX" : "INDEX";
-    try {
-      await client.query(`CREATE ${kind} IF NOT EXISTS "${index.name}" ON "${name}" (${expressions})`);
-    } catch (error) {
-      throw toUniqueError(error, collection) ?? error;
-    }
+    statements.push(`CREATE ${index.unique ? "UNIQUE INDEX" : "INDEX"} IF NOT EXISTS "${index.name}" ON "${name}" (${expressions})`);
   }
   const spec = JSON.stringify({
     version: SCHEMA_VERSION,
     indexes: collection.indexes.map((i) => ({ fields: i.fields, unique: i.unique })),
   });
   // Only a real change moves updated_at, so the ledger reads as a history of DDL changes.
-  await client.query(
-    `INSERT INTO "${LEDGER_TABLE}" (collection, spec, updated_at) VALUES ($1, $2, $3)
+  statements.push(
+    `INSERT INTO "${LEDGER_TABLE}" (collection, spec, updated_at) VALUES (${client.escapeLiteral(name)}, ${client.escapeLiteral(spec)}, ${Date.now()})
      ON CONFLICT (collection) DO UPDATE SET spec = excluded.spec, updated_at = excluded.updated_at
      WHERE "${LEDGER_TABLE}".spec IS DISTINCT FROM excluded.spec`,
-    [name, spec, Date.now()],
   );
+  return statements;
 }
 
 const UNIQUE_VIOLATION = "23505";

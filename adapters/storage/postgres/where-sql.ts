@@ -84,7 +84,8 @@ export function whereSql(where: object | undefined, params: Params): string {
   for (const condition of parseWhere(where)) {
     const idColumn = usesIdColumn(condition);
     const expr = idColumn ? "id" : keyExpr(condition.field);
-    const operand = (value: SqlValue) => params.add(idColumn ? value : keyOf(value));
+    // usesIdColumn only holds for text (or null) operands.
+    const operand = (value: SqlValue) => params.add(idColumn ? (value as string | null) : keyOf(value));
     switch (condition.op) {
       case "eq":
         clauses.push(condition.value === null ? `${expr} IS NULL` : `${expr} = ${operand(condition.value)}`);
@@ -127,7 +128,8 @@ function afterCursorSql(keys: readonly SortKey[], values: readonly SqlValue[], p
   const equalities: string[] = [];
   keys.forEach((key, i) => {
     const expr = sortExpr(key.field);
-    const value = key.field === "id" ? values[i] : keyOf(values[i]);
+    // decodeCursor guarantees a string for the id key.
+    const value = key.field === "id" ? (values[i] as string) : keyOf(values[i]);
     const bound = value === null ? "" : params.add(value);
     let after: string | undefined;
     if (!key.descending) after = value === null ? `${expr} IS NOT NULL` : `${expr} > ${bound}`;
