@@ -1,5 +1,6 @@
 import { cliCommands, CliUsageError, runCli, silentLogger, stringOption, type CliCommand } from "../../src/index.ts";
 import { configFromEnv, dataDirSecret } from "./config.ts";
+import { migrateStorage } from "./migrate-storage.ts";
 import { createServerKit, serverPlugins } from "./server-kit.ts";
 import { startServer } from "./server.ts";
 
@@ -21,7 +22,7 @@ const serve: CliCommand = {
 };
 
 const code = await runCli(process.argv.slice(2), {
-  commands: [...cliCommands(serverPlugins()), serve],
+  commands: [...cliCommands(serverPlugins()), serve, migrateStorage],
   defaultDataDir: process.env.REACHKIT_DATA_DIR ?? "./data",
   stdout: (text) => void process.stdout.write(text),
   stderr: (text) => void process.stderr.write(text),

@@ -2,6 +2,7 @@ import type { Collection, Doc, FindOptions, OrderBy, Page, Patch, Where } from "
 import { assertId, isPlainObject, serializeDocument } from "../shared/documents.ts";
 import { assertLimit, pageOf, sortKeys } from "../shared/queries.ts";
 import type { PostgresStorage } from "./postgres-storage.ts";
+import type { DeclaredCollection } from "./schema.ts";
 import { findQuery, Params, whereSql } from "./where-sql.ts";
 
 /** Rows per multi-row upsert statement (two array parameters, so no parameter limit applies). */
@@ -15,7 +16,7 @@ interface DocRow<T> {
  * A shallow patch as SQL: `(doc - removed) || set`. Applied by the database in
  * the UPDATE itself, so a conditional update is one atomic statement.
  */
-function patchParts(patch: unknown, id: string): { removed: string[]; set: string } {
+function patchParts(patch: unknown, id: string): { removed: string[]; set: string; fields: string[] } {
   if (!isPlainObject(patch)) throw new TypeError("a patch must be an object");
   const removed: string[] = [];
   // No prototype: a "__proto__" field is then a plain property, as in a stored document.
@@ -29,7 +30,12 @@ function patchParts(patch: unknown, id: string): { removed: string[]; set: strin
       set[key] = value;
     }
   }
-  return { removed, set: JSON.stringify(set) };
+  return { removed, set: JSON.stringify(set), fields: Object.keys(set) };
+}
+
+/** Only a patch that sets a field of a unique index can break one (removing a field never does). */
+function touchesUniqueIndex(declared: DeclaredCollection, fields: readonly string[]): boolean {
+  return declared.indexes.some((index) => index.unique && index.fields.some((field) => fields.includes(field)));
 }
 
 export class PostgresCollection<T extends Doc> implements Collection<T> {
@@ -101,13 +107,14 @@ export class PostgresCollection<T extends Doc> implements Collection<T> {
   update(id: string, patch: Patch<T>, options?: { where?: Where<T> }): Promise<T | undefined> {
     return this.#storage.run(this.#name, async (declared) => {
       assertId(id);
-      const { removed, set } = patchParts(patch, id);
+      const { removed, set, fields } = patchParts(patch, id);
       const params = new Params([id, removed, set]);
       const condition = whereSql(options?.where, params);
       const result = await this.#storage.write<DocRow<T>>(
         declared,
         `UPDATE "${this.#name}" SET doc = (doc - $2::text[]) || $3::jsonb WHERE id = $1 AND ${condition} RETURNING doc`,
         params.values,
+        touchesUniqueIndex(declared, fields),
       );
       return result.rows[0]?.doc;
     });
@@ -118,12 +125,13 @@ export class PostgresCollection<T extends Doc> implements Collection<T> {
       // A patch without an id check: every document keeps its own.
       const params = new Params();
       const condition = whereSql(where, params);
-      const { removed, set } = patchParts(patch, "");
+      const { removed, set, fields } = patchParts(patch, "");
       const result = await this.#storage.write(
         declared,
         `UPDATE "${this.#name}" SET doc = (doc - ${params.add(removed)}::text[]) || ${params.add(set)}::jsonb
          WHERE ${condition}`,
         params.values,
+        touchesUniqueIndex(declared, fields),
       );
       return result.rowCount ?? 0;
     });
@@ -132,7 +140,7 @@ export class PostgresCollection<T extends Doc> implements Collection<T> {
   delete(id: string): Promise<boolean> {
     return this.#storage.run(this.#name, async (declared) => {
       assertId(id);
-      const result = await this.#storage.write(declared, this.#sql.deleteById, [id]);
+      const result = await this.#storage.write(declared, this.#sql.deleteById, [id], false);
       return (result.rowCount ?? 0) > 0;
     });
   }
@@ -141,7 +149,7 @@ export class PostgresCollection<T extends Doc> implements Collection<T> {
     return this.#storage.run(this.#name, async (declared) => {
       const params = new Params();
       const condition = whereSql(where, params);
-      const result = await this.#storage.write(declared, `DELETE FROM "${this.#name}" WHERE ${condition}`, params.values);
+      const result = await this.#storage.write(declared, `DELETE FROM "${this.#name}" WHERE ${condition}`, params.values, false);
       return result.rowCount ?? 0;
     });
   }

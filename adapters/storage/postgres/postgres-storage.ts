@@ -139,17 +139,21 @@ export class PostgresStorage implements Storage {
   }
 
   /**
-   * One write statement. Inside a transaction it runs in a savepoint: in
-   * PostgreSQL a failed statement aborts the whole transaction, while the port
-   * (like SQLite) lets the caller catch a unique violation and carry on.
+   * One write statement. Inside a transaction, one that `mayViolate` a unique
+   * key runs in a savepoint: in PostgreSQL a failed statement aborts the whole
+   * transaction, while the port (like SQLite) lets the caller catch a
+   * UniqueConstraintError and carry on. The others (a job claim, a delete)
+   * skip the savepoint's two extra round trips.
    */
   async write<Row extends pg.QueryResultRow>(
     collection: DeclaredCollection,
     sql: string,
     params: readonly PgParam[],
+    mayViolate = true,
   ): Promise<pg.QueryResult<Row>> {
     try {
       if (!this.#transactions.inTransaction()) return await this.#pool.query<Row>(sql, params as PgParam[]);
+      if (!mayViolate) return await this.#inTransaction((client) => client.query<Row>(sql, params as PgParam[]));
       return await this.#inTransaction(async (client) => {
         await client.query("SAVEPOINT rk_write");
         try {
