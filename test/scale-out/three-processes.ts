@@ -11,6 +11,13 @@ import { startExampleProcess, type ExampleProcess } from "../support/example-pro
 import { startPostgres } from "../support/postgres.ts";
 import { TEST_SECRET, type Json } from "../support/test-kit.ts";
 
+/*
+ * Not part of `npm test` (the file name does not end in .test.ts): it fails
+ * intermittently. In some runs the job runners of the surviving processes stop
+ * claiming jobs after the SIGKILL (no error logged, no query in flight at
+ * PostgreSQL); the cause is not found yet. Run it with `npm run test:scale-out`.
+ */
+
 /**
  * The issue's sizes are 3,000 opt-ins and 300 reminders (REACHKIT_SCALE_OPT_INS=3000
  * REACHKIT_SCALE_REMINDERS=300); on the 2-core CI machine the three processes work
