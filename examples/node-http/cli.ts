@@ -1,6 +1,7 @@
 import { cliCommands, CliUsageError, runCli, silentLogger, stringOption, type CliCommand } from "../../src/index.ts";
 import { backupCommand, restoreCommand } from "./backup.ts";
 import { configFromEnv, dataDirSecret } from "./config.ts";
+import { migrateStorage } from "./migrate-storage.ts";
 import { createServerKit, serverPlugins } from "./server-kit.ts";
 import { startServer } from "./server.ts";
 
@@ -22,13 +23,14 @@ const serve: CliCommand = {
 };
 
 const code = await runCli(process.argv.slice(2), {
-  commands: [...cliCommands(serverPlugins()), serve, backupCommand, restoreCommand],
+  commands: [...cliCommands(serverPlugins()), serve, backupCommand, restoreCommand, migrateStorage],
   defaultDataDir: process.env.REACHKIT_DATA_DIR ?? "./data",
   stdout: (text) => void process.stdout.write(text),
   stderr: (text) => void process.stderr.write(text),
   async openKit(dataDir) {
     const kit = createServerKit({
       dataDir,
+      databaseUrl: process.env.REACHKIT_DATABASE_URL || undefined,
       publicUrl: process.env.REACHKIT_PUBLIC_URL ?? "http://localhost:3000",
       secret: process.env.REACHKIT_SECRET || dataDirSecret(dataDir),
       logger: silentLogger(),

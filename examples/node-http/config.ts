@@ -21,6 +21,21 @@ export interface ServerConfig {
   limits: ServerLimits;
   /** Append texts to this file instead of printing them on standard output. */
   smsLogFile?: string;
+  /**
+   * A PostgreSQL URL: the data lives there instead of the SQLite file in the
+   * data directory, and several server processes can share it (docs/scaling.md).
+   */
+  databaseUrl?: string;
+  /** How long a claimed job is held before another process may take it over (a process that died). */
+  jobLeaseMs: number;
+  /** With a shared database: how often each process looks for jobs other processes enqueued. */
+  jobPollMs?: number;
+  /**
+   * Requests per second per token by route class, over the wire-compat
+   * defaults. Counted per process: with N processes behind a balancer a
+   * client gets up to N times these (docs/scaling.md says why).
+   */
+  rateLimits: Record<string, number>;
 }
 
 /** The environment variable of each server limit (see the README's configuration table). */
@@ -48,6 +63,28 @@ function limitsFromEnv(env: NodeJS.ProcessEnv): ServerLimits {
   }
 }
 
+/** `REACHKIT_RATE_LIMITS=opt-in=20,default=300`: route class = requests per second ("unlimited" lifts one). */
+function rateLimitsFromEnv(text: string | undefined): Record<string, number> {
+  const limits: Record<string, number> = {};
+  for (const entry of (text ?? "").split(",").map((e) => e.trim()).filter(Boolean)) {
+    const [routeClass, value] = entry.split("=").map((part) => part?.trim());
+    const limit = value === "unlimited" ? Infinity : Number(value);
+    if (!routeClass || !(limit > 0)) {
+      throw new Error(`REACHKIT_RATE_LIMITS must be comma-separated class=requests-per-second pairs (e.g. opt-in=20,default=300), got "${text}"`);
+    }
+    limits[routeClass] = limit;
+  }
+  return limits;
+}
+
+/** Reads a whole number of milliseconds from the environment, or the default. */
+function millisecondsFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number, minimum: number): number {
+  const text = env[name];
+  const value = text ? Number(text) : fallback;
+  if (!Number.isInteger(value) || value < minimum) throw new Error(`${name} must be a whole number of milliseconds, at least ${minimum}, got "${text}"`);
+  return value;
+}
+
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: { port?: number; dataDir?: string } = {}): ServerConfig {
   const port = overrides.port ?? (env.PORT ? Number(env.PORT) : 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got "${env.PORT}"`);
@@ -64,9 +101,17 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: {
   if (!Number.isInteger(jobConcurrency) || jobConcurrency < 1) {
     throw new Error(`REACHKIT_JOB_CONCURRENCY must be a whole number of at least 1, got "${env.REACHKIT_JOB_CONCURRENCY}"`);
   }
+  const databaseUrl = env.REACHKIT_DATABASE_URL || undefined;
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new Error(`REACHKIT_DATABASE_URL must be a PostgreSQL URL (postgres://user:password@host:port/database), got "${databaseUrl}"`);
+  }
   return {
     port,
     dataDir,
+    databaseUrl,
+    rateLimits: rateLimitsFromEnv(env.REACHKIT_RATE_LIMITS),
+    jobLeaseMs: millisecondsFromEnv(env, "REACHKIT_JOB_LEASE_MS", DEFAULT_JOB_SETTINGS.leaseMs, 1_000),
+    jobPollMs: databaseUrl === undefined ? undefined : millisecondsFromEnv(env, "REACHKIT_JOB_POLL_MS", 1_000, 50),
     publicUrl: (env.REACHKIT_PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ""),
     secret: env.REACHKIT_SECRET || dataDirSecret(dataDir),
     logLevel,

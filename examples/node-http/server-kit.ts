@@ -4,6 +4,7 @@ import { fsObjectStorage } from "../../adapters/object-storage/fs/index.ts";
 import { consoleSms } from "../../adapters/sms/console/index.ts";
 import { fileSms } from "../../adapters/sms/file/index.ts";
 import { nodeScheduleScheduler } from "../../adapters/scheduler/node-schedule/index.ts";
+import { postgresStorage } from "../../adapters/storage/postgres/index.ts";
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
 import { accountsPlugin } from "../../plugins/accounts/index.ts";
 import { appointmentsPlugin } from "../../plugins/appointments/index.ts";
@@ -31,6 +32,8 @@ export function serverPlugins(options: { privacyProcessingDelayMs?: number } = {
 
 export interface ServerKitOptions {
   dataDir: string;
+  /** PostgreSQL instead of the SQLite file in the data directory (several processes can share it). */
+  databaseUrl?: string;
   publicUrl: string;
   secret: string;
   logger: Logger;
@@ -41,11 +44,17 @@ export interface ServerKitOptions {
   smsLogFile?: string;
 }
 
-/** The self-hosted kit: SQLite in the data directory, node-schedule, console (or file) SMS, files for objects. */
+/**
+ * The self-hosted kit: SQLite in the data directory (or PostgreSQL at
+ * `databaseUrl`), node-schedule, console (or file) SMS, files for objects.
+ */
 export function createServerKit(options: ServerKitOptions): Reachkit {
   mkdirSync(options.dataDir, { recursive: true });
   return createReachkit({
-    storage: sqliteStorage({ filename: join(options.dataDir, "reachkit.db") }),
+    storage:
+      options.databaseUrl === undefined
+        ? sqliteStorage({ filename: join(options.dataDir, "reachkit.db") })
+        : postgresStorage({ url: options.databaseUrl }),
     scheduler: nodeScheduleScheduler(),
     sms: options.smsLogFile ? fileSms({ path: options.smsLogFile }) : consoleSms(),
     objectStorage: fsObjectStorage({ directory: join(options.dataDir, "objects"), baseUrl: options.publicUrl, secret: options.secret }),
@@ -59,10 +68,12 @@ export function createServerKit(options: ServerKitOptions): Reachkit {
 
 /**
  * Creates and starts the self-hosted kit. On first start with an empty data
- * directory it creates a company and prints its credentials, so `/v1/me` works at once.
+ * directory it creates a company and prints its credentials, so `/v1/me` works
+ * at once. Not on PostgreSQL: several processes start on one database there,
+ * and each would create one; `reachkit init` creates it once.
  */
 export async function startServerKit(options: ServerKitOptions, print: (text: string) => void, startOptions: StartOptions = {}): Promise<Reachkit> {
-  const firstStart = !existsSync(join(options.dataDir, "reachkit.db"));
+  const firstStart = options.databaseUrl === undefined && !existsSync(join(options.dataDir, "reachkit.db"));
   const kit = createServerKit(options);
   await kit.start(startOptions);
   if (firstStart) {

@@ -21,26 +21,32 @@ export interface RunningServer {
 export async function startServer(config: ServerConfig, print: (text: string) => void = (t) => void process.stdout.write(t)): Promise<RunningServer> {
   const logger = jsonLogger({ level: config.logLevel });
   mkdirSync(config.dataDir, { recursive: true });
-  const lock = lockDataDir(config.dataDir);
-  if (lock.previousServerDied) logger.warn("the previous server of this data directory did not stop cleanly; recovering its work", { dataDir: config.dataDir });
+  // On SQLite the server owns its data directory: the lock makes it the only job runner of the database.
+  // On PostgreSQL several processes share the database, and a dead one's jobs wait out their lease.
+  const lock = config.databaseUrl === undefined ? lockDataDir(config.dataDir) : undefined;
+  if (lock?.previousServerDied) logger.warn("the previous server of this data directory did not stop cleanly; recovering its work", { dataDir: config.dataDir });
   let kit: Reachkit;
   try {
     kit = await startServerKit(
       {
         dataDir: config.dataDir,
+        databaseUrl: config.databaseUrl,
         publicUrl: config.publicUrl,
         secret: config.secret,
         logger,
-        config: { messaging: { ratePerSecond: config.smsPerSecond }, jobs: { concurrency: config.jobConcurrency } },
+        config: {
+          rateLimits: config.rateLimits,
+          messaging: { ratePerSecond: config.smsPerSecond },
+          jobs: { concurrency: config.jobConcurrency, leaseMs: config.jobLeaseMs, pollMs: config.jobPollMs },
+        },
         privacyProcessingDelayMs: config.privacyDelayHours * 3_600_000,
         smsLogFile: config.smsLogFile,
       },
       print,
-      // The lock makes this process the only job runner of the database.
-      { soleJobRunner: true },
+      { soleJobRunner: lock !== undefined },
     );
   } catch (error) {
-    lock.release();
+    lock?.release();
     throw error;
   }
   const handle = nodeHandler(kit);
@@ -59,12 +65,12 @@ export async function startServer(config: ServerConfig, print: (text: string) =>
     });
   } catch (error) {
     await kit.stop();
-    lock.release();
+    lock?.release();
     throw error;
   }
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
-  logger.info("listening", { port, dataDir: config.dataDir, publicUrl: config.publicUrl });
+  logger.info("listening", { port, dataDir: config.dataDir, storage: kit.storage.name, publicUrl: config.publicUrl });
   let closing: Promise<void> | undefined;
   return {
     kit,
@@ -77,7 +83,7 @@ export async function startServer(config: ServerConfig, print: (text: string) =>
         await kit.stop();
         server.closeAllConnections();
         await closed;
-        lock.release();
+        lock?.release();
         logger.info("stopped");
       })();
       return closing;

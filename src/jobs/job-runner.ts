@@ -23,6 +23,13 @@ export interface JobRunnerSettings {
   leaseMs: number;
   backoffBaseMs: number;
   backoffMaxMs: number;
+  /**
+   * With several processes on one database: wake at least this often, so jobs
+   * that another process enqueued (or left behind when it died) are claimed
+   * here too. Unset, the runner wakes only for the jobs it knows of, which is
+   * every job when it is the only process.
+   */
+  pollMs?: number;
 }
 
 /**
@@ -173,6 +180,11 @@ export class JobRunner {
   }
 
   #arm(at: number | null): void {
+    const { pollMs } = this.settings;
+    if (pollMs !== undefined) {
+      const poll = this.clock.now() + pollMs;
+      if (at === null || poll < at) at = poll;
+    }
     this.#armedAt = at;
     this.scheduler.arm(at);
   }

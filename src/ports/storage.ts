@@ -140,4 +140,5 @@ export class UniqueConstraintError extends Error {
 export const STORAGE = defineToken<Storage>("Storage", [
   "reachkit/adapters/storage/sqlite (sqliteStorage)",
   "reachkit/adapters/storage/memory (memoryStorage)",
+  "reachkit/adapters/storage/postgres (postgresStorage)",
 ]);

@@ -67,6 +67,16 @@ describe("self-hosted server", () => {
     assert.equal(configFromEnv({ REACHKIT_JOB_CONCURRENCY: "16" }, { dataDir }).jobConcurrency, 16);
     assert.equal(configFromEnv({}, { dataDir }).jobConcurrency, 4);
     for (const bad of ["0", "2.5", "many"]) assert.throws(() => configFromEnv({ REACHKIT_JOB_CONCURRENCY: bad }, { dataDir }), /REACHKIT_JOB_CONCURRENCY/);
+    assert.equal(configFromEnv({}, { dataDir }).databaseUrl, undefined);
+    assert.equal(configFromEnv({}, { dataDir }).jobPollMs, undefined, "one process polls for nothing");
+    const shared = configFromEnv({ REACHKIT_DATABASE_URL: "postgres://u:p@db:5432/reachkit" }, { dataDir });
+    assert.equal(shared.databaseUrl, "postgres://u:p@db:5432/reachkit");
+    assert.equal(shared.jobPollMs, 1_000);
+    assert.throws(() => configFromEnv({ REACHKIT_DATABASE_URL: "mysql://db/reachkit" }, { dataDir }), /REACHKIT_DATABASE_URL/);
+    assert.equal(configFromEnv({ REACHKIT_JOB_LEASE_MS: "5000" }, { dataDir }).jobLeaseMs, 5_000);
+    assert.throws(() => configFromEnv({ REACHKIT_JOB_LEASE_MS: "10" }, { dataDir }), /REACHKIT_JOB_LEASE_MS/);
+    assert.deepEqual(configFromEnv({ REACHKIT_RATE_LIMITS: "opt-in=20, default=unlimited" }, { dataDir }).rateLimits, { "opt-in": 20, default: Infinity });
+    for (const bad of ["opt-in", "opt-in=0", "=5", "opt-in=fast"]) assert.throws(() => configFromEnv({ REACHKIT_RATE_LIMITS: bad }, { dataDir }), /REACHKIT_RATE_LIMITS/);
   });
 
   it("starts with npm start's entry point, logs JSON with trace ids, and stops gracefully on SIGTERM", async () => {

@@ -12,7 +12,10 @@ import { TEST_SECRET } from "../support/test-kit.ts";
 
 const HOUR = 3_600_000;
 
-function jobKit(handlers: Record<string, JobHandler<never>>, options: { file?: string; clock?: ReturnType<typeof fakeClock>; concurrency?: number } = {}) {
+function jobKit(
+  handlers: Record<string, JobHandler<never>>,
+  options: { file?: string; clock?: ReturnType<typeof fakeClock>; concurrency?: number; pollMs?: number } = {},
+) {
   const clock = options.clock ?? fakeClock("2026-03-01T00:00:00.000Z");
   const scheduler = manualScheduler(clock);
   const kit = createReachkit({
@@ -22,12 +25,29 @@ function jobKit(handlers: Record<string, JobHandler<never>>, options: { file?: s
     logger: silentLogger(),
     secret: TEST_SECRET,
     plugins: [definePlugin({ name: "test-jobs", jobs: () => handlers })],
-    config: { jobs: { maxAttempts: 3, backoffBaseMs: 1_000, concurrency: options.concurrency ?? 4 } },
+    config: { jobs: { maxAttempts: 3, backoffBaseMs: 1_000, concurrency: options.concurrency ?? 4, pollMs: options.pollMs } },
   });
   return { kit, clock, scheduler };
 }
 
 describe("durable jobs", () => {
+  it("with pollMs, a runner picks up within that time the jobs another process enqueued on the shared database", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "reachkit-jobs-poll-")), "shared.db");
+    const seen: string[] = [];
+    const worker = jobKit({ note: async (payload: string) => void seen.push(payload) }, { file, pollMs: 1_000 });
+    const other = jobKit({ note: async () => undefined }, { file, clock: worker.clock });
+    await worker.kit.start();
+    await other.kit.start({ runJobs: false });
+    assert.equal(worker.scheduler.armedAt, worker.clock.now() + 1_000, "armed for the poll with no job known");
+    await other.kit.jobs.enqueue({ type: "note", payload: "from the other process" });
+    await worker.scheduler.advance(999);
+    assert.deepEqual(seen, []);
+    await worker.scheduler.advance(1);
+    assert.deepEqual(seen, ["from the other process"]);
+    await other.kit.stop();
+    await worker.kit.stop();
+  });
+
   it("runs a job when it falls due, once, with its payload", async () => {
     const seen: Array<{ payload: unknown; at: number }> = [];
     const { kit, clock, scheduler } = jobKit({ greet: async (payload: { name: string }) => void seen.push({ payload, at: clock.now() }) });

@@ -2,7 +2,6 @@ import { fakeClock, type FakeClock } from "../../adapters/clock/index.ts";
 import { memoryObjectStorage } from "../../adapters/object-storage/memory/index.ts";
 import { manualScheduler, type ManualScheduler } from "../../adapters/scheduler/manual/index.ts";
 import { memorySms, type MemorySms } from "../../adapters/sms/memory/index.ts";
-import { memoryStorage } from "../../adapters/storage/memory/index.ts";
 import { accountsPlugin } from "../../plugins/accounts/index.ts";
 import { subscriptionsPlugin } from "../../plugins/subscriptions/index.ts";
 import {
@@ -17,6 +16,7 @@ import {
   type ReachkitPlugin,
   type Storage,
 } from "../../src/index.ts";
+import { testStorage } from "./test-storage.ts";
 
 export const TEST_SECRET = "test-secret-test-secret-test-secret-0123";
 
@@ -62,14 +62,14 @@ function recordUnhandledErrors(): { logger: Logger; seen: LogFields[] } {
 
 export const defaultPlugins = (): ReachkitPlugin[] => [accountsPlugin(), subscriptionsPlugin()];
 
-/** A started kit on memory adapters, a fake clock and the manual scheduler, with one company. */
+/** A started kit on memory adapters (storage: see testStorage, REACHKIT_TEST_STORAGE), a fake clock and the manual scheduler, with one company. */
 export async function startTestKit(options: TestKitOptions = {}): Promise<TestKit> {
   const clock = options.clock ?? fakeClock("2026-03-01T12:00:00.000Z");
   const scheduler = manualScheduler(clock);
   const sms = options.sms ?? memorySms();
   const unhandledErrors = recordUnhandledErrors();
   const kit = createReachkit({
-    storage: options.storage ?? memoryStorage(),
+    storage: options.storage ?? (await testStorage()),
     scheduler,
     clock,
     sms,

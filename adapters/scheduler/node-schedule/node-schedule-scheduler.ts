@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import schedule from "node-schedule";
 import type { Scheduler } from "../../../src/ports/scheduler.ts";
 
@@ -7,6 +8,14 @@ import type { Scheduler } from "../../../src/ports/scheduler.ts";
  */
 export function nodeScheduleScheduler(): Scheduler {
   let wake: (() => Promise<void>) | undefined;
+  /**
+   * The async context of start(). Wakes run in it, not in the context of
+   * whoever armed: an enqueue inside a storage transaction arms the alarm, and
+   * a wake inheriting that context would make the job runner's claims and jobs
+   * join the caller's transaction while it is still open (a networked
+   * database's transaction stays open across round trips long enough for that).
+   */
+  let inStartContext: <R>(fn: () => R) => R = (fn) => fn();
   let alarm: schedule.Job | null = null;
   let immediate: NodeJS.Immediate | null = null;
   let running: Promise<void> | null = null;
@@ -44,14 +53,16 @@ export function nodeScheduleScheduler(): Scheduler {
   return {
     start(onWake) {
       wake = onWake;
+      inStartContext = AsyncLocalStorage.snapshot();
       stopped = false;
     },
     arm(at) {
       disarm();
       if (stopped || at === null) return;
       // node-schedule ignores dates in the past, and the runner arms "now" for due work.
-      if (at <= Date.now()) immediate = setImmediate(fire);
-      else alarm = schedule.scheduleJob(new Date(at), fire);
+      const fireInStartContext = () => inStartContext(fire);
+      if (at <= Date.now()) immediate = setImmediate(fireInStartContext);
+      else alarm = schedule.scheduleJob(new Date(at), fireInStartContext);
     },
     async stop() {
       stopped = true;

@@ -25,17 +25,19 @@ export class Mutex {
 }
 
 /**
- * What a storage engine does at each transaction boundary. All synchronous.
- * A hook that throws in `begin` or `savepoint` fails the transaction before fn runs.
+ * What a storage engine does at each transaction boundary: synchronous for an
+ * embedded engine, asynchronous for a networked one (each hook is awaited, with
+ * the lock held). A hook that fails in `begin` or `savepoint` fails the
+ * transaction before fn runs.
  */
 export interface TransactionHooks<M> {
-  begin(): void;
-  commit(): void;
-  rollback(): void;
+  begin(): void | Promise<void>;
+  commit(): void | Promise<void>;
+  rollback(): void | Promise<void>;
   /** Opens a nested scope and returns what is needed to end it. */
-  savepoint(): M;
-  release(mark: M): void;
-  rollbackTo(mark: M): void;
+  savepoint(): M | Promise<M>;
+  release(mark: M): void | Promise<void>;
+  rollbackTo(mark: M): void | Promise<void>;
 }
 
 /**
@@ -106,6 +108,35 @@ export class AmbientTransactions<M> {
   }
 
   /**
+   * Like `run`, for an asynchronous operation (a networked engine's query):
+   * between transactions it runs at once, beside other such operations; while
+   * another context's transaction is open it waits, and holds the lock until
+   * it settles, so it lands between that transaction and the next.
+   */
+  runAsync<R>(operation: () => Promise<R>): Promise<R> {
+    if (!this.#lock.locked || this.inTransaction()) {
+      try {
+        return operation();
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    return this.#lock.acquire().then(async () => {
+      try {
+        return await operation();
+      } finally {
+        this.#lock.release();
+      }
+    });
+  }
+
+  /** `outside` for an asynchronous operation (see runAsync). */
+  outsideAsync<R>(operation: string, work: () => Promise<R>): Promise<R> {
+    if (this.inTransaction()) return Promise.reject(new Error(`${operation} cannot run inside a transaction`));
+    return this.runAsync(work);
+  }
+
+  /**
    * Like `run`, for work that must not join a transaction: schema changes
    * (their effect on the adapter's state would not roll back) and close (it
    * would wait for its own transaction to end).
@@ -122,7 +153,7 @@ export class AmbientTransactions<M> {
     await this.#lock.acquire();
     const root = new Frame(undefined);
     try {
-      this.#hooks.begin();
+      await this.#hooks.begin();
     } catch (error) {
       root.active = false;
       this.#lock.release();
@@ -153,7 +184,7 @@ export class AmbientTransactions<M> {
     const frame = new Frame(parent);
     let mark: M;
     try {
-      mark = this.#hooks.savepoint();
+      mark = await this.#hooks.savepoint();
     } catch (error) {
       frame.active = false;
       parent.children.release();
@@ -171,14 +202,19 @@ export class AmbientTransactions<M> {
     }
   }
 
-  async #settle<R>(frame: Frame, fn: () => Promise<R>, commit: () => void, rollback: () => void): Promise<R> {
+  async #settle<R>(
+    frame: Frame,
+    fn: () => Promise<R>,
+    commit: () => void | Promise<void>,
+    rollback: () => void | Promise<void>,
+  ): Promise<R> {
     let result: R;
     try {
       result = await this.#context.run(frame, fn);
     } catch (error) {
       await this.#end(frame);
       try {
-        rollback();
+        await rollback();
       } catch {
         // The caller needs fn's error, not the secondary rollback failure.
       }
@@ -186,10 +222,10 @@ export class AmbientTransactions<M> {
     }
     await this.#end(frame);
     try {
-      commit();
+      await commit();
     } catch (error) {
       try {
-        rollback();
+        await rollback();
       } catch {
         // Same as above: report the commit failure.
       }

@@ -85,8 +85,12 @@ class SqliteStorage implements Storage {
         db.exec(`SAVEPOINT ${name}`);
         return name;
       },
-      release: (name) => db.exec(`RELEASE ${name}`),
-      rollbackTo: (name) => db.exec(`ROLLBACK TO ${name}; RELEASE ${name}`),
+      release: (name) => {
+        db.exec(`RELEASE ${name}`);
+      },
+      rollbackTo: (name) => {
+        db.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
+      },
     });
   }
 

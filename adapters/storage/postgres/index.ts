@@ -1,0 +1,1 @@
+export { postgresStorage, type PostgresStorageOptions } from "./postgres-storage.ts";

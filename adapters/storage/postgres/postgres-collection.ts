@@ -1,0 +1,189 @@
+import type { Collection, Doc, FindOptions, OrderBy, Page, Patch, Where } from "../../../src/ports/storage.ts";
+import { assertId, isPlainObject, serializeDocument } from "../shared/documents.ts";
+import { assertLimit, pageOf, sortKeys } from "../shared/queries.ts";
+import type { PostgresStorage } from "./postgres-storage.ts";
+import type { DeclaredCollection } from "./schema.ts";
+import { findQuery, Params, whereSql } from "./where-sql.ts";
+
+/** Rows per multi-row upsert statement (two array parameters, so no parameter limit applies). */
+const UPSERT_ROWS_PER_STATEMENT = 1000;
+
+interface DocRow<T> {
+  doc: T;
+}
+
+/**
+ * A shallow patch as SQL: `(doc - removed) || set`. Applied by the database in
+ * the UPDATE itself, so a conditional update is one atomic statement.
+ */
+function patchParts(patch: unknown, id: string): { removed: string[]; set: string; fields: string[] } {
+  if (!isPlainObject(patch)) throw new TypeError("a patch must be an object");
+  const removed: string[] = [];
+  // No prototype: a "__proto__" field is then a plain property, as in a stored document.
+  const set: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  for (const [key, value] of Object.entries(patch)) {
+    if (key === "id") {
+      if (value !== id) throw new Error("a patch cannot change a document's id");
+    } else if (value === undefined) {
+      removed.push(key);
+    } else {
+      set[key] = value;
+    }
+  }
+  return { removed, set: JSON.stringify(set), fields: Object.keys(set) };
+}
+
+/** Only a patch that sets a field of a unique index can break one (removing a field never does). */
+function touchesUniqueIndex(declared: DeclaredCollection, fields: readonly string[]): boolean {
+  return declared.indexes.some((index) => index.unique && index.fields.some((field) => fields.includes(field)));
+}
+
+export class PostgresCollection<T extends Doc> implements Collection<T> {
+  readonly #storage: PostgresStorage;
+  readonly #name: string;
+  readonly #sql: { get: string; insert: string; upsert: string; upsertMany: string; deleteById: string };
+
+  constructor(storage: PostgresStorage, name: string) {
+    this.#storage = storage;
+    this.#name = name;
+    const table = `"${name}"`;
+    this.#sql = {
+      get: `SELECT doc FROM ${table} WHERE id = $1`,
+      insert: `INSERT INTO ${table} (id, doc) VALUES ($1, $2::jsonb)`,
+      upsert: `INSERT INTO ${table} (id, doc) VALUES ($1, $2::jsonb) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`,
+      upsertMany: `INSERT INTO ${table} (id, doc) SELECT * FROM unnest($1::text[], $2::jsonb[])
+                   ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`,
+      deleteById: `DELETE FROM ${table} WHERE id = $1`,
+    };
+  }
+
+  get(id: string): Promise<T | undefined> {
+    return this.#storage.run(this.#name, async () => {
+      assertId(id);
+      const result = await this.#storage.query<DocRow<T>>(this.#sql.get, [id]);
+      return result.rows[0]?.doc;
+    });
+  }
+
+  insert(doc: T): Promise<T> {
+    return this.#storage.run(this.#name, async (declared) => {
+      const { id, json } = serializeDocument(doc);
+      await this.#storage.write(declared, this.#sql.insert, [id, json]);
+      return JSON.parse(json) as T;
+    });
+  }
+
+  upsert(doc: T): Promise<T> {
+    return this.#storage.run(this.#name, async (declared) => {
+      const { id, json } = serializeDocument(doc);
+      await this.#storage.write(declared, this.#sql.upsert, [id, json]);
+      return JSON.parse(json) as T;
+    });
+  }
+
+  upsertMany(docs: readonly T[]): Promise<void> {
+    if (!Array.isArray(docs)) return Promise.reject(new TypeError("upsertMany expects an array"));
+    const chunk = (start: number) =>
+      this.#storage.run(this.#name, async (declared) => {
+        // One statement cannot touch a row twice (ON CONFLICT): the last document with an id wins, as one by one.
+        const byId = new Map<string, string>();
+        for (const doc of docs.slice(start, start + UPSERT_ROWS_PER_STATEMENT)) {
+          const { id, json } = serializeDocument(doc);
+          byId.delete(id);
+          byId.set(id, json);
+        }
+        if (byId.size === 0) return;
+        await this.#storage.write(declared, this.#sql.upsertMany, [
+          [...byId.keys()],
+          [...byId.values()],
+        ]);
+      });
+    if (docs.length <= UPSERT_ROWS_PER_STATEMENT) return chunk(0);
+    return this.#storage.transaction(async () => {
+      for (let start = 0; start < docs.length; start += UPSERT_ROWS_PER_STATEMENT) await chunk(start);
+    });
+  }
+
+  update(id: string, patch: Patch<T>, options?: { where?: Where<T> }): Promise<T | undefined> {
+    return this.#storage.run(this.#name, async (declared) => {
+      assertId(id);
+      const { removed, set, fields } = patchParts(patch, id);
+      const params = new Params([id, removed, set]);
+      const condition = whereSql(options?.where, params);
+      const result = await this.#storage.write<DocRow<T>>(
+        declared,
+        `UPDATE "${this.#name}" SET doc = (doc - $2::text[]) || $3::jsonb WHERE id = $1 AND ${condition} RETURNING doc`,
+        params.values,
+        touchesUniqueIndex(declared, fields),
+      );
+      return result.rows[0]?.doc;
+    });
+  }
+
+  updateWhere(where: Where<T>, patch: Patch<T>): Promise<number> {
+    return this.#storage.run(this.#name, async (declared) => {
+      // A patch without an id check: every document keeps its own.
+      const params = new Params();
+      const condition = whereSql(where, params);
+      const { removed, set, fields } = patchParts(patch, "");
+      const result = await this.#storage.write(
+        declared,
+        `UPDATE "${this.#name}" SET doc = (doc - ${params.add(removed)}::text[]) || ${params.add(set)}::jsonb
+         WHERE ${condition}`,
+        params.values,
+        touchesUniqueIndex(declared, fields),
+      );
+      return result.rowCount ?? 0;
+    });
+  }
+
+  delete(id: string): Promise<boolean> {
+    return this.#storage.run(this.#name, async (declared) => {
+      assertId(id);
+      const result = await this.#storage.write(declared, this.#sql.deleteById, [id], false);
+      return (result.rowCount ?? 0) > 0;
+    });
+  }
+
+  deleteWhere(where: Where<T>): Promise<number> {
+    return this.#storage.run(this.#name, async (declared) => {
+      const params = new Params();
+      const condition = whereSql(where, params);
+      const result = await this.#storage.write(declared, `DELETE FROM "${this.#name}" WHERE ${condition}`, params.values, false);
+      return result.rowCount ?? 0;
+    });
+  }
+
+  find(options: FindOptions<T> = {}): Promise<Page<T>> {
+    return this.#storage.run(this.#name, async () => {
+      assertLimit(options.limit);
+      const query = findQuery(this.#name, options, options.limit === undefined ? undefined : options.limit + 1);
+      const result = await this.#storage.query<DocRow<T>>(query.sql, query.params);
+      return pageOf(
+        result.rows.map((row) => row.doc),
+        options.limit,
+        () => sortKeys(options.orderBy),
+      );
+    });
+  }
+
+  findOne(where: Where<T>, orderBy?: readonly OrderBy<T>[]): Promise<T | undefined> {
+    return this.#storage.run(this.#name, async () => {
+      const query = findQuery(this.#name, { where, orderBy }, 1);
+      const result = await this.#storage.query<DocRow<T>>(query.sql, query.params);
+      return result.rows[0]?.doc;
+    });
+  }
+
+  count(where?: Where<T>): Promise<number> {
+    return this.#storage.run(this.#name, async () => {
+      const params = new Params();
+      const condition = whereSql(where, params);
+      const result = await this.#storage.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM "${this.#name}" WHERE ${condition}`,
+        params.values,
+      );
+      return result.rows[0].n;
+    });
+  }
+}

@@ -1,0 +1,205 @@
+import pg from "pg";
+import type { Collection, CollectionSpec, Doc, Storage } from "../../../src/ports/storage.ts";
+import { AmbientTransactions, Mutex } from "../shared/ambient-transactions.ts";
+import { Handles, requireDeclared } from "../shared/documents.ts";
+import { PostgresCollection } from "./postgres-collection.ts";
+import { applyCollections, normalizeSpecs, toUniqueError, type DeclaredCollection } from "./schema.ts";
+import type { PgParam } from "./where-sql.ts";
+
+export interface PostgresStorageOptions {
+  /** A connection URL, `postgres://user:password@host:port/database`. */
+  url: string;
+  /** Connections kept by this process (default 10). Reads outside transactions use them in parallel. */
+  poolSize?: number;
+  /**
+   * The PostgreSQL schema holding reachkit's tables (default: the connection's
+   * own, normally `public`), created when missing. Several installations, or
+   * tests, can then share one database.
+   */
+  schema?: string;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
+
+export function postgresStorage(options: PostgresStorageOptions): Storage {
+  return new PostgresStorage(options);
+}
+
+/**
+ * The Storage port on PostgreSQL: one table per collection (`id text`, `doc
+ * jsonb`), one expression index per declared index over the sortable keys of
+ * where-sql.ts, and the same ledger table as the SQLite adapter.
+ *
+ * Transactions are ambient as the port requires: inside `transaction(fn)`
+ * every call runs on one pooled connection; within this process transactions
+ * run one at a time and other callers wait for them (AmbientTransactions),
+ * while calls outside a transaction run in parallel on the pool. Across
+ * processes PostgreSQL's READ COMMITTED isolation applies: every operation is
+ * one statement, so a conditional update (a job claim) is atomic against other
+ * processes too (the row is locked and the condition re-checked).
+ */
+export class PostgresStorage implements Storage {
+  readonly name = "postgres";
+  readonly #pool: pg.Pool;
+  readonly #declared = new Map<string, DeclaredCollection>();
+  readonly #handles = new Handles((name) => new PostgresCollection<Doc>(this, name));
+  readonly #transactions: AmbientTransactions<string>;
+  /** The open transaction's connection; its statements run one at a time (see #inTransaction). */
+  #client: pg.PoolClient | undefined;
+  readonly #clientLock = new Mutex();
+  #savepoints = 0;
+  #closed = false;
+
+  readonly #schema: string | undefined;
+
+  constructor(options: PostgresStorageOptions) {
+    if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) {
+      throw new Error(`invalid schema name ${JSON.stringify(options.schema)}: expected ${SCHEMA_NAME}`);
+    }
+    this.#schema = options.schema;
+    this.#pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolSize ?? 10,
+      application_name: "reachkit",
+      ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),
+    });
+    // An idle connection that the server drops must not crash the process; the pool replaces it.
+    this.#pool.on("error", () => undefined);
+    this.#transactions = new AmbientTransactions<string>({
+      begin: async () => {
+        this.#assertOpen();
+        const client = await this.#pool.connect();
+        try {
+          await client.query("BEGIN");
+        } catch (error) {
+          client.release(true);
+          throw error;
+        }
+        this.#client = client;
+      },
+      commit: () => this.#end("COMMIT"),
+      rollback: () => this.#end("ROLLBACK"),
+      savepoint: async () => {
+        const name = `rk_sp_${++this.#savepoints}`;
+        await this.#inTransaction((client) => client.query(`SAVEPOINT ${name}`));
+        return name;
+      },
+      release: (name) => this.#inTransaction((client) => client.query(`RELEASE SAVEPOINT ${name}`)).then(() => undefined),
+      rollbackTo: (name) =>
+        this.#inTransaction((client) => client.query(`ROLLBACK TO SAVEPOINT ${name}; RELEASE SAVEPOINT ${name}`)).then(
+          () => undefined,
+        ),
+    });
+  }
+
+  ensureCollections(specs: readonly CollectionSpec[]): Promise<void> {
+    // Never inside a transaction: its DDL would roll back with it, the declared set would not.
+    return this.#transactions.outsideAsync("ensureCollections", async () => {
+      this.#assertOpen();
+      const collections = normalizeSpecs(specs);
+      const client = await this.#pool.connect();
+      try {
+        await applyCollections(client, collections, this.#schema);
+      } finally {
+        client.release();
+      }
+      for (const collection of collections) this.#declared.set(collection.name, collection);
+    });
+  }
+
+  collection<T extends Doc>(name: string): Collection<T> {
+    return this.#handles.get(name) as unknown as Collection<T>;
+  }
+
+  transaction<R>(fn: () => Promise<R>): Promise<R> {
+    return this.#transactions.transaction(fn);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    await this.#transactions.outsideAsync("close", async () => {
+      if (this.#closed) return;
+      this.#closed = true;
+      await this.#pool.end();
+    });
+  }
+
+  /** Every collection operation starts here: at the right moment (see AmbientTransactions.runAsync), declared. */
+  run<R>(collection: string, operation: (declared: DeclaredCollection) => Promise<R>): Promise<R> {
+    return this.#transactions.runAsync(() => {
+      this.#assertOpen();
+      return operation(requireDeclared(this.#declared, collection));
+    });
+  }
+
+  /** One read statement, in the caller's transaction or alone. */
+  async query<Row extends pg.QueryResultRow>(sql: string, params: readonly PgParam[]): Promise<pg.QueryResult<Row>> {
+    if (!this.#transactions.inTransaction()) return this.#pool.query<Row>(sql, params as PgParam[]);
+    return this.#inTransaction((client) => client.query<Row>(sql, params as PgParam[]));
+  }
+
+  /**
+   * One write statement. Inside a transaction, one that `mayViolate` a unique
+   * key runs in a savepoint: in PostgreSQL a failed statement aborts the whole
+   * transaction, while the port (like SQLite) lets the caller catch a
+   * UniqueConstraintError and carry on. The others (a job claim, a delete)
+   * skip the savepoint's two extra round trips.
+   */
+  async write<Row extends pg.QueryResultRow>(
+    collection: DeclaredCollection,
+    sql: string,
+    params: readonly PgParam[],
+    mayViolate = true,
+  ): Promise<pg.QueryResult<Row>> {
+    try {
+      if (!this.#transactions.inTransaction()) return await this.#pool.query<Row>(sql, params as PgParam[]);
+      if (!mayViolate) return await this.#inTransaction((client) => client.query<Row>(sql, params as PgParam[]));
+      return await this.#inTransaction(async (client) => {
+        await client.query("SAVEPOINT rk_write");
+        try {
+          const result = await client.query<Row>(sql, params as PgParam[]);
+          await client.query("RELEASE SAVEPOINT rk_write");
+          return result;
+        } catch (error) {
+          await client.query("ROLLBACK TO SAVEPOINT rk_write; RELEASE SAVEPOINT rk_write");
+          throw error;
+        }
+      });
+    } catch (error) {
+      throw toUniqueError(error, collection) ?? error;
+    }
+  }
+
+  /** Statements of one transaction run one after another, so a savepoint never spans another caller's statement. */
+  async #inTransaction<R>(work: (client: pg.PoolClient) => Promise<R>): Promise<R> {
+    await this.#clientLock.acquire();
+    try {
+      const client = this.#client;
+      if (client === undefined) throw new Error("no open transaction");
+      return await work(client);
+    } finally {
+      this.#clientLock.release();
+    }
+  }
+
+  async #end(statement: "COMMIT" | "ROLLBACK"): Promise<void> {
+    const client = this.#client;
+    if (client === undefined) return;
+    await this.#clientLock.acquire();
+    this.#client = undefined;
+    let broken = false;
+    try {
+      await client.query(statement);
+    } catch (error) {
+      broken = true;
+      throw error;
+    } finally {
+      client.release(broken);
+      this.#clientLock.release();
+    }
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new Error("the postgres storage is closed");
+  }
+}

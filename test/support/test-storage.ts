@@ -1,0 +1,53 @@
+import { fakeClock } from "../../adapters/clock/index.ts";
+import { memoryObjectStorage } from "../../adapters/object-storage/memory/index.ts";
+import { manualScheduler } from "../../adapters/scheduler/manual/index.ts";
+import { memorySms } from "../../adapters/sms/memory/index.ts";
+import { memoryStorage } from "../../adapters/storage/memory/index.ts";
+import { postgresStorage } from "../../adapters/storage/postgres/index.ts";
+import { serverPlugins } from "../../examples/node-http/server-kit.ts";
+import { createReachkit, silentLogger, type Storage } from "../../src/index.ts";
+import { createDatabase, startPostgres } from "./postgres.ts";
+
+/**
+ * The storage a test kit gets when the test names none: memory by default,
+ * PostgreSQL with `REACHKIT_TEST_STORAGE=postgres`. Each kit then gets a
+ * database of its own, copied from a template that already holds every
+ * plugin's collections: `REACHKIT_TEST_DATABASE_URL` when set (a parent test
+ * prepared it for several test processes), else a throw-away cluster of this
+ * process, started on first use and stopped when the process exits.
+ */
+export function testStorageKind(): "memory" | "postgres" {
+  const kind = process.env.REACHKIT_TEST_STORAGE ?? "memory";
+  if (kind !== "memory" && kind !== "postgres") {
+    throw new Error(`REACHKIT_TEST_STORAGE must be "memory" or "postgres", got "${kind}"`);
+  }
+  return kind;
+}
+
+let template: Promise<string> | undefined;
+
+export async function testStorage(): Promise<Storage> {
+  if (testStorageKind() === "memory") return memoryStorage();
+  const shared = process.env.REACHKIT_TEST_DATABASE_URL;
+  template ??= shared ? Promise.resolve(shared) : startPostgres().then((cluster) => cluster.createDatabase()).then(prepareTemplate);
+  const url = await template;
+  return postgresStorage({ url: await createDatabase(url, new URL(url).pathname.slice(1)), poolSize: 4 });
+}
+
+/** Creates every collection of the self-hosted server's plugins in the database at `url`; returns `url`. */
+export async function prepareTemplate(url: string): Promise<string> {
+  const clock = fakeClock("2026-03-01T12:00:00.000Z");
+  const kit = createReachkit({
+    storage: postgresStorage({ url, poolSize: 1 }),
+    scheduler: manualScheduler(clock),
+    clock,
+    sms: memorySms(),
+    objectStorage: memoryObjectStorage({ clock }),
+    logger: silentLogger(),
+    secret: "template-secret-template-secret-0123456",
+    plugins: serverPlugins(),
+  });
+  await kit.start();
+  await kit.stop();
+  return url;
+}
