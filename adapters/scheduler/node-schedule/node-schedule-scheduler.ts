@@ -18,8 +18,8 @@ export function nodeScheduleScheduler(): Scheduler {
   let inStartContext: <R>(fn: () => R) => R = (fn) => fn();
   let alarm: schedule.Job | null = null;
   let immediate: NodeJS.Immediate | null = null;
-  let running: Promise<void> | null = null;
-  let wakeAgain = false;
+  /** Wakes under way; stop() waits for them. */
+  const running = new Set<Promise<void>>();
   let stopped = false;
 
   function disarm(): void {
@@ -33,21 +33,13 @@ export function nodeScheduleScheduler(): Scheduler {
     alarm = null;
     immediate = null;
     if (stopped || !wake) return;
-    // A wake that arrives while one is running is folded into one more run after it.
-    if (running) {
-      wakeAgain = true;
-      return;
-    }
-    const current = wake;
-    running = current()
+    // Every alarm wakes the runner at once, even while an earlier wake's jobs still run: a wake
+    // resolves only when its jobs settle, and holding the next one back behind it let one slow or
+    // stuck job stop all claiming. The job runner keeps its own claims one at a time.
+    const current: Promise<void> = wake()
       .catch(() => undefined) // the job runner logs its own failures
-      .finally(() => {
-        running = null;
-        if (wakeAgain && !stopped) {
-          wakeAgain = false;
-          fire();
-        }
-      });
+      .finally(() => running.delete(current));
+    running.add(current);
   }
 
   return {
@@ -67,7 +59,7 @@ export function nodeScheduleScheduler(): Scheduler {
     async stop() {
       stopped = true;
       disarm();
-      await running;
+      await Promise.all(running);
     },
   };
 }
