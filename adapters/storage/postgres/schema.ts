@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type pg from "pg";
 import { UniqueConstraintError, type CollectionSpec } from "../../../src/ports/storage.ts";
-import { parseSpecs } from "../shared/documents.ts";
+import { parseSpecs, type NamedIndex } from "../shared/documents.ts";
 import { keyExpr } from "./where-sql.ts";
 
 export const LEDGER_TABLE = "_reachkit_schema";
@@ -12,15 +12,9 @@ const SCHEMA_LOCK = 0x7265_6163;
 /** PostgreSQL truncates longer identifiers, so longer index names are shortened with a hash. */
 const MAX_IDENTIFIER = 63;
 
-export interface DeclaredIndex {
-  name: string;
-  fields: readonly string[];
-  unique: boolean;
-}
-
 export interface DeclaredCollection {
   name: string;
-  indexes: DeclaredIndex[];
+  indexes: NamedIndex[];
 }
 
 /** Deterministic, so a later run finds (and can drop) what an earlier one created. */

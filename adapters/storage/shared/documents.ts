@@ -111,6 +111,11 @@ export interface IndexDeclaration {
   unique: boolean;
 }
 
+/** A declared index with the name its engine knows it by (the name a violated unique key reports). */
+export interface NamedIndex extends IndexDeclaration {
+  name: string;
+}
+
 export interface CollectionDeclaration {
   name: string;
   indexes: IndexDeclaration[];

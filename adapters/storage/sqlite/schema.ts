@@ -1,22 +1,16 @@
 import Database from "better-sqlite3";
 import { UniqueConstraintError, type CollectionSpec, type IndexSpec } from "../../../src/ports/storage.ts";
-import { parseSpecs } from "../shared/documents.ts";
+import { parseSpecs, type NamedIndex } from "../shared/documents.ts";
 import { fieldExpr } from "./where-sql.ts";
 
 export const LEDGER_TABLE = "_reachkit_schema";
 /** Bumped when the DDL generated from a spec changes shape; recorded in the ledger. */
 export const SCHEMA_VERSION = 1;
 
-export interface DeclaredIndex {
-  name: string;
-  fields: readonly string[];
-  unique: boolean;
-}
-
 /** A collection as this handle knows it: enough to name violated unique indexes. */
 export interface DeclaredCollection {
   name: string;
-  indexes: DeclaredIndex[];
+  indexes: NamedIndex[];
   largeDocuments: boolean;
 }
 
@@ -28,7 +22,7 @@ export function indexName(collection: string, index: IndexSpec): string {
 /** Validates specs, merges repeated names and names their indexes. */
 export function normalizeSpecs(specs: readonly CollectionSpec[]): DeclaredCollection[] {
   return parseSpecs(specs).map((collection) => {
-    const indexes: DeclaredIndex[] = [];
+    const indexes: NamedIndex[] = [];
     for (const index of collection.indexes) {
       const name = indexName(collection.name, index);
       // SQLite identifiers are case-insensitive: fields "Email" and "email" would share an index name.
@@ -43,7 +37,7 @@ export function normalizeSpecs(specs: readonly CollectionSpec[]): DeclaredCollec
   });
 }
 
-function indexDdl(collection: string, index: DeclaredIndex): string {
+function indexDdl(collection: string, index: NamedIndex): string {
   const expressions = index.fields.map((f) => fieldExpr(f)).join(", ");
   const kind = index.unique ? "UNIQUE INDEX" : "INDEX";
   return `CREATE ${kind} IF NOT EXISTS "${index.name}" ON "${collection}" (${expressions})`;
