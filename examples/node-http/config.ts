@@ -50,11 +50,7 @@ const LIMIT_VARIABLES: Readonly<Record<keyof ServerLimits, string>> = {
 function limitsFromEnv(env: NodeJS.ProcessEnv): ServerLimits {
   const limits: Partial<Record<keyof ServerLimits, number>> = {};
   for (const [name, variable] of Object.entries(LIMIT_VARIABLES) as [keyof ServerLimits, string][]) {
-    const text = env[variable];
-    if (!text) continue;
-    const value = Number(text);
-    if (!Number.isInteger(value) || value < 1) throw new Error(`${variable} must be a positive whole number, got "${text}"`);
-    limits[name] = value;
+    if (env[variable]) limits[name] = wholeNumberFromEnv(env, variable, 0, 1);
   }
   try {
     return resolveServerLimits({ ...DEFAULT_SERVER_LIMITS, ...limits });
@@ -77,11 +73,11 @@ function rateLimitsFromEnv(text: string | undefined): Record<string, number> {
   return limits;
 }
 
-/** Reads a whole number of milliseconds from the environment, or the default. */
-function millisecondsFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number, minimum: number): number {
+/** A whole number from the environment (at least `minimum`), or `fallback` when the variable is unset or empty. */
+function wholeNumberFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number, minimum: number): number {
   const text = env[name];
   const value = text ? Number(text) : fallback;
-  if (!Number.isInteger(value) || value < minimum) throw new Error(`${name} must be a whole number of milliseconds, at least ${minimum}, got "${text}"`);
+  if (!Number.isInteger(value) || value < minimum) throw new Error(`${name} must be a whole number of at least ${minimum}, got "${text}"`);
   return value;
 }
 
@@ -97,10 +93,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: {
   if (!(privacyDelayHours >= 0 && privacyDelayHours <= 720)) {
     throw new Error(`REACHKIT_PRIVACY_DELAY_HOURS must be a number of hours from 0 to 720 (thirty days), got "${env.REACHKIT_PRIVACY_DELAY_HOURS}"`);
   }
-  const jobConcurrency = env.REACHKIT_JOB_CONCURRENCY ? Number(env.REACHKIT_JOB_CONCURRENCY) : DEFAULT_JOB_SETTINGS.concurrency;
-  if (!Number.isInteger(jobConcurrency) || jobConcurrency < 1) {
-    throw new Error(`REACHKIT_JOB_CONCURRENCY must be a whole number of at least 1, got "${env.REACHKIT_JOB_CONCURRENCY}"`);
-  }
+  const jobConcurrency = wholeNumberFromEnv(env, "REACHKIT_JOB_CONCURRENCY", DEFAULT_JOB_SETTINGS.concurrency, 1);
   const databaseUrl = env.REACHKIT_DATABASE_URL || undefined;
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new Error(`REACHKIT_DATABASE_URL must be a PostgreSQL URL (postgres://user:password@host:port/database), got "${databaseUrl}"`);
@@ -110,8 +103,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: {
     dataDir,
     databaseUrl,
     rateLimits: rateLimitsFromEnv(env.REACHKIT_RATE_LIMITS),
-    jobLeaseMs: millisecondsFromEnv(env, "REACHKIT_JOB_LEASE_MS", DEFAULT_JOB_SETTINGS.leaseMs, 1_000),
-    jobPollMs: databaseUrl === undefined ? undefined : millisecondsFromEnv(env, "REACHKIT_JOB_POLL_MS", 1_000, 50),
+    jobLeaseMs: wholeNumberFromEnv(env, "REACHKIT_JOB_LEASE_MS", DEFAULT_JOB_SETTINGS.leaseMs, 1_000),
+    jobPollMs: databaseUrl === undefined ? undefined : wholeNumberFromEnv(env, "REACHKIT_JOB_POLL_MS", 1_000, 50),
     publicUrl: (env.REACHKIT_PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ""),
     secret: env.REACHKIT_SECRET || dataDirSecret(dataDir),
     logLevel,
