@@ -60,6 +60,8 @@ export const OUTBOX_SEND_JOB = "reachkit.outbox.send";
 export class Outbox {
   readonly #messages: Collection<OutboxMessage>;
   readonly #limiters = new Map<string, PQueue>();
+  /** Settles when the delivery started last has handed its text to its sender's queue (or given up). */
+  #lastHandOff: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly storage: Storage,
@@ -129,13 +131,30 @@ export class Outbox {
 
   /** The job handler that delivers one message. */
   async deliver(payload: { messageId: string }, context: JobContext): Promise<void> {
+    // Deliveries hand their texts to the senders' queues in the order they started, which is the order
+    // their jobs were claimed (due time, then creation): a booking confirmation queued before a
+    // cancellation is sent before it, even when the storage's round trips finish out of order.
+    const previousHandOff = this.#lastHandOff;
+    let handOff!: () => void;
+    const ownHandOff = new Promise<void>((resolve) => (handOff = resolve));
+    // A delivery that ends without sending still passes the turn on only after the ones before it.
+    this.#lastHandOff = previousHandOff.then(() => ownHandOff);
+    try {
+      return await this.#deliver(payload, context, { previous: previousHandOff, handedOff: handOff });
+    } finally {
+      handOff();
+    }
+  }
+
+  async #deliver(payload: { messageId: string }, context: JobContext, turn: { previous: Promise<void>; handedOff: () => void }): Promise<void> {
     const message = await this.#messages.get(payload.messageId);
     if (!message || message.status !== "queued") return; // already handled by an earlier run
     const sender = this.sms();
     if (!sender) return this.#fail(message, "no SmsSender adapter is configured");
     await this.#messages.update(message.id, { attempts: message.attempts + 1, updatedAt: this.clock.now() });
     try {
-      const sent = await this.#limiter(message.from).add(() =>
+      await turn.previous;
+      const sending = this.#limiter(message.from).add(() =>
         sender.send({
           from: message.from,
           to: message.to,
@@ -144,6 +163,8 @@ export class Outbox {
           idempotencyKey: message.id,
         }),
       );
+      turn.handedOff();
+      const sent = await sending;
       const now = this.clock.now();
       await this.#messages.update(message.id, { status: "sent", providerMessageId: sent?.providerMessageId, sentAt: now, updatedAt: now });
     } catch (error) {
