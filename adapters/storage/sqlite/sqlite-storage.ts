@@ -50,6 +50,9 @@ class SqliteStorage implements Storage {
   readonly #atomic: Database.Transaction<(work: () => unknown) => unknown>;
   #closed = false;
   #savepoints = 0;
+  /** Whether the open SQLite transaction is a read batch (see `read`) rather than a `transaction()`. */
+  #readBatchOpen = false;
+  readonly #endReadBatchSoon = () => this.#endReadBatch();
 
   constructor(options: SqliteStorageOptions) {
     const db = new Database(options.filename);
@@ -69,6 +72,7 @@ class SqliteStorage implements Storage {
     this.#transactions = new AmbientTransactions<string>({
       begin: () => {
         this.#assertOpen();
+        this.#endReadBatch();
         this.#statement("BEGIN IMMEDIATE").run();
       },
       commit: () => {
@@ -99,6 +103,7 @@ class SqliteStorage implements Storage {
     return this.#transactions.outside("ensureCollections", () => {
       this.#assertOpen();
       const collections = normalizeSpecs(specs);
+      this.#endReadBatch();
       this.atomic(() => {
         for (const collection of collections) applyCollection(this.#db, collection);
       });
@@ -118,18 +123,47 @@ class SqliteStorage implements Storage {
     if (this.#closed) return;
     await this.#transactions.outside("close", () => {
       if (this.#closed) return;
+      this.#endReadBatch();
       this.#closed = true;
       this.#statements.clear();
       this.#db.close();
     });
   }
 
-  /** Runs a synchronous operation at the right moment (see AmbientTransactions.run). */
+  /** Runs a synchronous operation that may write, at the right moment (see AmbientTransactions.run). */
   run<R>(operation: () => R): Promise<R> {
     return this.#transactions.run(() => {
       this.#assertOpen();
+      this.#endReadBatch();
       return operation();
     });
+  }
+
+  /**
+   * Runs a read-only operation. Outside a transaction, the reads of one
+   * event-loop turn share one read transaction (a read batch), committed on
+   * the next turn or before anything else runs: SQLite then takes and drops
+   * its file locks once per batch instead of once per statement, which was a
+   * third of the cost of a request's reads. The batch only ever reads, so it
+   * holds no lock another connection waits for (WAL readers never block
+   * writers), and what it sees is at most one turn old.
+   */
+  read<R>(operation: () => R): Promise<R> {
+    return this.#transactions.run(() => {
+      this.#assertOpen();
+      if (!this.#db.inTransaction) {
+        this.#statement("BEGIN").run();
+        this.#readBatchOpen = true;
+        setImmediate(this.#endReadBatchSoon);
+      }
+      return operation();
+    });
+  }
+
+  #endReadBatch(): void {
+    if (!this.#readBatchOpen) return;
+    this.#readBatchOpen = false;
+    if (this.#db.inTransaction) this.#statement("COMMIT").run();
   }
 
   /** Atomic on its own (BEGIN IMMEDIATE, so also against other processes), or a savepoint inside a transaction. */
@@ -190,7 +224,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   get(id: string): Promise<T | undefined> {
-    return this.#run(() => {
+    return this.#read(() => {
       assertId(id);
       const json = this.#storage.statement(this.#sql.get).get(id);
       return json === undefined ? undefined : (JSON.parse(json as string) as T);
@@ -307,7 +341,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   find(options: FindOptions<T> = {}): Promise<Page<T>> {
-    return this.#run(() => {
+    return this.#read(() => {
       assertLimit(options.limit);
       const fetch = options.limit === undefined ? undefined : options.limit + 1;
       const queries = findQueries(this.#name, options, fetch);
@@ -332,7 +366,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   findOne(where: Where<T>, orderBy?: readonly OrderBy<T>[]): Promise<T | undefined> {
-    return this.#run(() => {
+    return this.#read(() => {
       const [query] = findQueries(this.#name, { where, orderBy }, 1);
       const json = this.#storage.statement(query.sql).get(...query.params);
       return json === undefined ? undefined : (JSON.parse(json as string) as T);
@@ -340,7 +374,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   count(where?: Where<T>): Promise<number> {
-    return this.#run(() => {
+    return this.#read(() => {
       const condition = compileWhere(where);
       return this.#storage.statement(`SELECT count(*) FROM ${this.#table} WHERE ${condition.sql}`).get(
         ...condition.params,
@@ -348,9 +382,17 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     });
   }
 
-  /** Every operation starts here: the collection must be declared by the time it runs. */
+  /** Every operation that may write starts here: the collection must be declared by the time it runs. */
   #run<R>(operation: () => R): Promise<R> {
     return this.#storage.run(() => {
+      this.#storage.declared(this.#name);
+      return operation();
+    });
+  }
+
+  /** `#run` for an operation that only reads (it may join the turn's read batch). */
+  #read<R>(operation: () => R): Promise<R> {
+    return this.#storage.read(() => {
       this.#storage.declared(this.#name);
       return operation();
     });

@@ -21,6 +21,8 @@ const SPECS: CollectionSpec[] = [
   },
 ];
 
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
 const directory = mkdtempSync(join(tmpdir(), "reachkit-sqlite-"));
 after(() => rmSync(directory, { recursive: true, force: true }));
 let files = 0;
@@ -141,10 +143,40 @@ describe("sqliteStorage", () => {
       await peopleA.insert({ id: "pending" });
       assert.equal(await peopleB.get("pending"), undefined);
     });
+    // b read inside a's transaction, so its reads of this turn share that older snapshot (see the read batch test).
+    await nextTurn();
     assert.deepEqual(await peopleB.get("pending"), { id: "pending" });
 
     // A unique index enforced through one handle holds for the other.
     await assert.rejects(peopleB.insert({ id: "dup", email: "a@example.com" }), UniqueConstraintError);
+    await a.close();
+    await b.close();
+  });
+
+  it("reads of one event-loop turn share a snapshot: own writes show at once, another handle's from the next turn", async () => {
+    const filename = newFile();
+    const a = sqliteStorage({ filename });
+    const b = sqliteStorage({ filename });
+    await a.ensureCollections(SPECS);
+    await b.ensureCollections(SPECS);
+    const peopleA = a.collection<Person>("people");
+    const peopleB = b.collection<Person>("people");
+    await peopleA.insert({ id: "ann", team: "red" });
+    await nextTurn();
+
+    assert.deepEqual(await peopleB.get("ann"), { id: "ann", team: "red" });
+    await peopleA.update("ann", { team: "blue" });
+    // a sees its own write at once: a write ends the handle's read batch.
+    assert.deepEqual(await peopleA.get("ann"), { id: "ann", team: "blue" });
+    assert.equal((await peopleB.find({ where: { team: "red" } })).items.length, 1, "b's turn still reads its snapshot");
+    // b's batch holds no lock a waits for (WAL readers never block the writer).
+    await peopleA.insert({ id: "bob", team: "blue" });
+    await nextTurn();
+    assert.deepEqual(await peopleB.get("ann"), { id: "ann", team: "blue" });
+    assert.equal(await peopleB.count({ team: "blue" }), 2);
+    // A transaction through b starts from the newest data even when b read earlier in the turn.
+    await peopleA.update("bob", { team: "green" });
+    assert.equal(await b.transaction(() => peopleB.count({ team: "green" })), 1);
     await a.close();
     await b.close();
   });
