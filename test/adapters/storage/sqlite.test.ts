@@ -23,6 +23,16 @@ const SPECS: CollectionSpec[] = [
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
+/** Two storages (two SQLite connections) on one new file, as a CLI command beside the server has. */
+async function twoHandlesOnOneFile() {
+  const filename = newFile();
+  const a = sqliteStorage({ filename });
+  const b = sqliteStorage({ filename });
+  await a.ensureCollections(SPECS);
+  await b.ensureCollections(SPECS);
+  return { a, b, peopleA: a.collection<Person>("people"), peopleB: b.collection<Person>("people") };
+}
+
 const directory = mkdtempSync(join(tmpdir(), "reachkit-sqlite-"));
 after(() => rmSync(directory, { recursive: true, force: true }));
 let files = 0;
@@ -125,13 +135,7 @@ describe("sqliteStorage", () => {
   });
 
   it("two handles on one file see each other's committed writes", async () => {
-    const filename = newFile();
-    const a = sqliteStorage({ filename });
-    const b = sqliteStorage({ filename });
-    await a.ensureCollections(SPECS);
-    await b.ensureCollections(SPECS);
-    const peopleA = a.collection<Person>("people");
-    const peopleB = b.collection<Person>("people");
+    const { a, b, peopleA, peopleB } = await twoHandlesOnOneFile();
 
     await peopleA.insert({ id: "from-a", email: "a@example.com" });
     assert.deepEqual(await peopleB.get("from-a"), { id: "from-a", email: "a@example.com" });
@@ -154,13 +158,7 @@ describe("sqliteStorage", () => {
   });
 
   it("reads of one event-loop turn share a snapshot: own writes show at once, another handle's from the next turn", async () => {
-    const filename = newFile();
-    const a = sqliteStorage({ filename });
-    const b = sqliteStorage({ filename });
-    await a.ensureCollections(SPECS);
-    await b.ensureCollections(SPECS);
-    const peopleA = a.collection<Person>("people");
-    const peopleB = b.collection<Person>("people");
+    const { a, b, peopleA, peopleB } = await twoHandlesOnOneFile();
     await peopleA.insert({ id: "ann", team: "red" });
     await nextTurn();
 
