@@ -25,7 +25,8 @@ export interface LineProblem {
 }
 
 export type LineOutcome =
-  | { kind: "product"; product: CatalogProduct }
+  /** `json` is the line's text when it is the product as is (no unknown field to drop). */
+  | { kind: "product"; product: CatalogProduct; json?: string }
   | { kind: "problems"; problems: LineProblem[] }
   /** Nothing but white space: skipped, not an error. */
   | { kind: "blank" };
@@ -58,13 +59,14 @@ export class LineChecker {
       return problem("INVALID_TYPE", `a line must be a JSON object (one product), not ${kindOf(value)}`);
     }
     let product = this.#quickCheck(value as Record<string, unknown>);
+    const json = product === value ? text : undefined;
     if (product === undefined) {
       const result = v.safeParse(this.#schema, value, { abortEarly: false });
       if (!result.success) return { kind: "problems", problems: describeIssues(result.issues) };
       product = result.output;
     }
     const crossProblems = checkAcrossFields(product);
-    return crossProblems.length > 0 ? { kind: "problems", problems: crossProblems } : { kind: "product", product };
+    return crossProblems.length > 0 ? { kind: "problems", problems: crossProblems } : { kind: "product", product, json };
   }
 }
 
