@@ -142,17 +142,19 @@ export class UploadRun {
     const seen: SeenInBatch = { products: new Map(), variants: new Map() };
     for (const { lineNum, product, json } of batch) {
       const earlier = versions.get(product.id)?.current?.line ?? seen.products.get(product.id);
-      const newHints: VariantHint[] = [];
+      const hintsBefore = writes.hints.length;
+      const problems: LineProblem[] = [];
       // A repeated product repeats its variants too: one entry says it all.
-      const problems: LineProblem[] =
-        earlier !== undefined
-          ? [{ errorType: "DUPLICATE_ID", errorMessage: `id ${quote(product.id)} is already used by the product on line ${earlier}` }]
-          : product.variants.flatMap((variant, index) => {
-              const problem = this.#variantProblem(product.id, variant.id, index, hints, versions, seen);
-              if (problem === "new hint") newHints.push({ id: variantHintId(companyId, variant.id), companyId, variantId: variant.id, productId: product.id });
-              return typeof problem === "object" ? [problem] : [];
-            });
+      if (earlier !== undefined) problems.push({ errorType: "DUPLICATE_ID", errorMessage: `id ${quote(product.id)} is already used by the product on line ${earlier}` });
+      else {
+        product.variants.forEach((variant, index) => {
+          const problem = this.#variantProblem(product.id, variant.id, index, hints, versions, seen);
+          if (problem === "new hint") writes.hints.push({ id: variantHintId(companyId, variant.id), companyId, variantId: variant.id, productId: product.id });
+          else if (problem) problems.push(problem);
+        });
+      }
       if (problems.length > 0) {
+        writes.hints.length = hintsBefore;
         this.#errors.add(lineNum, problems);
         continue;
       }
@@ -163,7 +165,6 @@ export class UploadRun {
         seen.variants.set(variant.id, lineNum);
         this.#accepted?.variants.add(variant.id);
       }
-      writes.hints.push(...newHints);
       const productJson = json ?? JSON.stringify(product);
       writes.products.push({ id: rowId(companyId, this.version, product.id), companyId, productId: product.id, version: this.version, line: lineNum, productJson });
       if (!validateOnly) this.#journeyEvents(product, versions.get(product.id), writes.events);
@@ -205,13 +206,13 @@ export class UploadRun {
     versions: ReadonlyMap<string, ProductVersions>,
     seen: SeenInBatch,
   ): LineProblem | "new hint" | undefined {
-    const field = `variants[${index}].id ${quote(variantId)}`;
+    const field = () => `variants[${index}].id ${quote(variantId)}`;
     const hinted = hints.get(variantId)?.productId;
     const other = hinted !== undefined && hinted !== productId ? versions.get(hinted) : undefined;
     const usedOnLine = seen.variants.get(variantId) ?? (other?.current && has(other.current, variantId) ? other.current.line : undefined);
-    if (usedOnLine !== undefined) return { errorType: "DUPLICATE_ID", errorMessage: `${field} is already used by a variant on line ${usedOnLine}` };
+    if (usedOnLine !== undefined) return { errorType: "DUPLICATE_ID", errorMessage: `${field()} is already used by a variant on line ${usedOnLine}` };
     if (other?.committed && has(other.committed, variantId)) {
-      return { errorType: "DUPLICATE_ID", errorMessage: `${field} belongs to product ${quote(other.committed.product.id)} in the catalog` };
+      return { errorType: "DUPLICATE_ID", errorMessage: `${field()} belongs to product ${quote(other.committed.product.id)} in the catalog` };
     }
     // New, or its hint is stale (the product it names no longer has it).
     return hinted === productId ? undefined : "new hint";
