@@ -206,13 +206,12 @@ export class UploadRun {
     versions: ReadonlyMap<string, ProductVersions>,
     seen: SeenInBatch,
   ): LineProblem | "new hint" | undefined {
-    const field = () => `variants[${index}].id ${quote(variantId)}`;
     const hinted = hints.get(variantId)?.productId;
     const other = hinted !== undefined && hinted !== productId ? versions.get(hinted) : undefined;
     const usedOnLine = seen.variants.get(variantId) ?? (other?.current && has(other.current, variantId) ? other.current.line : undefined);
-    if (usedOnLine !== undefined) return { errorType: "DUPLICATE_ID", errorMessage: `${field()} is already used by a variant on line ${usedOnLine}` };
+    if (usedOnLine !== undefined) return { errorType: "DUPLICATE_ID", errorMessage: `${variantField(index, variantId)} is already used by a variant on line ${usedOnLine}` };
     if (other?.committed && has(other.committed, variantId)) {
-      return { errorType: "DUPLICATE_ID", errorMessage: `${field()} belongs to product ${quote(other.committed.product.id)} in the catalog` };
+      return { errorType: "DUPLICATE_ID", errorMessage: `${variantField(index, variantId)} belongs to product ${quote(other.committed.product.id)} in the catalog` };
     }
     // New, or its hint is stale (the product it names no longer has it).
     return hinted === productId ? undefined : "new hint";
@@ -229,6 +228,10 @@ export class UploadRun {
       }
     }
   }
+}
+
+function variantField(index: number, variantId: string): string {
+  return `variants[${index}].id ${quote(variantId)}`;
 }
 
 function has(stored: StoredProduct, variantId: string): boolean {
