@@ -21,7 +21,7 @@ const ATTRIBUTE_KEYS = new Set(["name", "value"]);
  * fields dropped), or undefined at the first broken rule, and then valibot
  * checks the line again to describe every problem: so error entries come
  * from one place only. Keep the two in step: test/plugins/catalog/
- * line-check.test.ts runs every rule through both.
+ * quick-check.test.ts holds them to the same answers.
  */
 export function createQuickCheck(checks: FieldChecks): (value: Fields) => CatalogProduct | undefined {
   const text = (value: unknown, max: number): boolean => typeof value === "string" && value.length <= max;
