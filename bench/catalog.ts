@@ -1,6 +1,7 @@
 // Catalog upload throughput and memory: reachkit (self-hosted server process: PUT the file, then
 // streaming validation and save) beside a bare readline + JSON.parse + better-sqlite3 insert loop on
-// the same file, in the same run. Usage: npm run bench:catalog [-- lines...] (default 100000 1000000).
+// the same file, in the same run. Usage: npm run bench:catalog [-- lines...] (default 100000 1000000);
+// BENCH_ROUNDS sets the rounds per size (default 3 up to 200,000 lines, else 1).
 import { execFile } from "node:child_process";
 import { createReadStream, mkdtempSync, rmSync, statSync } from "node:fs";
 import { request } from "node:http";
@@ -121,7 +122,7 @@ for (const lines of lineCounts) {
   try {
     const bytes = await writeCatalogFile(file, lines);
     // Alternated rounds, medians: a burst of noise on a shared machine hits both.
-    const rounds = lines <= 200_000 ? 3 : 1;
+    const rounds = Number(process.env.BENCH_ROUNDS ?? (lines <= 200_000 ? 3 : 1));
     const baselines: Run[] = [];
     const reachkits: Array<Awaited<ReturnType<typeof reachkit>>> = [];
     for (let round = 0; round < rounds; round++) {

@@ -24,14 +24,21 @@ export interface CatalogVariantRecord {
   variant: CatalogVariant;
 }
 
+/** A product as one catalog version stored it. */
+export interface StoredProduct {
+  /** Line of the upload that wrote it. */
+  line: number;
+  product: CatalogProduct;
+}
+
 /** The versions of one product found in storage. */
 export interface ProductVersions {
-  /** The newest committed row. */
-  committed?: ProductRow;
-  /** The row the upload being processed wrote. */
-  current?: ProductRow;
-  /** Committed rows older than `committed`: nobody reads them any more. */
-  stale: ProductRow[];
+  /** The newest committed one. */
+  committed?: StoredProduct;
+  /** The one the upload being processed wrote. */
+  current?: StoredProduct;
+  /** Ids of committed rows older than `committed`: nobody reads them any more. */
+  stale: string[];
 }
 
 /**
@@ -66,7 +73,8 @@ export class CatalogStore {
   }
 
   async getProduct(companyId: string, productId: string): Promise<CatalogProduct | undefined> {
-    return (await this.#committedProduct(companyId, productId, await this.headVersion(companyId)))?.product;
+    const row = await this.#committedProduct(companyId, productId, await this.headVersion(companyId));
+    return row && productOf(row);
   }
 
   /** A variant of the catalog: its hint names the product, whose current row must still have it. */
@@ -74,7 +82,7 @@ export class CatalogStore {
     const hint = await this.variantHints.get(variantHintId(companyId, variantId));
     if (!hint) return undefined;
     const row = await this.#committedProduct(companyId, hint.productId, await this.headVersion(companyId));
-    const variant = row?.product.variants.find((candidate) => candidate.id === variantId);
+    const variant = row && productOf(row).variants.find((candidate) => candidate.id === variantId);
     return variant && { productId: hint.productId, variant };
   }
 
@@ -90,10 +98,10 @@ export class CatalogStore {
     for (const row of rows) {
       let entry = versions.get(row.productId);
       if (!entry) versions.set(row.productId, (entry = { stale: [] }));
-      if (row.version === version) entry.current = row;
+      if (row.version === version) entry.current = stored(row);
       else if (row.version > version) continue; // a dead run's leftovers, about to be dropped
-      else if (!entry.committed) entry.committed = row;
-      else entry.stale.push(row);
+      else if (!entry.committed) entry.committed = stored(row);
+      else entry.stale.push(row.id);
     }
     return versions;
   }
@@ -117,6 +125,14 @@ export class CatalogStore {
   deletePendingEvents(uploadId: string): Promise<number> {
     return this.pendingEvents.deleteWhere({ id: prefixRange(`${uploadId}:`) });
   }
+}
+
+function productOf(row: ProductRow): CatalogProduct {
+  return JSON.parse(row.productJson) as CatalogProduct;
+}
+
+function stored(row: ProductRow): StoredProduct {
+  return { line: row.line, product: productOf(row) };
 }
 
 /**

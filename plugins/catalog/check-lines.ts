@@ -5,7 +5,7 @@ import { LineSplitter, type RawLine } from "./read-lines.ts";
 
 /** A line of the file, checked. */
 export type CheckedLine =
-  | { lineNum: number; kind: "product"; product: CatalogProduct }
+  | { lineNum: number; kind: "product"; product: CatalogProduct; json?: string }
   | { lineNum: number; kind: "problems"; problems: LineProblem[] }
   | { lineNum: number; kind: "blank" };
 

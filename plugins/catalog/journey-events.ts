@@ -78,21 +78,12 @@ export function journeyEvents(
   if (!before) return [];
   // Built only when an event fires: most saved variants cause none.
   let shared: CatalogVariantEvent | undefined;
-  const common = (): CatalogVariantEvent =>
-    (shared ??= {
-      companyId: source.companyId,
-      uploadId: source.uploadId,
-      productId: source.product.id,
-      variantId: after.id,
-      product: productSummary(source.product, after.id),
-      variant: after,
-    });
   const events: JourneyEvent[] = [];
   // Availability alone decides: inventory coming back never counts as back in stock.
   if (!before.availableForPurchase && after.availableForPurchase) {
     events.push({
       name: "catalog.variant.back_in_stock",
-      payload: { ...common(), before: { availableForPurchase: false }, after: { availableForPurchase: true } },
+      payload: { ...(shared ??= variantEvent(source, after)), before: { availableForPurchase: false }, after: { availableForPurchase: true } },
     });
   }
   const was = before.inventoryQuantity;
@@ -100,7 +91,7 @@ export function journeyEvents(
   if (was !== undefined && now !== undefined && was > lowInventoryThreshold && now <= lowInventoryThreshold) {
     events.push({
       name: "catalog.variant.low_inventory",
-      payload: { ...common(), threshold: lowInventoryThreshold, before: { inventoryQuantity: was }, after: { inventoryQuantity: now } },
+      payload: { ...(shared ??= variantEvent(source, after)), threshold: lowInventoryThreshold, before: { inventoryQuantity: was }, after: { inventoryQuantity: now } },
     });
   }
   const previous = lowestPrices(before.prices);
@@ -110,10 +101,21 @@ export function journeyEvents(
     const cheaper = compareDecimals(current.amount, old.amount) < 0;
     const newlyOnSale = current.compareAtPrice !== undefined && old.compareAtPrice === undefined;
     if (cheaper || newlyOnSale) {
-      events.push({ name: "catalog.variant.price_dropped", payload: { ...common(), currencyCode, before: old, after: current } });
+      events.push({ name: "catalog.variant.price_dropped", payload: { ...(shared ??= variantEvent(source, after)), currencyCode, before: old, after: current } });
     }
   }
   return events;
+}
+
+function variantEvent(source: { companyId: string; uploadId: string; product: CatalogProduct }, after: CatalogVariant): CatalogVariantEvent {
+  return {
+    companyId: source.companyId,
+    uploadId: source.uploadId,
+    productId: source.product.id,
+    variantId: after.id,
+    product: productSummary(source.product, after.id),
+    variant: after,
+  };
 }
 
 /** The lowest price of each currency. */

@@ -1,7 +1,8 @@
 import { isUtf8 } from "node:buffer";
 import { jsonlParser } from "stream-json/jsonl/parser.js";
 import * as v from "valibot";
-import { createProductSchema, type CatalogProduct } from "./product-schema.ts";
+import { createFieldChecks, createProductSchema, type CatalogProduct } from "./product-schema.ts";
+import { createQuickCheck } from "./quick-check.ts";
 
 /** The `errorType` values of upload errors (wire-compat.md), plus reachkit's SAVE_FAILED for a failed save. */
 export const CATALOG_ERROR_TYPES = [
@@ -24,7 +25,8 @@ export interface LineProblem {
 }
 
 export type LineOutcome =
-  | { kind: "product"; product: CatalogProduct }
+  /** `json` is the line's text when it is the product as is (no unknown field to drop). */
+  | { kind: "product"; product: CatalogProduct; json?: string }
   | { kind: "problems"; problems: LineProblem[] }
   /** Nothing but white space: skipped, not an error. */
   | { kind: "blank" };
@@ -42,7 +44,9 @@ class NotJson {
  */
 export class LineChecker {
   readonly #parse = jsonlParser({ errorIndicator: (error: Error) => new NotJson(error.message) });
-  readonly #schema = createProductSchema();
+  readonly #checks = createFieldChecks();
+  readonly #schema = createProductSchema(this.#checks);
+  readonly #quickCheck = createQuickCheck(this.#checks);
 
   check(bytes: Buffer): LineOutcome {
     if (!isUtf8(bytes)) return problem("INVALID_JSON", "the line is not valid UTF-8");
@@ -54,10 +58,15 @@ export class LineChecker {
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
       return problem("INVALID_TYPE", `a line must be a JSON object (one product), not ${kindOf(value)}`);
     }
-    const result = v.safeParse(this.#schema, value, { abortEarly: false });
-    if (!result.success) return { kind: "problems", problems: describeIssues(result.issues) };
-    const crossProblems = checkAcrossFields(result.output);
-    return crossProblems.length > 0 ? { kind: "problems", problems: crossProblems } : { kind: "product", product: result.output };
+    let product = this.#quickCheck(value as Record<string, unknown>);
+    const json = product === value ? text : undefined;
+    if (product === undefined) {
+      const result = v.safeParse(this.#schema, value, { abortEarly: false });
+      if (!result.success) return { kind: "problems", problems: describeIssues(result.issues) };
+      product = result.output;
+    }
+    const crossProblems = checkAcrossFields(product);
+    return crossProblems.length > 0 ? { kind: "problems", problems: crossProblems } : { kind: "product", product, json };
   }
 }
 

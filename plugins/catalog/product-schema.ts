@@ -110,28 +110,47 @@ export function isTimestampWithOffset(text: string): boolean {
   );
 }
 
+export const isCurrencyCode = (code: string): boolean => CURRENCIES.has(code);
+export const isDecimal = (text: string): boolean => DECIMAL.test(text);
+
+/**
+ * The checks of a catalog line that cost the most, made per checker (one
+ * per upload): each remembers the last value it passed, since a product and
+ * its variants usually share one timestamp and often one link.
+ */
+export interface FieldChecks {
+  link(text: string): boolean;
+  timestamp(text: string): boolean;
+}
+
+export function createFieldChecks(): FieldChecks {
+  return { link: rememberLastPassed(isHttpUrl), timestamp: rememberLastPassed(isTimestampWithOffset) };
+}
+
+function rememberLastPassed(check: (text: string) => boolean): (text: string) => boolean {
+  let lastPassed: string | undefined;
+  return (text) => {
+    if (text === lastPassed) return true;
+    const passed = check(text);
+    if (passed) lastPassed = text;
+    return passed;
+  };
+}
+
 /**
  * Every field rule of a catalog line (the checks across fields are in
  * line-check.ts). valibot's `object` takes arrays too; an array where an
  * object belongs is reported as a wrong type when issues are described.
- * Made per checker: it remembers the last valid timestamp, since a product
- * and its variants usually share one.
+ * quick-check.ts applies the same rules by hand to lines that pass them all.
  */
-export function createProductSchema() {
-  let lastValidTimestamp = "";
-  const isValidTimestamp = (value: string) => {
-    if (value === lastValidTimestamp) return true;
-    const valid = isTimestampWithOffset(value);
-    if (valid) lastValidTimestamp = value;
-    return valid;
-  };
+export function createProductSchema(checks: FieldChecks = createFieldChecks()) {
   const text = (max: number) => v.pipe(v.string(), v.maxLength(max));
   const id = v.pipe(v.string(), v.minLength(1, "must not be empty"), v.maxLength(CATALOG_FIELD_LIMITS.idLength));
-  const link = v.pipe(v.string(), v.maxLength(CATALOG_FIELD_LIMITS.linkLength), v.check(isHttpUrl, "must be an http(s) URL"));
-  const timestamp = v.pipe(v.string(), v.check(isValidTimestamp, "must be an ISO 8601 date-time with a UTC offset, such as 2026-03-01T12:00:00Z"));
+  const link = v.pipe(v.string(), v.maxLength(CATALOG_FIELD_LIMITS.linkLength), v.check(checks.link, "must be an http(s) URL"));
+  const timestamp = v.pipe(v.string(), v.check(checks.timestamp, "must be an ISO 8601 date-time with a UTC offset, such as 2026-03-01T12:00:00Z"));
   const integer = v.pipe(v.number(), v.integer("must be a whole number"));
   const position = v.pipe(v.number(), v.integer("must be a whole number"), v.minValue(0, "must be 0 or more"));
-  const decimal = v.pipe(v.string(), v.check((value) => DECIMAL.test(value), 'must be a decimal amount such as "19.99"'));
+  const decimal = v.pipe(v.string(), v.check(isDecimal, 'must be a decimal amount such as "19.99"'));
   const list = <TItem extends v.GenericSchema>(item: TItem, max: number) => v.pipe(v.array(item), v.maxLength(max));
 
   const attribute = v.object({
@@ -140,7 +159,7 @@ export function createProductSchema() {
   });
 
   const price = v.object({
-    currencyCode: v.pipe(v.string(), v.check((code) => CURRENCIES.has(code), "must be a three-letter ISO 4217 currency code, such as USD")),
+    currencyCode: v.pipe(v.string(), v.check(isCurrencyCode, "must be a three-letter ISO 4217 currency code, such as USD")),
     amount: decimal,
     compareAtPrice: v.optional(decimal),
   });

@@ -1,6 +1,5 @@
 import type { CollectionSpec, Doc } from "../../src/ports/storage.ts";
 import type { CatalogErrorType } from "./line-check.ts";
-import type { CatalogProduct } from "./product-schema.ts";
 
 /**
  * How the catalog is stored. Each saving upload writes its products (each
@@ -63,7 +62,12 @@ export interface ProductRow extends Doc {
   version: number;
   /** Line of the upload that wrote it (for duplicate-id messages). */
   line: number;
-  product: CatalogProduct;
+  /**
+   * The CatalogProduct as JSON text: most often the line itself (a line with
+   * no unknown field is the product), so a save does not serialize it again,
+   * and SQLite's index reads a short document.
+   */
+  productJson: string;
 }
 
 /**

@@ -1,8 +1,9 @@
 import type { Readable } from "node:stream";
 import type { Clock } from "../../src/ports/clock.ts";
 import type { Collection, Storage } from "../../src/ports/storage.ts";
-import type { CatalogStore, ProductVersions } from "./catalog-store.ts";
+import type { CatalogStore, ProductVersions, StoredProduct } from "./catalog-store.ts";
 import { ErrorList } from "./error-list.ts";
+import { IdFilter } from "./id-filter.ts";
 import { journeyEvents } from "./journey-events.ts";
 import { checkLines } from "./check-lines.ts";
 import { quote, type LineProblem } from "./line-check.ts";
@@ -27,6 +28,8 @@ interface SeenInBatch {
 interface CheckedProduct {
   lineNum: number;
   product: CatalogProduct;
+  /** The product's JSON text, when the line is the product as is. */
+  json?: string;
 }
 
 /** What a batch writes once it is screened against the rows already stored. */
@@ -52,6 +55,12 @@ export class UploadRun {
   #received = 0;
   #processed = 0;
   #eventSequence = 0;
+  /**
+   * Into an empty catalog (the first save), only the ids this run accepted
+   * can be found in storage: these filters let a batch skip the reads that
+   * cannot find anything. Undefined when the catalog holds committed products.
+   */
+  readonly #accepted?: { products: IdFilter; variants: IdFilter };
 
   constructor(
     private readonly upload: UploadRecord,
@@ -64,6 +73,8 @@ export class UploadRun {
     private readonly settings: CatalogSettings,
   ) {
     this.#errors = new ErrorList(settings.errorsPerType);
+    // The version a run writes is the committed head's plus one.
+    if (version === 1) this.#accepted = { products: new IdFilter(), variants: new IdFilter() };
   }
 
   /** Reads the whole file; false when `signal` stopped it first. */
@@ -75,7 +86,7 @@ export class UploadRun {
         if (line.kind === "problems") this.#errors.add(line.lineNum, line.problems);
         if (line.kind !== "blank") this.#received++;
         if (line.kind === "product") {
-          this.#batch.push({ lineNum: line.lineNum, product: line.product });
+          this.#batch.push({ lineNum: line.lineNum, product: line.product, json: line.json });
           this.#batchVariants += line.product.variants.length;
         }
         // Flush on products, on variants (100-variant products), and now and then for progress on a bad file.
@@ -127,42 +138,57 @@ export class UploadRun {
     if (batch.length === 0) return writes;
     const { companyId, validateOnly } = this.upload;
     const { versions, hints } = await this.#stored(batch);
-    if (!validateOnly) for (const entry of versions.values()) writes.staleProductIds.push(...entry.stale.map((row) => row.id));
+    if (!validateOnly) for (const entry of versions.values()) writes.staleProductIds.push(...entry.stale);
     const seen: SeenInBatch = { products: new Map(), variants: new Map() };
-    for (const { lineNum, product } of batch) {
+    for (const { lineNum, product, json } of batch) {
       const earlier = versions.get(product.id)?.current?.line ?? seen.products.get(product.id);
-      const newHints: VariantHint[] = [];
+      const hintsBefore = writes.hints.length;
+      const problems: LineProblem[] = [];
       // A repeated product repeats its variants too: one entry says it all.
-      const problems: LineProblem[] =
-        earlier !== undefined
-          ? [{ errorType: "DUPLICATE_ID", errorMessage: `id ${quote(product.id)} is already used by the product on line ${earlier}` }]
-          : product.variants.flatMap((variant, index) => {
-              const problem = this.#variantProblem(product.id, variant.id, index, hints, versions, seen);
-              if (problem === "new hint") newHints.push({ id: variantHintId(companyId, variant.id), companyId, variantId: variant.id, productId: product.id });
-              return typeof problem === "object" ? [problem] : [];
-            });
+      if (earlier !== undefined) problems.push({ errorType: "DUPLICATE_ID", errorMessage: `id ${quote(product.id)} is already used by the product on line ${earlier}` });
+      else {
+        product.variants.forEach((variant, index) => {
+          const problem = this.#variantProblem(product.id, variant.id, index, hints, versions, seen);
+          if (problem === "new hint") writes.hints.push({ id: variantHintId(companyId, variant.id), companyId, variantId: variant.id, productId: product.id });
+          else if (problem) problems.push(problem);
+        });
+      }
       if (problems.length > 0) {
+        writes.hints.length = hintsBefore;
         this.#errors.add(lineNum, problems);
         continue;
       }
       this.#processed++;
       seen.products.set(product.id, lineNum);
-      for (const variant of product.variants) seen.variants.set(variant.id, lineNum);
-      writes.hints.push(...newHints);
-      writes.products.push({ id: rowId(companyId, this.version, product.id), companyId, productId: product.id, version: this.version, line: lineNum, product });
+      this.#accepted?.products.add(product.id);
+      for (const variant of product.variants) {
+        seen.variants.set(variant.id, lineNum);
+        this.#accepted?.variants.add(variant.id);
+      }
+      const productJson = json ?? JSON.stringify(product);
+      writes.products.push({ id: rowId(companyId, this.version, product.id), companyId, productId: product.id, version: this.version, line: lineNum, productJson });
       if (!validateOnly) this.#journeyEvents(product, versions.get(product.id), writes.events);
     }
     return writes;
   }
 
-  /** The stored versions of the batch's products, and of the products its variants' hints name. */
+  /**
+   * The stored versions of the batch's products, and of the products its
+   * variants' hints name. Into an empty catalog, an id this run has not
+   * accepted is in no row it must see: a hint naming a product it did not
+   * write is stale, and is written again (the same hint, if it named this one).
+   */
   async #stored(batch: readonly CheckedProduct[]) {
     const { companyId } = this.upload;
-    const productIds = [...new Set(batch.map((item) => item.product.id))];
-    const variantIds = [...new Set(batch.flatMap((item) => item.product.variants.map((variant) => variant.id)))];
-    const [versions, hints] = await Promise.all([this.store.productVersions(companyId, productIds, this.version), this.store.hints(companyId, variantIds)]);
-    const inBatch = new Set(productIds);
-    const elsewhere = [...new Set([...hints.values()].map((hint) => hint.productId))].filter((id) => !inBatch.has(id));
+    const accepted = this.#accepted;
+    const productIds = new Set<string>();
+    const variantIds = new Set<string>();
+    for (const { product } of batch) {
+      if (!accepted || accepted.products.mightHave(product.id)) productIds.add(product.id);
+      for (const variant of product.variants) if (!accepted || accepted.variants.mightHave(variant.id)) variantIds.add(variant.id);
+    }
+    const [versions, hints] = await Promise.all([this.store.productVersions(companyId, [...productIds], this.version), this.store.hints(companyId, [...variantIds])]);
+    const elsewhere = [...new Set([...hints.values()].map((hint) => hint.productId))].filter((id) => !productIds.has(id));
     for (const [id, entry] of await this.store.productVersions(companyId, elsewhere, this.version)) versions.set(id, entry);
     return { versions, hints };
   }
@@ -180,13 +206,12 @@ export class UploadRun {
     versions: ReadonlyMap<string, ProductVersions>,
     seen: SeenInBatch,
   ): LineProblem | "new hint" | undefined {
-    const field = `variants[${index}].id ${quote(variantId)}`;
     const hinted = hints.get(variantId)?.productId;
     const other = hinted !== undefined && hinted !== productId ? versions.get(hinted) : undefined;
     const usedOnLine = seen.variants.get(variantId) ?? (other?.current && has(other.current, variantId) ? other.current.line : undefined);
-    if (usedOnLine !== undefined) return { errorType: "DUPLICATE_ID", errorMessage: `${field} is already used by a variant on line ${usedOnLine}` };
+    if (usedOnLine !== undefined) return { errorType: "DUPLICATE_ID", errorMessage: `${variantField(index, variantId)} is already used by a variant on line ${usedOnLine}` };
     if (other?.committed && has(other.committed, variantId)) {
-      return { errorType: "DUPLICATE_ID", errorMessage: `${field} belongs to product ${quote(other.committed.productId)} in the catalog` };
+      return { errorType: "DUPLICATE_ID", errorMessage: `${variantField(index, variantId)} belongs to product ${quote(other.committed.product.id)} in the catalog` };
     }
     // New, or its hint is stale (the product it names no longer has it).
     return hinted === productId ? undefined : "new hint";
@@ -205,6 +230,10 @@ export class UploadRun {
   }
 }
 
-function has(row: ProductRow, variantId: string): boolean {
-  return row.product.variants.some((variant) => variant.id === variantId);
+function variantField(index: number, variantId: string): string {
+  return `variants[${index}].id ${quote(variantId)}`;
+}
+
+function has(stored: StoredProduct, variantId: string): boolean {
+  return stored.product.variants.some((variant) => variant.id === variantId);
 }

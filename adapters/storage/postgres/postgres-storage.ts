@@ -1,4 +1,5 @@
-import pg from "pg";
+import { createRequire } from "node:module";
+import type pg from "pg";
 import type { Collection, CollectionSpec, Doc, Storage } from "../../../src/ports/storage.ts";
 import { AmbientTransactions, Mutex } from "../shared/ambient-transactions.ts";
 import { Handles, requireDeclared } from "../shared/documents.ts";
@@ -57,7 +58,9 @@ export class PostgresStorage implements Storage {
       throw new Error(`invalid schema name ${JSON.stringify(options.schema)}: expected ${SCHEMA_NAME}`);
     }
     this.#schema = options.schema;
-    this.#pool = new pg.Pool({
+    // Loaded here, not at import: a server on SQLite imports this adapter too, and pg would cost it memory (about 6 MB).
+    const { Pool } = createRequire(import.meta.url)("pg") as typeof pg;
+    this.#pool = new Pool({
       connectionString: options.url,
       max: options.poolSize ?? 10,
       application_name: "reachkit",

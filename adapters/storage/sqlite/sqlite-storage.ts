@@ -27,6 +27,17 @@ import { compileWhere, findQueries, limitSql, type SqlFragment } from "./where-s
 export interface SqliteStorageOptions {
   /** A database file path, or ":memory:" for a private in-memory database. */
   filename: string;
+  /**
+   * SQLite's page cache, in KiB (default: better-sqlite3's 16 MiB). Pages
+   * beyond it come from the operating system's file cache; a smaller cache
+   * keeps a server's memory low.
+   */
+  cacheKiB?: number;
+}
+
+function cacheKiB(value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`sqliteStorage: cacheKiB must be a whole number of at least 1, got ${String(value)}`);
+  return value;
 }
 
 /** Generated SQL varies with where shapes (e.g. `in` list lengths); keep the cache bounded. */
@@ -61,6 +72,7 @@ class SqliteStorage implements Storage {
       if (options.filename !== ":memory:" && options.filename !== "") db.pragma("journal_mode = WAL");
       db.pragma("synchronous = NORMAL");
       db.pragma("busy_timeout = 5000");
+      if (options.cacheKiB !== undefined) db.pragma(`cache_size = -${cacheKiB(options.cacheKiB)}`);
       createLedger(db);
     } catch (error) {
       db.close();

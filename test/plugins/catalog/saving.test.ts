@@ -77,6 +77,14 @@ describe("saving a catalog upload", () => {
     await t.stop();
   });
 
+  it("finds a product id repeated in a later batch of the first upload (DUPLICATE_ID), and keeps the first", async () => {
+    const t = await startCatalogKit({ catalog: { batchSize: 2 } });
+    const upload = await t.upload(ndjson(product("a", { name: "first" }), product("b"), product("c"), product("d"), product("a", { name: "second", variants: [variant({ id: "a-other" })] })));
+    assert.deepEqual(upload.errors, [{ errorType: "DUPLICATE_ID", errorMessage: 'id "a" is already used by the product on line 1', lineNum: 5 }]);
+    assert.equal((await t.kit.plugin("catalog").getProduct(t.company.companyId, "a"))?.name, "first");
+    await t.stop();
+  });
+
   it("shows progress while it works: counters grow while the status is validating", async () => {
     const seen: Json[] = [];
     let read: (() => Promise<Json>) | undefined;
