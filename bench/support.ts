@@ -82,13 +82,17 @@ export function report(name: string, figures: Record<string, unknown>): void {
   console.log(JSON.stringify(document, null, 2));
 }
 
+const WARM_UP_SECONDS = 5;
+
 /** One measured load on a bench server, with its CPU cost per request. */
 export async function measureServer(
   server: ServerProcess,
   options: { path: string; headers?: Record<string, string>; seconds: number; connections: number },
 ): Promise<LoadResult> {
   const url = `http://127.0.0.1:${server.port}${options.path}`;
-  await load({ url, headers: options.headers, seconds: 2, connections: options.connections }); // warm-up
+  // Warm-up: a fresh process runs unoptimised code at first, and the more code a server has, the longer
+  // its JIT takes to settle; the measure is of the steady state both servers reach.
+  await load({ url, headers: options.headers, seconds: WARM_UP_SECONDS, connections: options.connections });
   const before = await server.cpuMicros();
   const result = await load({ url, headers: options.headers, seconds: options.seconds, connections: options.connections });
   const after = await server.cpuMicros();
