@@ -30,6 +30,43 @@ function jobKit(
   return { kit, clock, scheduler };
 }
 
+/** A kit whose storage fails the n-th job claim (an update to status "running") after `failClaim(n)`. */
+async function failingClaimKit(pollMs?: number) {
+  const storage = memoryStorage();
+  let failNextClaim = 0;
+  const failing: Storage = {
+    name: storage.name,
+    ensureCollections: (specs) => storage.ensureCollections(specs),
+    transaction: (fn) => storage.transaction(fn),
+    close: () => storage.close(),
+    collection: <T extends Doc>(name: string) =>
+      new Proxy(storage.collection<T>(name), {
+        get(target, property) {
+          const value = Reflect.get(target, property) as unknown;
+          if (property !== "update") return typeof value === "function" ? value.bind(target) : value;
+          return async (id: string, patch: Partial<JobRecord>, options?: object) => {
+            if (patch.status === "running" && --failNextClaim === 0) throw new Error("storage hiccup");
+            return target.update(id, patch as never, options);
+          };
+        },
+      }),
+  };
+  const runs: string[] = [];
+  const clock = fakeClock("2026-03-01T00:00:00.000Z");
+  const scheduler = manualScheduler(clock);
+  const kit = createReachkit({
+    storage: failing,
+    scheduler,
+    clock,
+    logger: silentLogger(),
+    secret: TEST_SECRET,
+    plugins: [definePlugin({ name: "test-jobs", jobs: () => ({ work: async (payload: string) => void runs.push(payload) }) })],
+    config: { jobs: { concurrency: 4, pollMs } },
+  });
+  await kit.start();
+  return { kit, clock, scheduler, runs, failClaim: (n: number) => (failNextClaim = n) };
+}
+
 describe("durable jobs", () => {
   it("with pollMs, a runner picks up within that time the jobs another process enqueued on the shared database", async () => {
     const file = join(mkdtempSync(join(tmpdir(), "reachkit-jobs-poll-")), "shared.db");
@@ -205,45 +242,26 @@ describe("durable jobs", () => {
   });
 
   it("claims a wake's due jobs all or none: a claim that fails leaves every job queued, and they run once on the retry", async () => {
-    const storage = memoryStorage();
-    let failNextClaim = 0;
-    // The jobs collection of a storage whose claim updates fail on demand.
-    const failing: Storage = {
-      name: storage.name,
-      ensureCollections: (specs) => storage.ensureCollections(specs),
-      transaction: (fn) => storage.transaction(fn),
-      close: () => storage.close(),
-      collection: <T extends Doc>(name: string) =>
-        new Proxy(storage.collection<T>(name), {
-          get(target, property) {
-            const value = Reflect.get(target, property) as unknown;
-            if (property !== "update") return typeof value === "function" ? value.bind(target) : value;
-            return async (id: string, patch: Partial<JobRecord>, options?: object) => {
-              if (patch.status === "running" && --failNextClaim === 0) throw new Error("storage hiccup");
-              return target.update(id, patch as never, options);
-            };
-          },
-        }),
-    };
-    const runs: string[] = [];
-    const clock = fakeClock("2026-03-01T00:00:00.000Z");
-    const scheduler = manualScheduler(clock);
-    const kit = createReachkit({
-      storage: failing,
-      scheduler,
-      clock,
-      logger: silentLogger(),
-      secret: TEST_SECRET,
-      plugins: [definePlugin({ name: "test-jobs", jobs: () => ({ work: async (payload: string) => void runs.push(payload) }) })],
-      config: { jobs: { concurrency: 4 } },
-    });
-    await kit.start();
+    const { kit, clock, scheduler, runs, failClaim } = await failingClaimKit();
     for (let i = 0; i < 5; i++) await kit.jobs.enqueue({ type: "work", payload: `job-${i}`, runAt: clock.now() + HOUR });
-    failNextClaim = 3; // the third claim of the wake fails
+    failClaim(3); // the third claim of the wake fails
     await scheduler.advance(HOUR);
     assert.deepEqual(runs, [], "the two claims before the failure were rolled back, not left running");
     assert.equal((await kit.jobs.list({ status: "queued" })).length, 5);
     await scheduler.advance(5_000); // the runner looks again after a failed wake
+    assert.deepEqual([...runs].sort(), ["job-0", "job-1", "job-2", "job-3", "job-4"]);
+    await kit.stop();
+  });
+
+  it("with pollMs (other processes on the database), claims one job at a time: a claim that fails leaves the jobs won before it running, the rest queued, and each runs once", async () => {
+    const { kit, clock, scheduler, runs, failClaim } = await failingClaimKit(60_000);
+    for (let i = 0; i < 5; i++) await kit.jobs.enqueue({ type: "work", payload: `job-${i}`, runAt: clock.now() + HOUR });
+    failClaim(3);
+    await scheduler.advance(HOUR);
+    assert.equal(runs.length, 2, "the two jobs claimed before the failure ran at once, not after their lease");
+    assert.equal((await kit.jobs.list({ status: "queued" })).length, 3);
+    assert.equal((await kit.jobs.list({ status: "running" })).length, 0);
+    await scheduler.advance(5_000);
     assert.deepEqual([...runs].sort(), ["job-0", "job-1", "job-2", "job-3", "job-4"]);
     await kit.stop();
   });
