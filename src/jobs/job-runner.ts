@@ -187,7 +187,10 @@ export class JobRunner {
       claims++;
       won(claim);
     }
-    if (due.nextCursor !== undefined || tried < due.items.length) this.#backlog = true;
+    // A backlog waits for a job of its own to finish and wake the runner: only with a full queue. Claims
+    // lost to other processes leave room, and the runner re-arms for the due jobs left as usual (the stall
+    // of the three-process test: a runner that lost every claim of a wake waited for a job it did not have).
+    if (claims === room && (due.nextCursor !== undefined || tried < due.items.length)) this.#backlog = true;
   }
 
   async #rearm(): Promise<void> {

@@ -30,10 +30,14 @@ function jobKit(
   return { kit, clock, scheduler };
 }
 
-/** A kit whose storage fails the n-th job claim (an update to status "running") after `failClaim(n)`. */
+/**
+ * A kit whose storage fails the n-th job claim (an update to status "running") after `failClaim(n)`,
+ * and answers the next n claims after `loseClaims(n)` as lost to another process.
+ */
 async function failingClaimKit(pollMs?: number) {
   const storage = memoryStorage();
   let failNextClaim = 0;
+  let lostClaims = 0;
   const failing: Storage = {
     name: storage.name,
     ensureCollections: (specs) => storage.ensureCollections(specs),
@@ -46,6 +50,7 @@ async function failingClaimKit(pollMs?: number) {
           if (property !== "update") return typeof value === "function" ? value.bind(target) : value;
           return async (id: string, patch: Partial<JobRecord>, options?: object) => {
             if (patch.status === "running" && --failNextClaim === 0) throw new Error("storage hiccup");
+            if (patch.status === "running" && lostClaims > 0 && lostClaims--) return undefined; // another process won it
             return target.update(id, patch as never, options);
           };
         },
@@ -64,7 +69,7 @@ async function failingClaimKit(pollMs?: number) {
     config: { jobs: { concurrency: 4, pollMs } },
   });
   await kit.start();
-  return { kit, clock, scheduler, runs, failClaim: (n: number) => (failNextClaim = n) };
+  return { kit, clock, scheduler, runs, failClaim: (n: number) => (failNextClaim = n), loseClaims: (n: number) => (lostClaims = n) };
 }
 
 describe("durable jobs", () => {
@@ -263,6 +268,17 @@ describe("durable jobs", () => {
     assert.equal((await kit.jobs.list({ status: "running" })).length, 0);
     await scheduler.advance(5_000);
     assert.deepEqual([...runs].sort(), ["job-0", "job-1", "job-2", "job-3", "job-4"]);
+    await kit.stop();
+  });
+
+  it("with pollMs, a runner that loses every claim of a wake to other processes keeps waking for the due jobs left", async () => {
+    const { kit, clock, scheduler, runs, loseClaims } = await failingClaimKit(60_000);
+    // More jobs are due than a wake looks at (4 x its room of 8), and other processes win every one it tries.
+    for (let i = 0; i < 40; i++) await kit.jobs.enqueue({ type: "work", payload: `job-${i}`, runAt: clock.now() + HOUR });
+    loseClaims(32);
+    await scheduler.advance(HOUR);
+    await scheduler.advance(60_000);
+    assert.equal(runs.length, 40, "with nothing of its own running to wake it, the runner looked again");
     await kit.stop();
   });
 
