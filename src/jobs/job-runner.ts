@@ -85,6 +85,9 @@ export class JobRunner {
   /** A job became due at `runAt`: arm earlier if needed. */
   notifyDue(runAt: number): void {
     if (!this.#started || this.#stopping) return;
+    // A tick under way may have read the queue before this job was committed and then arm past it (and
+    // past #armedAt, which still holds the alarm that woke it): it looks again before it ends.
+    if (this.#ticking) this.#tickAgain = true;
     if (this.#armedAt === null || runAt < this.#armedAt) this.#arm(runAt);
   }
 

@@ -282,6 +282,60 @@ describe("durable jobs", () => {
     await kit.stop();
   });
 
+  it("arms for a job enqueued while a wake looks for the next due time, even when that look missed it", async () => {
+    const storage = memoryStorage();
+    let stall: { reached: () => void; release: Promise<void> } | undefined;
+    // The runner's look for the next queued job answers what it read before the enqueue below committed.
+    const slow: Storage = {
+      name: storage.name,
+      ensureCollections: (specs) => storage.ensureCollections(specs),
+      transaction: (fn) => storage.transaction(fn),
+      close: () => storage.close(),
+      collection: <T extends Doc>(name: string) =>
+        new Proxy(storage.collection<T>(name), {
+          get(target, property) {
+            const value = Reflect.get(target, property) as unknown;
+            if (property !== "findOne") return typeof value === "function" ? value.bind(target) : value;
+            return async (where: Record<string, unknown>, orderBy?: never) => {
+              const found = await target.findOne(where as never, orderBy);
+              const waiting = stall;
+              if (where.status === "queued" && waiting) {
+                stall = undefined;
+                waiting.reached();
+                await waiting.release;
+              }
+              return found;
+            };
+          },
+        }),
+    };
+    const runs: string[] = [];
+    const clock = fakeClock("2026-03-01T00:00:00.000Z");
+    const scheduler = manualScheduler(clock);
+    const kit = createReachkit({
+      storage: slow,
+      scheduler,
+      clock,
+      logger: silentLogger(),
+      secret: TEST_SECRET,
+      plugins: [definePlugin({ name: "test-jobs", jobs: () => ({ work: async (payload: string) => void runs.push(payload) }) })],
+    });
+    await kit.start();
+    await kit.jobs.enqueue({ type: "work", payload: "now", runAt: clock.now() });
+    let release = () => undefined as void;
+    const reached = new Promise<void>((resolve) => {
+      stall = { reached: resolve, release: new Promise<void>((done) => (release = done)) };
+    });
+    const waking = scheduler.flush();
+    await reached;
+    await kit.jobs.enqueue({ type: "work", payload: "in a second", runAt: clock.now() + 1_000 });
+    release();
+    await waking;
+    await scheduler.advance(1_000);
+    assert.deepEqual(runs, ["now", "in a second"]);
+    await kit.stop();
+  });
+
   it("runs no more jobs at once than its concurrency, and all of them in the end", async () => {
     let running = 0;
     let peak = 0;
