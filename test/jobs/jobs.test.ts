@@ -30,15 +30,10 @@ function jobKit(
   return { kit, clock, scheduler };
 }
 
-/**
- * A kit whose storage fails the n-th job claim (an update to status "running") after `failClaim(n)`,
- * and answers the next n claims after `loseClaims(n)` as lost to another process.
- */
-async function failingClaimKit(pollMs?: number) {
+/** Memory storage whose collections answer `method` through `replace(original)`. */
+function storageWith(method: "update" | "findOne", replace: (original: (...args: never[]) => Promise<unknown>) => (...args: never[]) => Promise<unknown>): Storage {
   const storage = memoryStorage();
-  let failNextClaim = 0;
-  let lostClaims = 0;
-  const failing: Storage = {
+  return {
     name: storage.name,
     ensureCollections: (specs) => storage.ensureCollections(specs),
     transaction: (fn) => storage.transaction(fn),
@@ -47,20 +42,20 @@ async function failingClaimKit(pollMs?: number) {
       new Proxy(storage.collection<T>(name), {
         get(target, property) {
           const value = Reflect.get(target, property) as unknown;
-          if (property !== "update") return typeof value === "function" ? value.bind(target) : value;
-          return async (id: string, patch: Partial<JobRecord>, options?: object) => {
-            if (patch.status === "running" && --failNextClaim === 0) throw new Error("storage hiccup");
-            if (patch.status === "running" && lostClaims > 0 && lostClaims--) return undefined; // another process won it
-            return target.update(id, patch as never, options);
-          };
+          if (property !== method) return typeof value === "function" ? value.bind(target) : value;
+          return replace((value as (...args: never[]) => Promise<unknown>).bind(target));
         },
       }),
   };
+}
+
+/** A kit of one "work" job type on `storage`, recording the payloads it runs. */
+async function recordingKit(storage: Storage, pollMs?: number) {
   const runs: string[] = [];
   const clock = fakeClock("2026-03-01T00:00:00.000Z");
   const scheduler = manualScheduler(clock);
   const kit = createReachkit({
-    storage: failing,
+    storage,
     scheduler,
     clock,
     logger: silentLogger(),
@@ -69,7 +64,24 @@ async function failingClaimKit(pollMs?: number) {
     config: { jobs: { concurrency: 4, pollMs } },
   });
   await kit.start();
-  return { kit, clock, scheduler, runs, failClaim: (n: number) => (failNextClaim = n), loseClaims: (n: number) => (lostClaims = n) };
+  return { kit, clock, scheduler, runs };
+}
+
+/**
+ * A kit whose storage fails the n-th job claim (an update to status "running") after `failClaim(n)`,
+ * and answers the next n claims after `loseClaims(n)` as lost to another process.
+ */
+async function failingClaimKit(pollMs?: number) {
+  let failNextClaim = 0;
+  let lostClaims = 0;
+  const storage = storageWith("update", (update) => async (...args: never[]) => {
+    const patch = args[1] as Partial<JobRecord>;
+    if (patch.status === "running" && --failNextClaim === 0) throw new Error("storage hiccup");
+    if (patch.status === "running" && lostClaims > 0 && lostClaims--) return undefined; // another process won it
+    return update(...args);
+  });
+  const kit = await recordingKit(storage, pollMs);
+  return { ...kit, failClaim: (n: number) => (failNextClaim = n), loseClaims: (n: number) => (lostClaims = n) };
 }
 
 describe("durable jobs", () => {
@@ -283,44 +295,19 @@ describe("durable jobs", () => {
   });
 
   it("arms for a job enqueued while a wake looks for the next due time, even when that look missed it", async () => {
-    const storage = memoryStorage();
     let stall: { reached: () => void; release: Promise<void> } | undefined;
     // The runner's look for the next queued job answers what it read before the enqueue below committed.
-    const slow: Storage = {
-      name: storage.name,
-      ensureCollections: (specs) => storage.ensureCollections(specs),
-      transaction: (fn) => storage.transaction(fn),
-      close: () => storage.close(),
-      collection: <T extends Doc>(name: string) =>
-        new Proxy(storage.collection<T>(name), {
-          get(target, property) {
-            const value = Reflect.get(target, property) as unknown;
-            if (property !== "findOne") return typeof value === "function" ? value.bind(target) : value;
-            return async (where: Record<string, unknown>, orderBy?: never) => {
-              const found = await target.findOne(where as never, orderBy);
-              const waiting = stall;
-              if (where.status === "queued" && waiting) {
-                stall = undefined;
-                waiting.reached();
-                await waiting.release;
-              }
-              return found;
-            };
-          },
-        }),
-    };
-    const runs: string[] = [];
-    const clock = fakeClock("2026-03-01T00:00:00.000Z");
-    const scheduler = manualScheduler(clock);
-    const kit = createReachkit({
-      storage: slow,
-      scheduler,
-      clock,
-      logger: silentLogger(),
-      secret: TEST_SECRET,
-      plugins: [definePlugin({ name: "test-jobs", jobs: () => ({ work: async (payload: string) => void runs.push(payload) }) })],
+    const storage = storageWith("findOne", (findOne) => async (...args: never[]) => {
+      const found = await findOne(...args);
+      const waiting = stall;
+      if ((args[0] as { status?: unknown }).status === "queued" && waiting) {
+        stall = undefined;
+        waiting.reached();
+        await waiting.release;
+      }
+      return found;
     });
-    await kit.start();
+    const { kit, clock, scheduler, runs } = await recordingKit(storage);
     await kit.jobs.enqueue({ type: "work", payload: "now", runAt: clock.now() });
     let release = () => undefined as void;
     const reached = new Promise<void>((resolve) => {
