@@ -32,6 +32,9 @@ export interface JobRunnerSettings {
   pollMs?: number;
 }
 
+/** With several processes: how many times its room a runner looks at, to claim among them from a random start. */
+const CLAIM_WINDOW = 4;
+
 /**
  * Claims due jobs with a conditional update (so several processes on one
  * database never run the same job twice at once), runs them through p-queue,
@@ -82,6 +85,9 @@ export class JobRunner {
   /** A job became due at `runAt`: arm earlier if needed. */
   notifyDue(runAt: number): void {
     if (!this.#started || this.#stopping) return;
+    // A tick under way may have read the queue before this job was committed and then arm past it (and
+    // past #armedAt, which still holds the alarm that woke it): it looks again before it ends.
+    if (this.#ticking) this.#tickAgain = true;
     if (this.#armedAt === null || runAt < this.#armedAt) this.#arm(runAt);
   }
 
@@ -139,34 +145,55 @@ export class JobRunner {
       this.#backlog = true;
       return;
     }
-    const claimed = await this.atomically(async () => {
-      const now = this.clock.now();
-      // A running job whose lease ran out belongs to a worker that died: queue it again.
-      await this.jobs.updateWhere(
-        { status: "running", leaseUntil: { lte: now } },
-        { status: "queued", leaseUntil: null, updatedAt: now },
-      );
-      const due = await this.jobs.find({
-        where: { status: "queued", runAt: { lte: now } },
-        orderBy: [{ field: "runAt" }],
-        limit: room,
-      });
-      if (due.nextCursor) this.#backlog = true;
-      const won: JobRecord[] = [];
-      for (const job of due.items) {
-        const claim = await this.jobs.update(
-          job.id,
-          { status: "running", attempts: job.attempts + 1, leaseUntil: now + this.settings.leaseMs, updatedAt: now },
-          { where: { status: "queued", attempts: job.attempts } },
-        );
-        if (claim) won.push(claim); // else another worker won it
-      }
-      return won;
-    });
-    for (const job of claimed) {
+    const run = (job: JobRecord) => {
       this.#claimed.set(job.id, job);
       void this.#queue.add(() => this.#execute(job));
+    };
+    if (this.settings.pollMs === undefined) {
+      // Alone on its storage, the runner claims a wake's jobs in one transaction: one commit, and a failed
+      // claim leaves every job queued.
+      const won: JobRecord[] = [];
+      await this.atomically(() => this.#claim(room, (job) => won.push(job)));
+      won.forEach(run);
+    } else {
+      // With other processes on the database, each claim is a statement of its own and its job starts at
+      // once (a failed claim leaves the jobs won before it running here). A transaction would hold the row
+      // locks of its claims until it commits: the other processes' claims of the same rows would wait on
+      // them, and every other storage call of theirs would wait behind their own open claim transaction.
+      await this.#claim(room, run);
     }
+  }
+
+  async #claim(room: number, won: (job: JobRecord) => void): Promise<void> {
+    const now = this.clock.now();
+    // A running job whose lease ran out belongs to a worker that died: queue it again.
+    await this.jobs.updateWhere({ status: "running", leaseUntil: { lte: now } }, { status: "queued", leaseUntil: null, updatedAt: now });
+    const shared = this.settings.pollMs !== undefined;
+    // With other processes on the database, every one sees the same oldest due jobs: each looks at a wider
+    // window and tries it from a random starting point, so they rarely race for one row.
+    const due = await this.jobs.find({
+      where: { status: "queued", runAt: { lte: now } },
+      orderBy: [{ field: "runAt" }],
+      limit: shared ? room * CLAIM_WINDOW : room,
+    });
+    const start = shared ? Math.floor(Math.random() * due.items.length) : 0;
+    let claims = 0;
+    let tried = 0;
+    for (; tried < due.items.length && claims < room; tried++) {
+      const job = due.items[(start + tried) % due.items.length];
+      const claim = await this.jobs.update(
+        job.id,
+        { status: "running", attempts: job.attempts + 1, leaseUntil: now + this.settings.leaseMs, updatedAt: now },
+        { where: { status: "queued", attempts: job.attempts } },
+      );
+      if (!claim) continue; // another worker won it
+      claims++;
+      won(claim);
+    }
+    // A backlog waits for a job of its own to finish and wake the runner: only with a full queue. Claims
+    // lost to other processes leave room, and the runner re-arms for the due jobs left as usual (the stall
+    // of the three-process test: a runner that lost every claim of a wake waited for a job it did not have).
+    if (claims === room && (due.nextCursor !== undefined || tried < due.items.length)) this.#backlog = true;
   }
 
   async #rearm(): Promise<void> {

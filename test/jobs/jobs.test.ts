@@ -30,6 +30,60 @@ function jobKit(
   return { kit, clock, scheduler };
 }
 
+/** Memory storage whose collections answer `method` through `replace(original)`. */
+function storageWith(method: "update" | "findOne", replace: (original: (...args: never[]) => Promise<unknown>) => (...args: never[]) => Promise<unknown>): Storage {
+  const storage = memoryStorage();
+  return {
+    name: storage.name,
+    ensureCollections: (specs) => storage.ensureCollections(specs),
+    transaction: (fn) => storage.transaction(fn),
+    close: () => storage.close(),
+    collection: <T extends Doc>(name: string) =>
+      new Proxy(storage.collection<T>(name), {
+        get(target, property) {
+          const value = Reflect.get(target, property) as unknown;
+          if (property !== method) return typeof value === "function" ? value.bind(target) : value;
+          return replace((value as (...args: never[]) => Promise<unknown>).bind(target));
+        },
+      }),
+  };
+}
+
+/** A kit of one "work" job type on `storage`, recording the payloads it runs. */
+async function recordingKit(storage: Storage, pollMs?: number) {
+  const runs: string[] = [];
+  const clock = fakeClock("2026-03-01T00:00:00.000Z");
+  const scheduler = manualScheduler(clock);
+  const kit = createReachkit({
+    storage,
+    scheduler,
+    clock,
+    logger: silentLogger(),
+    secret: TEST_SECRET,
+    plugins: [definePlugin({ name: "test-jobs", jobs: () => ({ work: async (payload: string) => void runs.push(payload) }) })],
+    config: { jobs: { concurrency: 4, pollMs } },
+  });
+  await kit.start();
+  return { kit, clock, scheduler, runs };
+}
+
+/**
+ * A kit whose storage fails the n-th job claim (an update to status "running") after `failClaim(n)`,
+ * and answers the next n claims after `loseClaims(n)` as lost to another process.
+ */
+async function failingClaimKit(pollMs?: number) {
+  let failNextClaim = 0;
+  let lostClaims = 0;
+  const storage = storageWith("update", (update) => async (...args: never[]) => {
+    const patch = args[1] as Partial<JobRecord>;
+    if (patch.status === "running" && --failNextClaim === 0) throw new Error("storage hiccup");
+    if (patch.status === "running" && lostClaims > 0 && lostClaims--) return undefined; // another process won it
+    return update(...args);
+  });
+  const kit = await recordingKit(storage, pollMs);
+  return { ...kit, failClaim: (n: number) => (failNextClaim = n), loseClaims: (n: number) => (lostClaims = n) };
+}
+
 describe("durable jobs", () => {
   it("with pollMs, a runner picks up within that time the jobs another process enqueued on the shared database", async () => {
     const file = join(mkdtempSync(join(tmpdir(), "reachkit-jobs-poll-")), "shared.db");
@@ -205,46 +259,67 @@ describe("durable jobs", () => {
   });
 
   it("claims a wake's due jobs all or none: a claim that fails leaves every job queued, and they run once on the retry", async () => {
-    const storage = memoryStorage();
-    let failNextClaim = 0;
-    // The jobs collection of a storage whose claim updates fail on demand.
-    const failing: Storage = {
-      name: storage.name,
-      ensureCollections: (specs) => storage.ensureCollections(specs),
-      transaction: (fn) => storage.transaction(fn),
-      close: () => storage.close(),
-      collection: <T extends Doc>(name: string) =>
-        new Proxy(storage.collection<T>(name), {
-          get(target, property) {
-            const value = Reflect.get(target, property) as unknown;
-            if (property !== "update") return typeof value === "function" ? value.bind(target) : value;
-            return async (id: string, patch: Partial<JobRecord>, options?: object) => {
-              if (patch.status === "running" && --failNextClaim === 0) throw new Error("storage hiccup");
-              return target.update(id, patch as never, options);
-            };
-          },
-        }),
-    };
-    const runs: string[] = [];
-    const clock = fakeClock("2026-03-01T00:00:00.000Z");
-    const scheduler = manualScheduler(clock);
-    const kit = createReachkit({
-      storage: failing,
-      scheduler,
-      clock,
-      logger: silentLogger(),
-      secret: TEST_SECRET,
-      plugins: [definePlugin({ name: "test-jobs", jobs: () => ({ work: async (payload: string) => void runs.push(payload) }) })],
-      config: { jobs: { concurrency: 4 } },
-    });
-    await kit.start();
+    const { kit, clock, scheduler, runs, failClaim } = await failingClaimKit();
     for (let i = 0; i < 5; i++) await kit.jobs.enqueue({ type: "work", payload: `job-${i}`, runAt: clock.now() + HOUR });
-    failNextClaim = 3; // the third claim of the wake fails
+    failClaim(3); // the third claim of the wake fails
     await scheduler.advance(HOUR);
     assert.deepEqual(runs, [], "the two claims before the failure were rolled back, not left running");
     assert.equal((await kit.jobs.list({ status: "queued" })).length, 5);
     await scheduler.advance(5_000); // the runner looks again after a failed wake
     assert.deepEqual([...runs].sort(), ["job-0", "job-1", "job-2", "job-3", "job-4"]);
+    await kit.stop();
+  });
+
+  it("with pollMs (other processes on the database), claims one job at a time: a claim that fails leaves the jobs won before it running, the rest queued, and each runs once", async () => {
+    const { kit, clock, scheduler, runs, failClaim } = await failingClaimKit(60_000);
+    for (let i = 0; i < 5; i++) await kit.jobs.enqueue({ type: "work", payload: `job-${i}`, runAt: clock.now() + HOUR });
+    failClaim(3);
+    await scheduler.advance(HOUR);
+    assert.equal(runs.length, 2, "the two jobs claimed before the failure ran at once, not after their lease");
+    assert.equal((await kit.jobs.list({ status: "queued" })).length, 3);
+    assert.equal((await kit.jobs.list({ status: "running" })).length, 0);
+    await scheduler.advance(5_000);
+    assert.deepEqual([...runs].sort(), ["job-0", "job-1", "job-2", "job-3", "job-4"]);
+    await kit.stop();
+  });
+
+  it("with pollMs, a runner that loses every claim of a wake to other processes keeps waking for the due jobs left", async () => {
+    const { kit, clock, scheduler, runs, loseClaims } = await failingClaimKit(60_000);
+    // More jobs are due than a wake looks at (4 x its room of 8), and other processes win every one it tries.
+    for (let i = 0; i < 40; i++) await kit.jobs.enqueue({ type: "work", payload: `job-${i}`, runAt: clock.now() + HOUR });
+    loseClaims(32);
+    await scheduler.advance(HOUR);
+    await scheduler.advance(60_000);
+    assert.equal(runs.length, 40, "with nothing of its own running to wake it, the runner looked again");
+    await kit.stop();
+  });
+
+  it("arms for a job enqueued while a wake looks for the next due time, even when that look missed it", async () => {
+    let stall: { reached: () => void; release: Promise<void> } | undefined;
+    // The runner's look for the next queued job answers what it read before the enqueue below committed.
+    const storage = storageWith("findOne", (findOne) => async (...args: never[]) => {
+      const found = await findOne(...args);
+      const waiting = stall;
+      if ((args[0] as { status?: unknown }).status === "queued" && waiting) {
+        stall = undefined;
+        waiting.reached();
+        await waiting.release;
+      }
+      return found;
+    });
+    const { kit, clock, scheduler, runs } = await recordingKit(storage);
+    await kit.jobs.enqueue({ type: "work", payload: "now", runAt: clock.now() });
+    let release = () => undefined as void;
+    const reached = new Promise<void>((resolve) => {
+      stall = { reached: resolve, release: new Promise<void>((done) => (release = done)) };
+    });
+    const waking = scheduler.flush();
+    await reached;
+    await kit.jobs.enqueue({ type: "work", payload: "in a second", runAt: clock.now() + 1_000 });
+    release();
+    await waking;
+    await scheduler.advance(1_000);
+    assert.deepEqual(runs, ["now", "in a second"]);
     await kit.stop();
   });
 

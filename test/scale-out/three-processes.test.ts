@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { it } from "node:test";
@@ -11,25 +11,24 @@ import { startExampleProcess, type ExampleProcess } from "../support/example-pro
 import { startPostgres } from "../support/postgres.ts";
 import { TEST_SECRET, type Json } from "../support/test-kit.ts";
 
-/*
- * Not part of `npm test` (the file name does not end in .test.ts): it fails
- * intermittently. In some runs the job runners of the surviving processes stop
- * claiming jobs after the SIGKILL (no error logged, no query in flight at
- * PostgreSQL); the cause is not found yet. Run it with `npm run test:scale-out`.
- */
-
 /**
- * The issue's sizes are 3,000 opt-ins and 300 reminders (REACHKIT_SCALE_OPT_INS=3000
- * REACHKIT_SCALE_REMINDERS=300); on the 2-core CI machine the three processes work
- * through about 30 jobs a second, so the suite runs a tenth of that to stay under a minute.
+ * The issue's sizes: 3,000 opt-ins and 300 reminders. REACHKIT_SCALE_OPT_INS and
+ * REACHKIT_SCALE_REMINDERS change them for a quicker look (`npm run test:scale-out`).
  */
-const OPT_INS = Number(process.env.REACHKIT_SCALE_OPT_INS ?? 600);
-const REMINDERS = Number(process.env.REACHKIT_SCALE_REMINDERS ?? 60);
+const OPT_INS = Number(process.env.REACHKIT_SCALE_OPT_INS ?? 3_000);
+const REMINDERS = Number(process.env.REACHKIT_SCALE_REMINDERS ?? 300);
+/** A stall: the processes finish no job for this long while some are left. */
+const STALL_MS = 30_000;
 const JOB_CONCURRENCY = 4;
 /** Requests in flight at once, spread round-robin over the live processes. */
 const CONCURRENCY = 24;
 
-const newDataDir = () => mkdtempSync(join(tmpdir(), "reachkit-scale-"));
+const dataDirs: string[] = [];
+const newDataDir = () => {
+  const directory = mkdtempSync(join(tmpdir(), "reachkit-scale-"));
+  dataDirs.push(directory);
+  return directory;
+};
 const optInPhone = (i: number) => `+1914844${String(i).padStart(4, "0")}`;
 const reminderPhone = (i: number) => `+1914845${String(i).padStart(4, "0")}`;
 
@@ -62,9 +61,13 @@ async function roundRobin(servers: readonly ExampleProcess[], from: number, coun
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
 }
 
-it("three server processes on one PostgreSQL database process every opt-in and reminder once, even when one is killed", { timeout: 90_000 + OPT_INS * 60 }, async () => {
+it("three server processes on one PostgreSQL database process every opt-in and reminder once, even when one is killed", { timeout: 600_000 }, async () => {
   const cluster = await startPostgres();
   const servers: ExampleProcess[] = [];
+  let database: pg.Client | undefined;
+  // Should the runner give up on the test (its timeout), no server outlives this process.
+  const killServers = () => servers.forEach((server) => server.child.kill("SIGKILL"));
+  process.once("exit", killServers);
   try {
     const url = await cluster.createDatabase();
     // The company, made once (each process would make one on a first start of its own).
@@ -101,6 +104,7 @@ it("three server processes on one PostgreSQL database process every opt-in and r
       messageType: "REMINDER",
       text: "Reminder for {firstName}",
     });
+    // Due 20 s from now, all within six seconds: after the kill below, while the second half of the opt-ins arrives.
     const eventAt = DateTime.utc().plus({ hours: 3, seconds: 20 });
     await roundRobin(servers, 0, REMINDERS, (server, i) =>
       post(server, "/events/reminders", company.legacyToken, {
@@ -108,7 +112,7 @@ it("three server processes on one PostgreSQL database process every opt-in and r
         phone: reminderPhone(i),
         firstName: `R${i}`,
         externalEventId: `appt-${i}`,
-        eventDateTime: eventAt.plus({ milliseconds: i * 100 }).toFormat("yyyy-MM-dd'T'HH:mm:ss.SSS"),
+        eventDateTime: eventAt.plus({ milliseconds: i * 20 }).toFormat("yyyy-MM-dd'T'HH:mm:ss.SSS"),
         subscriberTimeZone: "UTC",
       }),
     );
@@ -120,7 +124,6 @@ it("three server processes on one PostgreSQL database process every opt-in and r
     const survivors = [servers[0], servers[2]];
     await roundRobin(survivors, OPT_INS / 2, OPT_INS / 2, optIn);
 
-    const deadline = Date.now() + 45_000 + OPT_INS * 30;
     const done = () => {
       const messages = sent();
       return (
@@ -128,7 +131,26 @@ it("three server processes on one PostgreSQL database process every opt-in and r
         new Set(messages.filter((m) => m.to.startsWith("+1914845")).map((m) => m.to)).size === REMINDERS
       );
     };
-    while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 250));
+    // Wait as long as the processes make progress: finishing takes 15-35 s on the 2-core CI machine, and far
+    // longer when other work crowds it, but a stall (a job runner that stopped claiming, a lease never handed
+    // over) finishes no job at all.
+    const db = (database = new pg.Client({ connectionString: url }));
+    await db.connect();
+    const unfinished = async () =>
+      (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM reachkit_jobs WHERE doc->>'status' IN ('queued', 'running')`)).rows[0].n;
+    let left = await unfinished();
+    let progressAt = Date.now();
+    while (!done()) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const now = await unfinished();
+      if (now !== left) [left, progressAt] = [now, Date.now()];
+      if (Date.now() - progressAt > STALL_MS) {
+        const { rows } = await db.query<{ type: string; status: string; n: number }>(
+          `SELECT doc->>'type' AS type, doc->>'status' AS status, count(*)::int AS n FROM reachkit_jobs WHERE doc->>'status' <> 'done' GROUP BY 1, 2`,
+        );
+        assert.fail(`no job finished for ${STALL_MS / 1000} s before everything was sent; jobs not done: ${JSON.stringify(rows)}`);
+      }
+    }
 
     const messages = sent();
     const keysByPhone = new Map<string, Set<string>>();
@@ -151,18 +173,15 @@ it("three server processes on one PostgreSQL database process every opt-in and r
     assert.ok(repeated <= JOB_CONCURRENCY, `${repeated} repeated sends (the killed process sent ${sentByKilled()})`);
 
     // No job is left running (the killed process's were handed over) or dead in the shared database.
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      const { rows } = await client.query<{ status: string; n: number }>(
-        `SELECT doc->>'status' AS status, count(*)::int AS n FROM reachkit_jobs WHERE doc->>'status' IN ('running', 'dead') GROUP BY 1`,
-      );
-      assert.deepEqual(rows, []);
-    } finally {
-      await client.end();
-    }
+    const { rows } = await db.query<{ status: string; n: number }>(
+      `SELECT doc->>'status' AS status, count(*)::int AS n FROM reachkit_jobs WHERE doc->>'status' IN ('running', 'dead') GROUP BY 1`,
+    );
+    assert.deepEqual(rows, []);
   } finally {
+    await database?.end();
     for (const server of servers) if (server.child.exitCode === null && server.child.signalCode === null) await server.stop();
+    process.off("exit", killServers);
     cluster.stop();
+    for (const directory of dataDirs) rmSync(directory, { recursive: true, force: true });
   }
 });
