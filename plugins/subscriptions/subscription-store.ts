@@ -71,10 +71,12 @@ export class SubscriptionStore {
 
   /** The TEXT subscriptions of the phone and the EMAIL subscriptions of the email, in a stable order. */
   async subscriptionsOf(companyId: string, user: UserRef): Promise<Subscription[]> {
-    // The eligibility route's hot path: two indexed lookups at most, nothing to group.
+    // The eligibility route's hot path: two indexed lookups at most, nothing to group. Ordered by type, the
+    // order of the unique index they search, so SQLite reads the rows in order instead of sorting them by id.
     const found: Subscription[] = [];
-    if (user.phone !== undefined) found.push(...(await this.subscriptions.find({ where: { companyId, channel: "TEXT", address: user.phone } })).items);
-    if (user.email !== undefined) found.push(...(await this.subscriptions.find({ where: { companyId, channel: "EMAIL", address: user.email } })).items);
+    const byType = [{ field: "type" as const }];
+    if (user.phone !== undefined) found.push(...(await this.subscriptions.find({ where: { companyId, channel: "TEXT", address: user.phone }, orderBy: byType })).items);
+    if (user.email !== undefined) found.push(...(await this.subscriptions.find({ where: { companyId, channel: "EMAIL", address: user.email }, orderBy: byType })).items);
     return found.length > 1 ? found.sort(bySubscriptionKind) : found;
   }
 
