@@ -149,7 +149,7 @@ export class JobRunner {
       this.#claimed.set(job.id, job);
       void this.#queue.add(() => this.#execute(job));
     };
-    if (this.settings.pollMs === undefined) {
+    if (!this.#sharesStorage) {
       // Alone on its storage, the runner claims a wake's jobs in one transaction: one commit, and a failed
       // claim leaves every job queued.
       const won: JobRecord[] = [];
@@ -164,11 +164,16 @@ export class JobRunner {
     }
   }
 
+  /** Other processes run jobs on the same database: the runner is told to poll for what they enqueue. */
+  get #sharesStorage(): boolean {
+    return this.settings.pollMs !== undefined;
+  }
+
   async #claim(room: number, won: (job: JobRecord) => void): Promise<void> {
     const now = this.clock.now();
     // A running job whose lease ran out belongs to a worker that died: queue it again.
     await this.jobs.updateWhere({ status: "running", leaseUntil: { lte: now } }, { status: "queued", leaseUntil: null, updatedAt: now });
-    const shared = this.settings.pollMs !== undefined;
+    const shared = this.#sharesStorage;
     // With other processes on the database, every one sees the same oldest due jobs: each looks at a wider
     // window and tries it from a random starting point, so they rarely race for one row.
     const due = await this.jobs.find({

@@ -6,8 +6,9 @@ import { describe, it } from "node:test";
 import { fakeClock } from "../../adapters/clock/index.ts";
 import { manualScheduler } from "../../adapters/scheduler/manual/index.ts";
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
-import { createReachkit, definePlugin, PermanentJobError, silentLogger, type Doc, type JobHandler, type JobRecord, type Storage } from "../../src/index.ts";
+import { createReachkit, definePlugin, PermanentJobError, silentLogger, type JobHandler, type JobRecord, type Storage } from "../../src/index.ts";
 import { memoryStorage } from "../../adapters/storage/memory/index.ts";
+import { withCollectionMethod } from "../support/storage-wrappers.ts";
 import { TEST_SECRET } from "../support/test-kit.ts";
 
 const HOUR = 3_600_000;
@@ -28,25 +29,6 @@ function jobKit(
     config: { jobs: { maxAttempts: 3, backoffBaseMs: 1_000, concurrency: options.concurrency ?? 4, pollMs: options.pollMs } },
   });
   return { kit, clock, scheduler };
-}
-
-/** Memory storage whose collections answer `method` through `replace(original)`. */
-function storageWith(method: "update" | "findOne", replace: (original: (...args: never[]) => Promise<unknown>) => (...args: never[]) => Promise<unknown>): Storage {
-  const storage = memoryStorage();
-  return {
-    name: storage.name,
-    ensureCollections: (specs) => storage.ensureCollections(specs),
-    transaction: (fn) => storage.transaction(fn),
-    close: () => storage.close(),
-    collection: <T extends Doc>(name: string) =>
-      new Proxy(storage.collection<T>(name), {
-        get(target, property) {
-          const value = Reflect.get(target, property) as unknown;
-          if (property !== method) return typeof value === "function" ? value.bind(target) : value;
-          return replace((value as (...args: never[]) => Promise<unknown>).bind(target));
-        },
-      }),
-  };
 }
 
 /** A kit of one "work" job type on `storage`, recording the payloads it runs. */
@@ -74,14 +56,26 @@ async function recordingKit(storage: Storage, pollMs?: number) {
 async function failingClaimKit(pollMs?: number) {
   let failNextClaim = 0;
   let lostClaims = 0;
-  const storage = storageWith("update", (update) => async (...args: never[]) => {
-    const patch = args[1] as Partial<JobRecord>;
-    if (patch.status === "running" && --failNextClaim === 0) throw new Error("storage hiccup");
-    if (patch.status === "running" && lostClaims > 0 && lostClaims--) return undefined; // another process won it
-    return update(...args);
+  const storage = withCollectionMethod(memoryStorage(), "update", (update) => async (id, patch, options) => {
+    const claiming = (patch as Partial<JobRecord>).status === "running";
+    if (claiming && --failNextClaim === 0) throw new Error("storage hiccup");
+    if (claiming && lostClaims > 0 && lostClaims--) return undefined; // another process won it
+    return update(id, patch, options);
   });
   const kit = await recordingKit(storage, pollMs);
   return { ...kit, failClaim: (n: number) => (failNextClaim = n), loseClaims: (n: number) => (lostClaims = n) };
+}
+
+const FIVE_JOBS = ["job-0", "job-1", "job-2", "job-3", "job-4"];
+
+/** Five jobs due in an hour, then the wake an hour later, whose third claim fails. */
+async function wakeWithThirdClaimFailing(pollMs?: number) {
+  const claimKit = await failingClaimKit(pollMs);
+  const { kit, clock, scheduler, failClaim } = claimKit;
+  for (const payload of FIVE_JOBS) await kit.jobs.enqueue({ type: "work", payload, runAt: clock.now() + HOUR });
+  failClaim(3);
+  await scheduler.advance(HOUR);
+  return claimKit;
 }
 
 describe("durable jobs", () => {
@@ -259,27 +253,21 @@ describe("durable jobs", () => {
   });
 
   it("claims a wake's due jobs all or none: a claim that fails leaves every job queued, and they run once on the retry", async () => {
-    const { kit, clock, scheduler, runs, failClaim } = await failingClaimKit();
-    for (let i = 0; i < 5; i++) await kit.jobs.enqueue({ type: "work", payload: `job-${i}`, runAt: clock.now() + HOUR });
-    failClaim(3); // the third claim of the wake fails
-    await scheduler.advance(HOUR);
+    const { kit, scheduler, runs } = await wakeWithThirdClaimFailing();
     assert.deepEqual(runs, [], "the two claims before the failure were rolled back, not left running");
     assert.equal((await kit.jobs.list({ status: "queued" })).length, 5);
     await scheduler.advance(5_000); // the runner looks again after a failed wake
-    assert.deepEqual([...runs].sort(), ["job-0", "job-1", "job-2", "job-3", "job-4"]);
+    assert.deepEqual([...runs].sort(), FIVE_JOBS);
     await kit.stop();
   });
 
   it("with pollMs (other processes on the database), claims one job at a time: a claim that fails leaves the jobs won before it running, the rest queued, and each runs once", async () => {
-    const { kit, clock, scheduler, runs, failClaim } = await failingClaimKit(60_000);
-    for (let i = 0; i < 5; i++) await kit.jobs.enqueue({ type: "work", payload: `job-${i}`, runAt: clock.now() + HOUR });
-    failClaim(3);
-    await scheduler.advance(HOUR);
+    const { kit, scheduler, runs } = await wakeWithThirdClaimFailing(60_000);
     assert.equal(runs.length, 2, "the two jobs claimed before the failure ran at once, not after their lease");
     assert.equal((await kit.jobs.list({ status: "queued" })).length, 3);
     assert.equal((await kit.jobs.list({ status: "running" })).length, 0);
     await scheduler.advance(5_000);
-    assert.deepEqual([...runs].sort(), ["job-0", "job-1", "job-2", "job-3", "job-4"]);
+    assert.deepEqual([...runs].sort(), FIVE_JOBS);
     await kit.stop();
   });
 
@@ -297,10 +285,10 @@ describe("durable jobs", () => {
   it("arms for a job enqueued while a wake looks for the next due time, even when that look missed it", async () => {
     let stall: { reached: () => void; release: Promise<void> } | undefined;
     // The runner's look for the next queued job answers what it read before the enqueue below committed.
-    const storage = storageWith("findOne", (findOne) => async (...args: never[]) => {
-      const found = await findOne(...args);
+    const storage = withCollectionMethod(memoryStorage(), "findOne", (findOne) => async (where, orderBy) => {
+      const found = await findOne(where, orderBy);
       const waiting = stall;
-      if ((args[0] as { status?: unknown }).status === "queued" && waiting) {
+      if ((where as { status?: unknown }).status === "queued" && waiting) {
         stall = undefined;
         waiting.reached();
         await waiting.release;

@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { SmsSendError, type JobRecord, type OutboxMessage } from "../../src/index.ts";
 import { memoryStorage } from "../../adapters/storage/memory/index.ts";
 import { OUTBOX_COLLECTION } from "../../src/messaging/outbox-record.ts";
-import type { Storage } from "../../src/ports/storage.ts";
+import { withCollectionMethod } from "../support/storage-wrappers.ts";
 import { startTestKit } from "../support/test-kit.ts";
 
 const TO = "+15555550100";
@@ -113,20 +113,15 @@ describe("messaging outbox", () => {
 
   it("sends texts in the order they were queued, even when reading the first one takes longer", async () => {
     // A networked database can answer the second delivery's read first; the texts must still leave in order.
-    const storage: Storage = memoryStorage();
-    const collection = storage.collection.bind(storage);
     let reads = 0;
-    storage.collection = ((name: string) => {
-      const handle = collection(name);
-      if (name !== OUTBOX_COLLECTION) return handle;
-      const slowGet = async (id: string) => {
-        await new Promise((resolve) => setTimeout(resolve, reads++ === 0 ? 30 : 0));
-        return handle.get(id);
-      };
-      return new Proxy(handle, {
-        get: (target, property) => (property === "get" ? slowGet : Reflect.get(target, property, target).bind(target)),
-      });
-    }) as Storage["collection"];
+    const storage = withCollectionMethod(memoryStorage(), "get", (get, collection) =>
+      collection !== OUTBOX_COLLECTION
+        ? get
+        : async (id) => {
+            await new Promise((resolve) => setTimeout(resolve, reads++ === 0 ? 30 : 0));
+            return get(id);
+          },
+    );
     const t = await startTestKit({ storage });
     await t.kit.outbox.send({ companyId: t.company.companyId, to: TO, body: "booked", kind: "test" });
     await t.kit.outbox.send({ companyId: t.company.companyId, to: TO, body: "canceled", kind: "test" });

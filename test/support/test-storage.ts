@@ -9,6 +9,7 @@ import { LEDGER_TABLE } from "../../adapters/storage/postgres/schema.ts";
 import { serverPlugins } from "../../examples/node-http/server-kit.ts";
 import { createReachkit, silentLogger, type Storage } from "../../src/index.ts";
 import { createDatabase, startPostgres } from "./postgres.ts";
+import { wrapStorage } from "./storage-wrappers.ts";
 
 /**
  * The storage a test kit gets when the test names none: memory by default,
@@ -45,17 +46,13 @@ export async function testStorage(): Promise<Storage> {
  * some 8 MB per test and took about as long as the test itself.
  */
 function recycled(storage: Storage, database: string): Storage {
-  return {
-    name: storage.name,
-    ensureCollections: (specs) => storage.ensureCollections(specs),
-    collection: (name) => storage.collection(name),
-    transaction: (fn) => storage.transaction(fn),
+  return wrapStorage(storage, {
     async close() {
       await storage.close();
       await emptyDatabase(database);
       idle.push(database);
     },
-  };
+  });
 }
 
 /** Deletes every document of every table but the schema ledger; tables, indexes and functions stay. */

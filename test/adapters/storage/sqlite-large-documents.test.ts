@@ -6,6 +6,7 @@ import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
 import { storageConformance } from "../../../src/testkit/index.ts";
+import { wrapStorage } from "../../support/storage-wrappers.ts";
 import { UniqueConstraintError, type Doc, type Storage } from "../../../src/ports/storage.ts";
 
 const directory = mkdtempSync(join(tmpdir(), "reachkit-sqlite-large-"));
@@ -15,13 +16,7 @@ const newFile = () => join(directory, `db-${++files}.sqlite`);
 
 /** Declares every collection with the largeDocuments hint. */
 function allLarge(storage: Storage): Storage {
-  return {
-    name: storage.name,
-    ensureCollections: (specs) => storage.ensureCollections(specs.map((spec) => ({ ...spec, largeDocuments: true }))),
-    collection: (name) => storage.collection(name),
-    transaction: (fn) => storage.transaction(fn),
-    close: () => storage.close(),
-  };
+  return wrapStorage(storage, { ensureCollections: (specs) => storage.ensureCollections(specs.map((spec) => ({ ...spec, largeDocuments: true }))) });
 }
 
 // Same behaviour, other table layout: the whole Storage suite on rowid tables.

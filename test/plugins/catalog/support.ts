@@ -1,5 +1,6 @@
 import { catalogPlugin, type CatalogOptions } from "../../../plugins/catalog/index.ts";
-import type { Collection, Doc, ReachkitConfigInput, Storage } from "../../../src/index.ts";
+import type { ReachkitConfigInput, Storage } from "../../../src/index.ts";
+import { withCollectionMethod } from "../../support/storage-wrappers.ts";
 import { defaultPlugins, startTestKit, type Json, type TestKit } from "../../support/test-kit.ts";
 
 export interface CatalogTestKit extends TestKit {
@@ -92,25 +93,9 @@ export const ndjson = (...lines: unknown[]) => lines.map((line) => (typeof line 
  * goes to `inner` unchanged.
  */
 export function failingStorage(inner: Storage, failWhen: (collection: string, docs: readonly unknown[]) => void): Storage {
-  return {
-    name: `failing ${inner.name}`,
-    ensureCollections: (specs) => inner.ensureCollections(specs),
-    transaction: (fn) => inner.transaction(fn),
-    close: () => inner.close(),
-    collection<T extends Doc>(name: string): Collection<T> {
-      const collection = inner.collection<T>(name);
-      return new Proxy(collection, {
-        get(target, property, receiver) {
-          if (property === "upsertMany") {
-            return async (docs: readonly T[]) => {
-              failWhen(name, docs);
-              return target.upsertMany(docs);
-            };
-          }
-          const value = Reflect.get(target, property, receiver);
-          return typeof value === "function" ? value.bind(target) : value;
-        },
-      });
-    },
-  };
+  const failing = withCollectionMethod(inner, "upsertMany", (upsertMany, collection) => async (docs) => {
+    failWhen(collection, docs);
+    return upsertMany(docs);
+  });
+  return { ...failing, name: `failing ${inner.name}` };
 }
