@@ -96,8 +96,10 @@ export class CrashableServer {
   /** Every text the server sent, in every run, oldest first. */
   sentTexts(): LoggedSms[] {
     if (!existsSync(this.smsLog)) return [];
-    return readFileSync(this.smsLog, "utf8")
-      .split("\n")
+    const lines = readFileSync(this.smsLog, "utf8").split("\n");
+    // The last piece is either empty or a line the server is still appending: read complete lines only.
+    lines.pop();
+    return lines
       .filter((line) => line.startsWith("{"))
       .map((line) => (JSON.parse(line) as { sms: LoggedSms }).sms);
   }
