@@ -4,7 +4,7 @@ import { defineRoute, formBody, jsonBody, reply, type AnyRoute } from "../../src
 import type { PluginContext } from "../../src/kernel/plugin.ts";
 import { SMS_SENDER } from "../../src/ports/sms-sender.ts";
 import type { OptInAccepted } from "./opt-ins.ts";
-import { E164, userFromQuery, userQuerySchema, type OptInRequest, type UnsubscribeRequest } from "./schemas.ts";
+import { E164, userFromQuery, type OptInRequest, type UnsubscribeRequest } from "./schemas.ts";
 import { INBOUND_PATH, normalizeSenderNumber } from "./sender-numbers.ts";
 import type { SubscriptionsService } from "./subscriptions-service.ts";
 import type { UnsubscribeAccepted } from "./unsubscribes.ts";
@@ -43,7 +43,6 @@ export function subscriptionRoutes(context: PluginContext, service: Subscription
       method: "GET",
       path: "/v1/subscriptions",
       auth: { kind: "api", anyOfScopes: READ },
-      query: userQuerySchema,
       summary: "Eligibility of every subscription of a phone and/or email (interface 4.5)",
       handler: async ({ principal, query }) =>
         reply.json(200, {
@@ -67,7 +66,6 @@ export function subscriptionRoutes(context: PluginContext, service: Subscription
       method: "DELETE",
       path: "/v1/subscriptions",
       auth: { kind: "api", anyOfScopes: WRITE },
-      query: userQuerySchema,
       rateLimit: "unsubscribe",
       summary: "Opt a phone out of every text subscription (wire-compat: one real client uses it)",
       handler: async ({ principal, query }) => {

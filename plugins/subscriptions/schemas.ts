@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { invalidFields } from "../../src/http/errors.ts";
-import { parseOrThrow, plainObject, singleQueryParam } from "../../src/http/validation.ts";
+import { parseOrThrow, plainObject, singleQueryParam, type RawQuery } from "../../src/http/validation.ts";
 import { SUBSCRIPTION_CHANNELS, type CustomIdentifier, type ExternalIdentifiers, type Locale, type SubscriptionKind } from "./records.ts";
 import { SUBSCRIPTION_TYPES, type SubscriptionType } from "./sign-up-units.ts";
 
@@ -179,14 +179,18 @@ export const parseUnsubscribeRequest = (input: unknown): ValidUnsubscribeRequest
 const addressesSchema = v.object({ phone: v.optional(phoneSchema), email: v.optional(emailSchema) });
 
 /** `GET /v1/subscriptions` and `DELETE /v1/subscriptions` query parameters, before the tolerance rules. */
-export const userQuerySchema = v.object({ phone: singleQueryParam(), email: singleQueryParam() });
+const userQuerySchema = v.object({ phone: singleQueryParam(), email: singleQueryParam() });
 
 /**
  * Reads phone and email from a query string the way real clients send them
  * (wire-compat): a `+` decoded to a space by a careless client is a `+`, and
  * `email=undefined` is no email. Neither → 400.
  */
-export function userFromQuery(query: { phone?: string; email?: string }): UserRef {
+export function userFromQuery(raw: RawQuery): UserRef {
+  const rawPhone = raw.phone;
+  // The eligibility route's usual request, one well-formed phone, answered as the schemas below would answer it.
+  if (typeof rawPhone === "string" && raw.email === undefined && E164.test(rawPhone)) return { phone: rawPhone };
+  const query = parseOrThrow(userQuerySchema, raw, "query");
   const phone = query.phone === undefined ? undefined : /^ \d/.test(query.phone) ? `+${query.phone.slice(1)}` : query.phone;
   const email = query.email === "undefined" ? undefined : query.email;
   if (phone === undefined && email === undefined) {

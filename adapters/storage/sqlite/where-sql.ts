@@ -8,6 +8,7 @@ import {
   type SortSpec,
   type SqlValue,
 } from "../shared/queries.ts";
+import { isText, ShapeCache } from "./shape-cache.ts";
 
 export interface SqlFragment {
   sql: string;
@@ -31,11 +32,8 @@ export function fieldExpr(field: string): string {
 
 const RANGE_SQL: Record<RangeOperator, string> = { gt: ">", gte: ">=", lt: "<", lte: "<=" };
 
-/**
- * The primary-key column is faster than json_extract for `id`, but it has TEXT
- * affinity, which would make `{id: 5}` match "5". Use it only for string operands.
- */
-const isText = (value: SqlValue) => value === null || typeof value === "string";
+// The primary-key column is faster than json_extract for `id`, but its TEXT affinity would make
+// `{id: 5}` match "5": it is used only for text operands (isText).
 
 function isTextCondition(condition: Condition): boolean {
   switch (condition.op) {
@@ -48,46 +46,13 @@ function isTextCondition(condition: Condition): boolean {
   }
 }
 
+/** Bare where-clauses (updates, deletes, counts, cursor finds) and plain finds, by shape. */
+const shapes = new ShapeCache(1000);
+
 export function compileWhere(where: object | undefined): SqlFragment {
   const conditions = parseWhere(where);
-  const shape = shapeOf(conditions);
-  let sql = whereSqlByShape.get(shape);
-  if (sql === undefined) {
-    sql = whereSql(conditions);
-    if (whereSqlByShape.size >= WHERE_CACHE_LIMIT) whereSqlByShape.clear();
-    whereSqlByShape.set(shape, sql);
-  }
-  return { sql, params: paramsOf(conditions) };
-}
-
-/**
- * The SQL of a where-clause depends only on its shape (fields, operators, null
- * operands, list lengths, whether `id` operands are text), so it is built once
- * per shape: hot paths run the same few shapes with new values.
- */
-const whereSqlByShape = new Map<string, string>();
-const WHERE_CACHE_LIMIT = 1000;
-
-function shapeOf(conditions: readonly Condition[]): string {
-  let shape = "";
-  for (const condition of conditions) {
-    shape += `${condition.field}\u0001${condition.op}`;
-    switch (condition.op) {
-      case "eq":
-        shape += condition.value === null ? "n" : isText(condition.value) ? "s" : "v";
-        break;
-      case "in":
-        shape += `${condition.values.length}${condition.values.every(isText) ? "s" : "v"}`;
-        break;
-      case "exists":
-        shape += condition.present ? "1" : "0";
-        break;
-      default:
-        shape += isText(condition.value) ? "s" : "v";
-    }
-    shape += "\u0002";
-  }
-  return shape;
+  const node = shapes.root("").where(conditions);
+  return { sql: node.sql ?? shapes.store(node, whereSql(conditions)), params: paramsOf(conditions) };
 }
 
 function whereSql(conditions: readonly Condition[]): string {
@@ -242,21 +207,15 @@ export function limitSql(fetch: number | undefined): string {
 
 /**
  * A find without a cursor (every findOne, most finds), its SQL built once per
- * table, where shape, sort and limit: building it took longer than SQLite
- * takes to run an indexed lookup. The key holds the caller's raw sort fields,
- * so a bad one misses the cache and fails validation when the SQL is built.
+ * table, where shape, limit and sort. The path holds the caller's raw sort
+ * fields, so a bad one misses and fails validation when the SQL is built.
  */
 function plainFindQuery(table: string, options: QueryOptions, fetch: number | undefined): SqlFragment {
   const conditions = parseWhere(options.where);
-  let key = `${table}\u0003${shapeOf(conditions)}\u0003${fetch ?? ""}`;
-  for (const entry of options.orderBy ?? []) key += `\u0003${entry.field}\u0001${entry.direction ?? ""}`;
-  let sql = plainFindSqlByKey.get(key);
-  if (sql === undefined) {
-    sql = `SELECT doc FROM "${table}" WHERE ${whereSql(conditions)} ORDER BY ${orderSql(sortKeys(options.orderBy))}${limitSql(fetch)}`;
-    if (plainFindSqlByKey.size >= WHERE_CACHE_LIMIT) plainFindSqlByKey.clear();
-    plainFindSqlByKey.set(key, sql);
-  }
+  let node = shapes.root(table).where(conditions).to(fetch);
+  for (const entry of options.orderBy ?? []) node = node.to(entry.field).to(entry.direction);
+  const sql =
+    node.sql ??
+    shapes.store(node, `SELECT doc FROM "${table}" WHERE ${whereSql(conditions)} ORDER BY ${orderSql(sortKeys(options.orderBy))}${limitSql(fetch)}`);
   return { sql, params: paramsOf(conditions) };
 }
-
-const plainFindSqlByKey = new Map<string, string>();

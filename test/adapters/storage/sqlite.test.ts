@@ -212,6 +212,33 @@ describe("sqliteStorage", () => {
     assert.match(segments[2], /USING INDEX ix_people__team__age \(<expr>=\? AND <expr>=\?/);
   });
 
+  it("keeps apart query shapes that differ only in their operands, also past the SQL cache's size", async () => {
+    const storage = sqliteStorage({ filename: newFile() });
+    await storage.ensureCollections(SPECS);
+    const people = storage.collection<Person>("people");
+    await people.insert({ id: "5", team: "red", age: 3, email: "five@example.com" });
+    await people.insert({ id: "b", team: "red" });
+    const ids = async (where: Parameters<typeof people.find>[0]) => (await people.find(where)).items.map((person) => person.id);
+
+    // The same fields and operators with a text, number, null or absent operand, or another sort: each its own SQL.
+    assert.deepEqual(await ids({ where: { id: "5" } }), ["5"]);
+    assert.deepEqual(await ids({ where: { team: "red", age: 3 } }), ["5"]);
+    assert.deepEqual(await ids({ where: { team: "red", age: null } }), ["b"]);
+    assert.deepEqual(await ids({ where: { team: "red", email: "five@example.com" } }), ["5"]);
+    assert.deepEqual(await ids({ where: { team: "red", email: null } }), ["b"]);
+    assert.deepEqual(await ids({ where: { team: "red", age: { exists: false } } }), ["b"]);
+    assert.deepEqual(await ids({ where: { team: "red", age: { exists: true } } }), ["5"]);
+    assert.deepEqual(await ids({ where: { team: "red" }, orderBy: [{ field: "id", direction: "desc" }] }), ["b", "5"]);
+    assert.deepEqual(await ids({ where: { team: "red" }, orderBy: [{ field: "id" }] }), ["5", "b"]);
+    // 1,100 list lengths: more shapes than the cache keeps, so it is emptied on the way.
+    for (let length = 1; length <= 1_100; length++) {
+      const list = Array.from({ length }, (_, i) => (i === length - 1 ? "b" : `missing-${i}`));
+      assert.deepEqual(await ids({ where: { id: { in: list } } }), ["b"], `a list of ${length}`);
+      assert.equal(await people.count({ id: { in: list }, team: "red" }), 1);
+    }
+    await storage.close();
+  });
+
   it("bulk upsertMany spans several chunks and stays atomic", async () => {
     const storage = sqliteStorage({ filename: newFile() });
     await storage.ensureCollections(SPECS);

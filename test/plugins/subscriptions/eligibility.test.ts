@@ -51,6 +51,7 @@ describe("GET /v1/subscriptions", () => {
       ["?phone=19148440001", "phone"],
       ["?phone=%2B1-914-844-0001", "phone"],
       ["?email=nope", "email"],
+      ["?phone=%2B19148440001&email=nope", "email"],
       ["?phone=%2B19148440001&phone=%2B19148440002", "phone"],
     ] as const) {
       const response = await t.request({ url: `/v1/subscriptions${query}` });
