@@ -31,22 +31,24 @@ export interface IssuedCredential {
  */
 @injectable()
 export class AccountsService implements Accounts {
-  readonly #companies: Collection<CompanyRecord>;
-  readonly #applications: Collection<ApplicationRecord>;
-  readonly #credentials: Collection<CredentialRecord>;
+  // TypeScript-private, not #private: in a decorated class esbuild (tsx) turns #fields into WeakMap
+  // lookups, two per access, and authenticate() runs on every request.
+  private readonly companies: Collection<CompanyRecord>;
+  private readonly applications: Collection<ApplicationRecord>;
+  private readonly credentials: Collection<CredentialRecord>;
 
   constructor(
     @inject(STORAGE) private readonly storage: Storage,
     @inject(CLOCK) private readonly clock: Clock,
   ) {
-    this.#companies = storage.collection(COMPANIES);
-    this.#applications = storage.collection(APPLICATIONS);
-    this.#credentials = storage.collection(CREDENTIALS);
+    this.companies = storage.collection(COMPANIES);
+    this.applications = storage.collection(APPLICATIONS);
+    this.credentials = storage.collection(CREDENTIALS);
   }
 
   async authenticate(token: string): Promise<Principal | undefined> {
     const tokenHash = hashSecret(token);
-    const credential = await this.#credentials.findOne({ tokenHash });
+    const credential = await this.credentials.findOne({ tokenHash });
     if (!credential || credential.revokedAt !== undefined || !safeEqual(credential.tokenHash, tokenHash)) return undefined;
     return {
       credentialId: credential.id,
@@ -70,7 +72,7 @@ export class AccountsService implements Accounts {
         createdAt: this.clock.now(),
       };
       try {
-        return await this.#companies.insert(company);
+        return await this.companies.insert(company);
       } catch (error) {
         // An explicit domain must be free; a derived one gets a numeric suffix.
         if (!(error instanceof UniqueConstraintError) || input.domain !== undefined || attempt >= 1000) throw error;
@@ -79,18 +81,18 @@ export class AccountsService implements Accounts {
   }
 
   async getCompany(id: string): Promise<Company | undefined> {
-    const company = await this.#companies.get(id);
+    const company = await this.companies.get(id);
     return company?.deletedAt === undefined ? company : undefined;
   }
 
   async updateCompany(id: string, patch: Partial<Pick<Company, "name" | "domain" | "contactEmail" | "senderNumber">>): Promise<Company> {
-    const updated = await this.#companies.update(id, patch, { where: { deletedAt: null } });
+    const updated = await this.companies.update(id, patch, { where: { deletedAt: null } });
     if (!updated) throw new Error(`no company ${id}`);
     return updated;
   }
 
   async listCompanies(): Promise<Company[]> {
-    return (await this.#companies.find({ where: { deletedAt: null }, orderBy: [{ field: "createdAt" }] })).items;
+    return (await this.companies.find({ where: { deletedAt: null }, orderBy: [{ field: "createdAt" }] })).items;
   }
 
   /**
@@ -100,14 +102,14 @@ export class AccountsService implements Accounts {
   async deleteCompany(id: string): Promise<boolean> {
     const now = this.clock.now();
     return this.storage.transaction(async () => {
-      const deleted = await this.#companies.update(id, { deletedAt: now }, { where: { deletedAt: null } });
+      const deleted = await this.companies.update(id, { deletedAt: now }, { where: { deletedAt: null } });
       if (!deleted) return false;
-      await this.#credentials.updateWhere({ companyId: id, revokedAt: null }, { revokedAt: now });
+      await this.credentials.updateWhere({ companyId: id, revokedAt: null }, { revokedAt: now });
       const applications = await this.listApplications(id);
       if (applications.length > 0) {
         const applicationIds = applications.map((application) => application.id);
-        await this.#applications.updateWhere({ id: { in: applicationIds } }, { deletedAt: now });
-        await this.#credentials.updateWhere({ applicationId: { in: applicationIds }, revokedAt: null }, { revokedAt: now });
+        await this.applications.updateWhere({ id: { in: applicationIds } }, { deletedAt: now });
+        await this.credentials.updateWhere({ applicationId: { in: applicationIds }, revokedAt: null }, { revokedAt: now });
       }
       return true;
     });
@@ -115,7 +117,7 @@ export class AccountsService implements Accounts {
 
   async createApplication(input: { companyId: string; name: string; scopes: readonly Scope[]; kind?: ApplicationKind }): Promise<ApplicationRecord> {
     if (!(await this.getCompany(input.companyId))) throw new Error(`no company ${input.companyId}`);
-    return this.#applications.insert({
+    return this.applications.insert({
       id: randomUUID(),
       companyId: input.companyId,
       name: input.name,
@@ -126,12 +128,12 @@ export class AccountsService implements Accounts {
   }
 
   async getApplication(id: string): Promise<ApplicationRecord | undefined> {
-    const application = await this.#applications.get(id);
+    const application = await this.applications.get(id);
     return application?.deletedAt === undefined ? application : undefined;
   }
 
   async listApplications(companyId: string): Promise<ApplicationRecord[]> {
-    const page = await this.#applications.find({ where: { companyId, deletedAt: null }, orderBy: [{ field: "createdAt" }] });
+    const page = await this.applications.find({ where: { companyId, deletedAt: null }, orderBy: [{ field: "createdAt" }] });
     return page.items;
   }
 
@@ -139,9 +141,9 @@ export class AccountsService implements Accounts {
   async deleteApplication(id: string): Promise<boolean> {
     const now = this.clock.now();
     return this.storage.transaction(async () => {
-      const deleted = await this.#applications.update(id, { deletedAt: now }, { where: { deletedAt: null } });
+      const deleted = await this.applications.update(id, { deletedAt: now }, { where: { deletedAt: null } });
       if (!deleted) return false;
-      await this.#credentials.updateWhere({ applicationId: id, revokedAt: null }, { revokedAt: now });
+      await this.credentials.updateWhere({ applicationId: id, revokedAt: null }, { revokedAt: now });
       return true;
     });
   }
@@ -169,7 +171,7 @@ export class AccountsService implements Accounts {
       scopes = [...(input.scopes ?? application.scopes)];
     }
     const token = generateSecret(TOKEN_PREFIX[input.kind]);
-    const credential = await this.#credentials.insert({
+    const credential = await this.credentials.insert({
       id: randomUUID(),
       companyId: input.companyId,
       ...(input.kind !== "legacy" ? { applicationId: input.applicationId } : {}),
@@ -185,11 +187,11 @@ export class AccountsService implements Accounts {
 
   /** Revokes one credential; false when unknown or already revoked. */
   async revokeCredential(id: string): Promise<boolean> {
-    return (await this.#credentials.update(id, { revokedAt: this.clock.now() }, { where: { revokedAt: null } })) !== undefined;
+    return (await this.credentials.update(id, { revokedAt: this.clock.now() }, { where: { revokedAt: null } })) !== undefined;
   }
 
   async listCredentials(companyId: string): Promise<CredentialView[]> {
-    const page = await this.#credentials.find({ where: { companyId }, orderBy: [{ field: "createdAt" }] });
+    const page = await this.credentials.find({ where: { companyId }, orderBy: [{ field: "createdAt" }] });
     return page.items.map(toView);
   }
 
