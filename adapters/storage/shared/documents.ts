@@ -52,13 +52,19 @@ function documentJson(doc: Record<string, unknown>): string {
   let others: Record<string, unknown> | undefined;
   let texts = "";
   for (const key in doc) {
-    const value = doc[key];
-    if (!(value instanceof JsonText)) continue;
-    others ??= { ...doc };
-    delete others[key];
-    texts += `,${JSON.stringify(key)}:${value.text}`;
+    if (doc[key] instanceof JsonText) {
+      others = {};
+      break;
+    }
   }
   if (others === undefined) return JSON.stringify(doc);
+  for (const key in doc) {
+    const value = doc[key];
+    if (value instanceof JsonText) texts += `,${JSON.stringify(key)}:${value.text}`;
+    // Plain assignment would set the prototype instead of a field.
+    else if (key === "__proto__") Object.defineProperty(others, key, { value, writable: true, enumerable: true, configurable: true });
+    else others[key] = value;
+  }
   // `others` keeps the id, so its JSON is "{...}" with at least one field.
   return `${JSON.stringify(others).slice(0, -1)}${texts}}`;
 }
