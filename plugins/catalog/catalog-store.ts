@@ -74,7 +74,7 @@ export class CatalogStore {
 
   async getProduct(companyId: string, productId: string): Promise<CatalogProduct | undefined> {
     const row = await this.#committedProduct(companyId, productId, await this.headVersion(companyId));
-    return row && productOf(row);
+    return row?.product;
   }
 
   /** A variant of the catalog: its hint names the product, whose current row must still have it. */
@@ -82,7 +82,7 @@ export class CatalogStore {
     const hint = await this.variantHints.get(variantHintId(companyId, variantId));
     if (!hint) return undefined;
     const row = await this.#committedProduct(companyId, hint.productId, await this.headVersion(companyId));
-    const variant = row && productOf(row).variants.find((candidate) => candidate.id === variantId);
+    const variant = row?.product.variants.find((candidate) => candidate.id === variantId);
     return variant && { productId: hint.productId, variant };
   }
 
@@ -127,12 +127,8 @@ export class CatalogStore {
   }
 }
 
-function productOf(row: ProductRow): CatalogProduct {
-  return JSON.parse(row.productJson) as CatalogProduct;
-}
-
 function stored(row: ProductRow): StoredProduct {
-  return { line: row.line, product: productOf(row) };
+  return { line: row.line, product: row.product };
 }
 
 /**

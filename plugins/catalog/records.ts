@@ -1,5 +1,6 @@
 import type { CollectionSpec, Doc } from "../../src/ports/storage.ts";
 import type { CatalogErrorType } from "./line-check.ts";
+import type { CatalogProduct } from "./product-schema.ts";
 
 /**
  * How the catalog is stored. Each saving upload writes its products (each
@@ -63,11 +64,10 @@ export interface ProductRow extends Doc {
   /** Line of the upload that wrote it (for duplicate-id messages). */
   line: number;
   /**
-   * The CatalogProduct as JSON text: most often the line itself (a line with
-   * no unknown field is the product), so a save does not serialize it again,
-   * and SQLite's index reads a short document.
+   * Most often written as the line itself (a line with no unknown field is
+   * the product), as JsonText: a save does not serialise it again.
    */
-  productJson: string;
+  product: CatalogProduct;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import type { Clock } from "../../src/ports/clock.ts";
-import type { Collection, Storage } from "../../src/ports/storage.ts";
+import { JsonText, type Collection, type Storage, type WithJsonText } from "../../src/ports/storage.ts";
 import type { CatalogStore, ProductVersions, StoredProduct } from "./catalog-store.ts";
 import { ErrorList } from "./error-list.ts";
 import { IdFilter } from "./id-filter.ts";
@@ -34,7 +34,7 @@ interface CheckedProduct {
 
 /** What a batch writes once it is screened against the rows already stored. */
 interface BatchWrites {
-  products: ProductRow[];
+  products: WithJsonText<ProductRow>[];
   hints: VariantHint[];
   staleProductIds: string[];
   events: PendingEventRow[];
@@ -165,8 +165,14 @@ export class UploadRun {
         seen.variants.set(variant.id, lineNum);
         this.#accepted?.variants.add(variant.id);
       }
-      const productJson = json ?? JSON.stringify(product);
-      writes.products.push({ id: rowId(companyId, this.version, product.id), companyId, productId: product.id, version: this.version, line: lineNum, productJson });
+      writes.products.push({
+        id: rowId(companyId, this.version, product.id),
+        companyId,
+        productId: product.id,
+        version: this.version,
+        line: lineNum,
+        product: json === undefined ? product : new JsonText(json),
+      });
       if (!validateOnly) this.#journeyEvents(product, versions.get(product.id), writes.events);
     }
     return writes;

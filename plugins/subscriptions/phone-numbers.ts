@@ -1,4 +1,14 @@
-import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max";
+import { createRequire } from "node:module";
+import type * as LibPhoneNumber from "libphonenumber-js/max";
+
+/**
+ * libphonenumber-js with its full metadata is about 9 MB of a process's
+ * memory: it is loaded when the first number is read, not at start-up (a
+ * server ingesting a catalog never reads one). `require` keeps loaded modules,
+ * so later calls only look it up.
+ */
+const require = createRequire(import.meta.url);
+const libPhoneNumber = () => require("libphonenumber-js/max") as typeof LibPhoneNumber;
 
 /** A phone number read from what a caller wrote. */
 export interface PhoneNumber {
@@ -26,7 +36,7 @@ const MAX_INPUT_LENGTH = 64;
 export function readPhoneNumber(input: string, defaultRegion = "US"): PhoneNumber | undefined {
   const text = input.trim();
   if (text === "" || text.length > MAX_INPUT_LENGTH) return undefined;
-  const parsed = parsePhoneNumberFromString(text, defaultRegion as CountryCode);
+  const parsed = libPhoneNumber().parsePhoneNumberFromString(text, defaultRegion as LibPhoneNumber.CountryCode);
   if (!parsed?.isPossible()) return undefined;
   // `country` is the region whose plan the number is valid in: real detection, not the calling code.
   const region = parsed.isValid() ? parsed.country : undefined;

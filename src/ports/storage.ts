@@ -78,6 +78,20 @@ export interface CollectionSpec {
   largeDocuments?: boolean;
 }
 
+/**
+ * A top-level field value given as JSON text, for `upsertMany`: the adapter
+ * stores the value the text spells, as if it had been given parsed, and reads
+ * return that value. For a writer that holds a value's JSON already (a line of
+ * an uploaded file): it is not serialised a second time. The writer vouches
+ * that `text` is one valid JSON value; adapters need not check it.
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
+/** A document as `upsertMany` takes it: any top-level field but `id` may be given as {@link JsonText}. */
+export type WithJsonText<T extends Doc> = { [K in keyof T]: K extends "id" ? T[K] : T[K] | JsonText };
+
 /** A shallow patch: listed fields are replaced; a field set to `undefined` is removed. */
 export type Patch<T> = { [K in keyof T]?: T[K] | undefined };
 
@@ -87,8 +101,8 @@ export interface Collection<T extends Doc> {
   insert(doc: T): Promise<T>;
   /** Inserts, or replaces the whole document with the same id. */
   upsert(doc: T): Promise<T>;
-  /** Upserts many documents in one atomic step (the bulk path of catalog ingest). */
-  upsertMany(docs: readonly T[]): Promise<void>;
+  /** Upserts many documents in one atomic step (the bulk path of catalog ingest). Fields may be given as {@link JsonText}. */
+  upsertMany(docs: readonly WithJsonText<T>[]): Promise<void>;
   /**
    * Applies a patch to one document, atomically. With `where`, only when the
    * stored document still matches it: the basis of job claims and optimistic

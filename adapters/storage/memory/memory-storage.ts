@@ -9,6 +9,7 @@ import {
   type Patch,
   type Storage,
   type Where,
+  type WithJsonText,
 } from "../../../src/ports/storage.ts";
 import { AmbientTransactions } from "../shared/ambient-transactions.ts";
 import {
@@ -254,7 +255,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     });
   }
 
-  upsertMany(docs: readonly T[]): Promise<void> {
+  upsertMany(docs: readonly WithJsonText<T>[]): Promise<void> {
     return this.#run((state) => {
       if (!Array.isArray(docs)) throw new TypeError("upsertMany expects an array");
       this.#storage.atomic(() => {

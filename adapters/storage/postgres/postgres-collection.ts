@@ -1,4 +1,4 @@
-import type { Collection, Doc, FindOptions, OrderBy, Page, Patch, Where } from "../../../src/ports/storage.ts";
+import type { Collection, Doc, FindOptions, OrderBy, Page, Patch, Where, WithJsonText } from "../../../src/ports/storage.ts";
 import { assertId, isPlainObject, serializeDocument } from "../shared/documents.ts";
 import { assertLimit, pageOf, sortKeys } from "../shared/queries.ts";
 import type { PostgresStorage } from "./postgres-storage.ts";
@@ -81,7 +81,7 @@ export class PostgresCollection<T extends Doc> implements Collection<T> {
     });
   }
 
-  upsertMany(docs: readonly T[]): Promise<void> {
+  upsertMany(docs: readonly WithJsonText<T>[]): Promise<void> {
     if (!Array.isArray(docs)) return Promise.reject(new TypeError("upsertMany expects an array"));
     const chunk = (start: number) =>
       this.#storage.run(this.#name, async (declared) => {

@@ -1,4 +1,4 @@
-import type { CollectionSpec, Doc } from "../../../src/ports/storage.ts";
+import { JsonText, type CollectionSpec, type Doc } from "../../../src/ports/storage.ts";
 
 /**
  * Document, name and spec rules that every Storage adapter applies the same
@@ -44,7 +44,29 @@ export function serializeDocument(doc: unknown): { id: string; json: string } {
   if (!isPlainObject(doc)) throw new TypeError("a document must be a JSON object");
   const id = doc.id;
   assertId(id);
-  return { id, json: JSON.stringify(doc) };
+  return { id, json: documentJson(doc) };
+}
+
+/** JSON.stringify, except that fields given as JsonText are written as their text (after the others). */
+function documentJson(doc: Record<string, unknown>): string {
+  let others: Record<string, unknown> | undefined;
+  let texts = "";
+  for (const key in doc) {
+    if (doc[key] instanceof JsonText) {
+      others = {};
+      break;
+    }
+  }
+  if (others === undefined) return JSON.stringify(doc);
+  for (const key in doc) {
+    const value = doc[key];
+    if (value instanceof JsonText) texts += `,${JSON.stringify(key)}:${value.text}`;
+    // Plain assignment would set the prototype instead of a field.
+    else if (key === "__proto__") Object.defineProperty(others, key, { value, writable: true, enumerable: true, configurable: true });
+    else others[key] = value;
+  }
+  // `others` keeps the id, so its JSON is "{...}" with at least one field.
+  return `${JSON.stringify(others).slice(0, -1)}${texts}}`;
 }
 
 /**

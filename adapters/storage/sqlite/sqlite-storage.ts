@@ -10,6 +10,7 @@ import type {
   Patch,
   Storage,
   Where,
+  WithJsonText,
 } from "../../../src/ports/storage.ts";
 import { AmbientTransactions } from "../shared/ambient-transactions.ts";
 import {
@@ -259,7 +260,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     });
   }
 
-  upsertMany(docs: readonly T[]): Promise<void> {
+  upsertMany(docs: readonly WithJsonText<T>[]): Promise<void> {
     if (!Array.isArray(docs)) return Promise.reject(new TypeError("upsertMany expects an array"));
     if (docs.length <= UPSERT_DOCS_PER_CHUNK) {
       return this.#run(() => this.#storage.atomic(() => this.#upsertChunk(docs, 0, docs.length)));
@@ -275,7 +276,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     });
   }
 
-  #upsertChunk(docs: readonly T[], start: number, end: number): void {
+  #upsertChunk(docs: readonly WithJsonText<T>[], start: number, end: number): void {
     const params: SqlValue[] = [];
     const flush = (rows: number) => {
       this.#write(() => this.#upsertStatement(rows).run(...params));

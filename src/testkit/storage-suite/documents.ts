@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { Person, WithStorage } from "./shared.ts";
+import { JsonText } from "../../ports/storage.ts";
+import { ids, type Person, type WithStorage } from "./shared.ts";
 
 export function documentTests(withStorage: WithStorage): void {
   describe("documents", () => {
@@ -41,6 +42,22 @@ export function documentTests(withStorage: WithStorage): void {
         updated!.tags?.push("from-update");
 
         assert.deepEqual(await people.get("a"), { id: "a", name: "Ann", tags: ["x"], address: { city: "Oslo" } });
+      }));
+
+    it("upsertMany stores a field given as JsonText as the value its text spells", () =>
+      withStorage(async (storage) => {
+        const people = storage.collection<Person>("people");
+        const address = { city: "Oslo", street: "Storgata \"1\"" };
+        await people.upsertMany([
+          { id: "a", name: "Ann", address: new JsonText(JSON.stringify(address)), tags: new JsonText('["x", "y"]') },
+          { id: "b", name: new JsonText('"Bob"'), email: new JsonText('"bob@example.com"'), age: new JsonText("41") },
+        ]);
+        assert.deepEqual(await people.get("a"), { id: "a", name: "Ann", address, tags: ["x", "y"] });
+        assert.deepEqual(await people.get("b"), { id: "b", name: "Bob", email: "bob@example.com", age: 41 });
+        // Queried and indexed like any other value (email is a unique index).
+        assert.deepEqual(await ids(people.find({ where: { email: "bob@example.com", age: { gt: 40 } } })), ["b"]);
+        await people.upsertMany([{ id: "b", name: "Bo", address: new JsonText("null") }]);
+        assert.deepEqual(await people.get("b"), { id: "b", name: "Bo", address: null });
       }));
 
     it("stores documents as JSON: undefined fields are not kept", () =>
