@@ -5,6 +5,7 @@ import { catalogApi, type CatalogApi } from "./catalog-api.ts";
 import { CatalogStore } from "./catalog-store.ts";
 import { CatalogUploads, EXPIRE_UPLOAD_JOB, PROCESS_UPLOAD_JOB } from "./catalog-uploads.ts";
 import { catalogCommands } from "./commands.ts";
+import { productRowsHoldProducts } from "./migrations.ts";
 import { catalogCollections } from "./records.ts";
 import { catalogRoutes } from "./routes.ts";
 import { resolveCatalogSettings, type CatalogOptions } from "./settings.ts";
@@ -34,6 +35,7 @@ export function catalogPlugin(options: CatalogOptions = {}) {
     requires: [OBJECT_STORAGE],
     collections: catalogCollections,
     commands: catalogCommands,
+    migrations: [productRowsHoldProducts],
     register({ container, storage, clock, jobs, events, logger }) {
       container.bind(CATALOG_STORE, { useFactory: () => new CatalogStore(storage, clock) });
       container.bind(CATALOG_UPLOADS, { useFactory: (c) => new CatalogUploads(storage, clock, jobs, c.resolve(OBJECT_STORAGE), settings) });

@@ -9,7 +9,8 @@ import { manualScheduler } from "../../../adapters/scheduler/manual/index.ts";
 import { memoryStorage } from "../../../adapters/storage/memory/index.ts";
 import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
 import { catalogPlugin } from "../../../plugins/catalog/index.ts";
-import { createReachkit, OBJECT_STORAGE, silentLogger, type JobRecord, type ObjectStorage } from "../../../src/index.ts";
+import { catalogCollections, HEADS, PRODUCTS, rowId, VARIANTS, variantHintId } from "../../../plugins/catalog/records.ts";
+import { createReachkit, OBJECT_STORAGE, silentLogger, type Doc, type JobRecord, type ObjectStorage } from "../../../src/index.ts";
 import { defaultPlugins, TEST_SECRET, type Json } from "../../support/test-kit.ts";
 import { waitUntil } from "../../support/wait.ts";
 import { failingStorage, ndjson, pathOf, product, startCatalogKit, variant } from "./support.ts";
@@ -265,5 +266,27 @@ describe("catalog processing survives a restart", () => {
       ],
     );
     await after.kit.stop();
+  });
+});
+
+describe("product rows of an older database", () => {
+  it("are rewritten at start-up from their JSON text to the product, and read as before", async () => {
+    const storage = memoryStorage();
+    await storage.ensureCollections(catalogCollections);
+    const collection = (name: string) => storage.collection<Doc & Record<string, unknown>>(name);
+    const shirt = product("shirt", { variants: [variant({ id: "shirt-s" })] });
+    const companyId = "older-company";
+    await collection(HEADS).upsert({ id: companyId, companyId, version: 1, updatedAt: 0 });
+    const rows = collection(PRODUCTS);
+    await rows.upsert({ id: rowId(companyId, 1, "shirt"), companyId, productId: "shirt", version: 1, line: 1, productJson: JSON.stringify(shirt) });
+    await collection(VARIANTS).upsert({ id: variantHintId(companyId, "shirt-s"), companyId, variantId: "shirt-s", productId: "shirt" });
+
+    const t = await startCatalogKit({ storage });
+    const catalog = t.kit.plugin("catalog");
+    assert.deepEqual(await catalog.getProduct(companyId, "shirt"), shirt);
+    assert.equal((await catalog.getVariant(companyId, "shirt-s"))?.productId, "shirt");
+    const [row] = (await rows.find()).items;
+    assert.equal("productJson" in row!, false);
+    await t.stop();
   });
 });

@@ -1,0 +1,32 @@
+import type { Migration } from "../../src/kernel/plugin.ts";
+import { JsonText, type Storage } from "../../src/ports/storage.ts";
+import { PRODUCTS, type ProductRow } from "./records.ts";
+
+/** A product row as stored before products were kept as values: their JSON text in `productJson`. */
+interface TextProductRow extends Omit<ProductRow, "product"> {
+  productJson?: string;
+}
+
+const ROWS_PER_PAGE = 1000;
+
+/**
+ * Rewrites the product rows of databases made before products were stored as
+ * values, so that reads find `product` on every row. Each page's rows keep the
+ * same text, now as the product itself.
+ */
+export const productRowsHoldProducts: Migration = {
+  id: "product-rows-hold-products",
+  up: ({ storage }) => rewriteTextProductRows(storage),
+};
+
+async function rewriteTextProductRows(storage: Storage): Promise<void> {
+  const rows = storage.collection<TextProductRow>(PRODUCTS);
+  let after: string | undefined;
+  do {
+    const page = await rows.find({ where: { productJson: { exists: true } }, limit: ROWS_PER_PAGE, after });
+    await storage.collection<ProductRow>(PRODUCTS).upsertMany(
+      page.items.map(({ productJson, ...row }) => ({ ...row, product: new JsonText(productJson!) })),
+    );
+    after = page.nextCursor;
+  } while (after !== undefined);
+}
