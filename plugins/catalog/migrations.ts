@@ -24,6 +24,7 @@ async function rewriteTextProductRows(storage: Storage): Promise<void> {
   let after: string | undefined;
   do {
     const page = await rows.find({ where: { productJson: { exists: true } }, limit: ROWS_PER_PAGE, after });
+    if (page.items.length === 0) return;
     await storage.collection<ProductRow>(PRODUCTS).upsertMany(
       page.items.map(({ productJson, ...row }) => ({ ...row, product: new JsonText(productJson!) })),
     );
