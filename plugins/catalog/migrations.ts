@@ -20,12 +20,13 @@ export const productRowsHoldProducts: Migration = {
 };
 
 async function rewriteTextProductRows(storage: Storage): Promise<void> {
-  const rows = storage.collection<TextProductRow>(PRODUCTS);
+  const oldRows = storage.collection<TextProductRow>(PRODUCTS);
+  const rows = storage.collection<ProductRow>(PRODUCTS);
   let after: string | undefined;
   do {
-    const page = await rows.find({ where: { productJson: { exists: true } }, limit: ROWS_PER_PAGE, after });
+    const page = await oldRows.find({ where: { productJson: { exists: true } }, limit: ROWS_PER_PAGE, after });
     if (page.items.length === 0) return;
-    await storage.collection<ProductRow>(PRODUCTS).upsertMany(
+    await rows.upsertMany(
       page.items.map(({ productJson, ...row }) => ({ ...row, product: new JsonText(productJson!) })),
     );
     after = page.nextCursor;

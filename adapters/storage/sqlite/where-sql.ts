@@ -32,9 +32,10 @@ export function fieldExpr(field: string): string {
 
 const RANGE_SQL: Record<RangeOperator, string> = { gt: ">", gte: ">=", lt: "<", lte: "<=" };
 
-// The primary-key column is faster than json_extract for `id`, but its TEXT affinity would make
-// `{id: 5}` match "5": it is used only for text operands (isText).
-
+/**
+ * The primary-key column is faster than json_extract for `id`, but its TEXT
+ * affinity would make `{id: 5}` match "5": it is used only for text operands.
+ */
 function isTextCondition(condition: Condition): boolean {
   switch (condition.op) {
     case "exists":

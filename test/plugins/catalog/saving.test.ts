@@ -279,14 +279,20 @@ describe("product rows of an older database", () => {
     await collection(HEADS).upsert({ id: companyId, companyId, version: 1, updatedAt: 0 });
     const rows = collection(PRODUCTS);
     await rows.upsert({ id: rowId(companyId, 1, "shirt"), companyId, productId: "shirt", version: 1, line: 1, productJson: JSON.stringify(shirt) });
+    // More rows than one page of the migration (1,000), so it goes on past the first page.
+    await rows.upsertMany(
+      Array.from({ length: 1_200 }, (_, i) => ({ id: rowId(companyId, 1, `p${i}`), companyId, productId: `p${i}`, version: 1, line: i + 2, productJson: JSON.stringify(product(`p${i}`)) })),
+    );
     await collection(VARIANTS).upsert({ id: variantHintId(companyId, "shirt-s"), companyId, variantId: "shirt-s", productId: "shirt" });
 
     const t = await startCatalogKit({ storage });
     const catalog = t.kit.plugin("catalog");
     assert.deepEqual(await catalog.getProduct(companyId, "shirt"), shirt);
     assert.equal((await catalog.getVariant(companyId, "shirt-s"))?.productId, "shirt");
-    const [row] = (await rows.find()).items;
-    assert.equal("productJson" in row!, false);
+    assert.equal((await catalog.getProduct(companyId, "p1199"))?.id, "p1199");
+    const stored = (await rows.find()).items;
+    assert.equal(stored.length, 1_201);
+    assert.deepEqual(stored.filter((row) => "productJson" in row || !("product" in row)), []);
     await t.stop();
   });
 });
