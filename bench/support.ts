@@ -4,10 +4,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import autocannon from "autocannon";
 
-/**
- * Starts a bench server script in its own process (so the load generator does not share its core) and reads its port.
- * BENCH_NODE_ARGS adds node flags to it, e.g. `BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=bench/tmp"` to profile a server.
- */
+/** A bench server running in its own process. */
 export interface ServerProcess {
   port: number;
   child: ChildProcess;
@@ -82,43 +79,69 @@ export function report(name: string, figures: Record<string, unknown>): void {
   console.log(JSON.stringify(document, null, 2));
 }
 
+/** Load before each measured window unless told otherwise: a fresh process runs unoptimised code at first. */
 const WARM_UP_SECONDS = 5;
 
-/** One measured load on a bench server, with its CPU cost per request. */
+/**
+ * One measured load on a bench server, with its CPU cost per request, after a
+ * warm-up (`warmUpSeconds`, default 5; 0 for a server already warm): the more
+ * code a server has, the longer its JIT takes to settle, and the measure is of
+ * the steady state both servers reach.
+ */
 export async function measureServer(
   server: ServerProcess,
-  options: { path: string; headers?: Record<string, string>; seconds: number; connections: number },
+  options: { path: string; headers?: Record<string, string>; seconds: number; connections: number; warmUpSeconds?: number },
 ): Promise<LoadResult> {
   const url = `http://127.0.0.1:${server.port}${options.path}`;
-  // Warm-up: a fresh process runs unoptimised code at first, and the more code a server has, the longer
-  // its JIT takes to settle; the measure is of the steady state both servers reach.
-  await load({ url, headers: options.headers, seconds: WARM_UP_SECONDS, connections: options.connections });
+  const warmUpSeconds = options.warmUpSeconds ?? WARM_UP_SECONDS;
+  if (warmUpSeconds > 0) await load({ url, headers: options.headers, seconds: warmUpSeconds, connections: options.connections });
   const before = await server.cpuMicros();
   const result = await load({ url, headers: options.headers, seconds: options.seconds, connections: options.connections });
   const after = await server.cpuMicros();
   return { ...result, cpuMicrosPerRequest: Math.round(((after - before) / result.requests) * 10) / 10 };
 }
 
-/**
- * Measures a baseline and reachkit in alternation over several rounds and keeps
- * each one's median round, so a burst of noise on a shared machine hits both.
- */
-export async function alternate<T extends string>(
-  scripts: Record<"bare" | "reachkit", T>,
-  measure: (script: T) => Promise<LoadResult>,
-  rounds = 3,
-): Promise<{
+type Sides<T> = Record<"bare" | "reachkit", T>;
+
+/** Each side's median round, their ratio and the rounds, as every comparative benchmark reports them. */
+export interface Comparison {
   reachkit: LoadResult;
   bare: LoadResult;
   ratio: number;
   cpuRatio?: number;
-  rounds: { reachkit: number[]; bare: number[] };
-}> {
-  const runs: { reachkit: LoadResult[]; bare: LoadResult[] } = { reachkit: [], bare: [] };
+  rounds: Sides<number[]>;
+}
+
+/**
+ * Measures a baseline and reachkit in alternation over several rounds (a fresh
+ * server process per measure) and keeps each one's median round, so a burst of
+ * noise on a shared machine hits both.
+ */
+export async function alternate<T extends string>(scripts: Sides<T>, measure: (script: T) => Promise<LoadResult>, rounds = 3): Promise<Comparison> {
+  const runs: Sides<LoadResult[]> = { reachkit: [], bare: [] };
   for (let round = 0; round < rounds; round++) {
     runs.bare.push(await measure(scripts.bare));
     runs.reachkit.push(await measure(scripts.reachkit));
   }
+  return compare(runs);
+}
+
+/**
+ * Measures two running servers in short alternated windows, the side that goes
+ * first changing every round, after warming both up. On a machine whose speed
+ * drifts by a third from one minute to the next (a shared 2-core VM), windows
+ * seconds apart meet the same conditions, where whole server runs one after the
+ * other do not; and both servers are measured warm.
+ */
+export async function interleave(servers: Sides<ServerProcess>, measure: (server: ServerProcess) => Promise<LoadResult>, rounds: number): Promise<Comparison> {
+  const runs: Sides<LoadResult[]> = { reachkit: [], bare: [] };
+  for (let round = 0; round < rounds; round++) {
+    for (const side of round % 2 === 0 ? (["bare", "reachkit"] as const) : (["reachkit", "bare"] as const)) runs[side].push(await measure(servers[side]));
+  }
+  return compare(runs);
+}
+
+function compare(runs: Sides<LoadResult[]>): Comparison {
   const median = (results: LoadResult[]) => [...results].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[Math.floor(results.length / 2)]!;
   const reachkit = median(runs.reachkit);
   const bare = median(runs.bare);

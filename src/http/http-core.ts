@@ -143,7 +143,8 @@ export class HttpCore {
       const queryAt = request.url.indexOf("?");
       const rawQuery = queryAt === -1 ? {} : queryToObject(new URLSearchParams(request.url.slice(queryAt + 1)));
       const query = route.query ? parseOrThrow(route.query, rawQuery, "query") : rawQuery;
-      const body = await this.#readBody(route, request);
+      // Most routes take no body: no await (one microtask turn less per request).
+      const body = route.body ? await this.#readBody(route.body, request) : drain(request.body);
       const context = new Context(traceId, request, queryAt, params, query, body, principal as Principal, this.#options.logger);
       response = toResponse(await route.handler(context), traceId, extraHeaders);
     } catch (error) {
@@ -194,13 +195,8 @@ export class HttpCore {
     return principal;
   }
 
-  async #readBody(route: AnyRoute, request: NeutralRequest): Promise<unknown> {
-    const spec = route.body;
+  async #readBody(spec: NonNullable<AnyRoute["body"]>, request: NeutralRequest): Promise<unknown> {
     const limit = this.#options.bodyLimitBytes;
-    if (!spec) {
-      drain(request.body);
-      return undefined;
-    }
     if (spec.kind === "raw") {
       const body = request.body;
       if (!body) return Readable.from([]);
@@ -347,6 +343,7 @@ export function firstHeader(value: string | string[] | undefined): string | unde
 }
 
 /** A body nobody reads is still consumed, so a keep-alive connection stays usable. */
-function drain(body: RequestBody | undefined): void {
+function drain(body: RequestBody | undefined): undefined {
   if (body?.kind === "stream") body.stream.resume();
+  return undefined;
 }
