@@ -106,10 +106,12 @@ export class CatalogStore {
     return versions;
   }
 
+  /** The hints of these variants, by variant id. */
   async hints(companyId: string, variantIds: readonly string[]): Promise<Map<string, VariantHint>> {
     const ids = variantIds.map((id) => variantHintId(companyId, id));
     const rows = await inChunks(ids, (chunk) => this.variantHints.find({ where: { id: { in: chunk } } }));
-    return new Map(rows.map((hint) => [hint.variantId, hint]));
+    const prefix = variantHintId(companyId, "");
+    return new Map(rows.map((hint) => [hint.id.slice(prefix.length), hint]));
   }
 
   /** Drops the rows of every version above `version`: writes of a run that did not commit. */

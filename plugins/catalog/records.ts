@@ -74,11 +74,12 @@ export interface ProductRow extends Doc {
  * Which product a variant belongs to: finds a variant by id, and a variant id
  * used twice. One row per variant id, written when a variant first appears
  * (or moves); it is a hint, always checked against the product's current row,
- * so a hint left by an upload that never committed misleads nobody.
+ * so a hint left by an upload that never committed misleads nobody. The
+ * company and the variant are in the id (see variantHintId), so the row holds
+ * nothing else: a first save writes about 2.4 hints per product. Rows of
+ * older versions also hold companyId and variantId; readers ignore them.
  */
 export interface VariantHint extends Doc {
-  companyId: string;
-  variantId: string;
   productId: string;
 }
 

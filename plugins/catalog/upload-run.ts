@@ -149,7 +149,7 @@ export class UploadRun {
       else {
         product.variants.forEach((variant, index) => {
           const problem = this.#variantProblem(product.id, variant.id, index, hints, versions, seen);
-          if (problem === "new hint") writes.hints.push({ id: variantHintId(companyId, variant.id), companyId, variantId: variant.id, productId: product.id });
+          if (problem === "new hint") writes.hints.push({ id: variantHintId(companyId, variant.id), productId: product.id });
           else if (problem) problems.push(problem);
         });
       }

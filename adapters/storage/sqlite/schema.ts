@@ -1,17 +1,25 @@
 import Database from "better-sqlite3";
 import { UniqueConstraintError, type CollectionSpec, type IndexSpec } from "../../../src/ports/storage.ts";
 import { parseSpecs, type NamedIndex } from "../shared/documents.ts";
-import { fieldExpr } from "./where-sql.ts";
+import { columnName, fieldColumns, fieldOfColumn, indexedFields, WriteSql, type FieldColumn } from "./columns.ts";
 
 export const LEDGER_TABLE = "_reachkit_schema";
-/** Bumped when the DDL generated from a spec changes shape; recorded in the ledger. */
-export const SCHEMA_VERSION = 1;
+/**
+ * Bumped when the DDL generated from a spec changes shape; recorded in the ledger.
+ * 1: indexes on json_extract expressions. 2: indexed fields in columns (columns.ts).
+ */
+export const SCHEMA_VERSION = 2;
 
-/** A collection as this handle knows it: enough to name violated unique indexes. */
+/** A collection as this handle knows it: its columns, and enough to name violated unique indexes. */
 export interface DeclaredCollection {
   name: string;
   indexes: NamedIndex[];
   largeDocuments: boolean;
+  /** The indexed fields' columns: what every write fills and what queries read for these fields. */
+  columns: FieldColumn[];
+  /** The same columns by field. */
+  columnOf: ReadonlyMap<string, FieldColumn>;
+  writes: WriteSql;
 }
 
 /** Deterministic, so a later run finds (and can drop) what an earlier one created. */
@@ -33,14 +41,61 @@ export function normalizeSpecs(specs: readonly CollectionSpec[]): DeclaredCollec
         throw new Error(`collection ${collection.name}: indexes ${clash.name} and ${name} differ only by case`);
       }
     }
-    return { name: collection.name, indexes, largeDocuments: collection.largeDocuments };
+    const columns = fieldColumns(indexedFields(indexes));
+    // SQLite identifiers are case-insensitive: fields "Email" and "email" would share a column.
+    const byLowerName = new Map<string, string>();
+    for (const { field } of columns) {
+      const other = byLowerName.get(field.toLowerCase());
+      if (other !== undefined) throw new Error(`collection ${collection.name}: indexed fields ${other} and ${field} differ only by case`);
+      byLowerName.set(field.toLowerCase(), field);
+    }
+    return {
+      name: collection.name,
+      indexes,
+      largeDocuments: collection.largeDocuments,
+      columns,
+      columnOf: new Map(columns.map((column) => [column.field, column])),
+      writes: new WriteSql(collection.name, columns),
+    };
   });
 }
 
 function indexDdl(collection: string, index: NamedIndex): string {
-  const expressions = index.fields.map((f) => fieldExpr(f)).join(", ");
+  const columns = index.fields.map((f) => `"${columnName(f)}"`).join(", ");
   const kind = index.unique ? "UNIQUE INDEX" : "INDEX";
-  return `CREATE ${kind} IF NOT EXISTS "${index.name}" ON "${collection}" (${expressions})`;
+  return `CREATE ${kind} IF NOT EXISTS "${index.name}" ON "${collection}" (${columns})`;
+}
+
+/**
+ * The fields whose columns the last declaration kept up to date, from the
+ * ledger: none before schema version 2 (expression indexes, no columns).
+ */
+function maintainedFields(db: Database.Database, collection: string): Set<string> {
+  const spec = db.prepare(`SELECT spec FROM "${LEDGER_TABLE}" WHERE collection = ?`).pluck().get(collection);
+  if (typeof spec !== "string") return new Set();
+  const recorded = JSON.parse(spec) as { version?: number; indexes?: { fields: string[] }[] };
+  if ((recorded.version ?? 1) < 2 || !Array.isArray(recorded.indexes)) return new Set();
+  return new Set(recorded.indexes.flatMap((index) => index.fields));
+}
+
+/**
+ * Adds the missing columns and fills every column the last declaration did
+ * not keep up to date (new, or left behind when its index was dropped) from
+ * the documents, with the very expression the column stands for.
+ */
+function applyColumns(db: Database.Database, collection: DeclaredCollection): void {
+  const { name } = collection;
+  const maintained = maintainedFields(db, name);
+  const present = new Set(
+    (db.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(name) as string[]).map((c) => c.toLowerCase()),
+  );
+  for (const column of collection.columns) {
+    // No declared type: BLOB affinity stores each value as bound, like json_extract's result.
+    if (!present.has(columnName(column.field).toLowerCase())) db.exec(`ALTER TABLE "${name}" ADD COLUMN ${column.sql}`);
+    if (!maintained.has(column.field)) {
+      db.exec(`UPDATE "${name}" SET ${column.sql} = json_extract(doc, '$.${column.field}')`);
+    }
+  }
 }
 
 export function createLedger(db: Database.Database): void {
@@ -60,19 +115,23 @@ export function applyCollection(db: Database.Database, collection: DeclaredColle
   // WITHOUT ROWID keeps small documents in the primary-key tree itself; past about 1 KB (4 KB
   // pages) they would spill to overflow pages there, so large documents get a rowid table.
   const layout = collection.largeDocuments ? "" : " WITHOUT ROWID";
-  db.exec(`CREATE TABLE IF NOT EXISTS "${name}" (id TEXT PRIMARY KEY NOT NULL, doc TEXT NOT NULL)${layout}`);
+  // A new table gets its columns before doc: a row's short values then come before its long one.
+  const columns = collection.columns.map((c) => `${c.sql}, `).join("");
+  db.exec(`CREATE TABLE IF NOT EXISTS "${name}" (id TEXT PRIMARY KEY NOT NULL, ${columns}doc TEXT NOT NULL)${layout}`);
   const wanted = new Set(collection.indexes.map((i) => i.name.toLowerCase()));
   const existing = db
-    .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?`)
-    .pluck()
-    .all(name) as string[];
+    .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ?`)
+    .all(name) as { name: string; sql: string | null }[];
   const ours = (index: string) => {
     const lower = index.toLowerCase();
     return lower.startsWith(`ix_${name}__`) || lower.startsWith(`ux_${name}__`);
   };
   for (const index of existing) {
-    if (ours(index) && !wanted.has(index.toLowerCase())) db.exec(`DROP INDEX "${index}"`);
+    // An index of schema version 1 has the name of its successor but is built on json_extract expressions.
+    const stale = !wanted.has(index.name.toLowerCase()) || (index.sql ?? "").includes("json_extract(");
+    if (ours(index.name) && stale) db.exec(`DROP INDEX "${index.name}"`);
   }
+  applyColumns(db, collection);
   for (const index of collection.indexes) {
     const owner = db
       .prepare(`SELECT tbl_name FROM sqlite_master WHERE type = 'index' AND name = ? COLLATE NOCASE`)
@@ -106,6 +165,13 @@ export function toUniqueError(error: unknown, collection: DeclaredCollection): U
   if (!(error instanceof Database.SqliteError)) return undefined;
   if (error.code === "SQLITE_CONSTRAINT_PRIMARYKEY") return new UniqueConstraintError(collection.name, ["id"]);
   if (error.code !== "SQLITE_CONSTRAINT_UNIQUE") return undefined;
+  // An index on columns is reported by its columns ("UNIQUE constraint failed: t.f_a, t.f_b"), one on expressions by name.
+  const columns = /UNIQUE constraint failed: (.+)$/.exec(error.message);
+  if (columns !== null && !columns[1].startsWith("index ")) {
+    const names = columns[1].split(", ").map((c) => c.slice(c.indexOf(".") + 1));
+    if (names.length === 1 && names[0] === "id") return new UniqueConstraintError(collection.name, ["id"]);
+    return new UniqueConstraintError(collection.name, names.map(fieldOfColumn));
+  }
   const match = /index '([^']+)'/.exec(error.message);
   if (match === null) return new UniqueConstraintError(collection.name, ["id"]);
   const index = match[1];

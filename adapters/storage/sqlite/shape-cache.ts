@@ -48,22 +48,23 @@ function operandKind(condition: Condition): string | number {
 }
 
 /**
- * Shape trees by name (a table, or "" for bare where-clauses), emptied
- * when they hold `limit` statements: shapes such as `in` lengths can vary.
+ * Shape trees by owner (a collection's declaration: its columns change the
+ * SQL), emptied when they hold `limit` statements: shapes such as `in`
+ * lengths can vary.
  */
 export class ShapeCache {
-  readonly #roots = new Map<string, ShapeNode>();
+  readonly #roots = new Map<object, ShapeNode>();
   #size = 0;
 
   constructor(private readonly limit: number) {}
 
-  root(name: string): ShapeNode {
+  root(owner: object): ShapeNode {
     if (this.#size >= this.limit) {
       this.#roots.clear();
       this.#size = 0;
     }
-    let root = this.#roots.get(name);
-    if (root === undefined) this.#roots.set(name, (root = new ShapeNode()));
+    let root = this.#roots.get(owner);
+    if (root === undefined) this.#roots.set(owner, (root = new ShapeNode()));
     return root;
   }
 

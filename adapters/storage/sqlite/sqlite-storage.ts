@@ -22,6 +22,7 @@ import {
   type StoredDoc,
 } from "../shared/documents.ts";
 import { assertLimit, pageOf, sortKeys, type SqlValue } from "../shared/queries.ts";
+import { pushColumnParams } from "./columns.ts";
 import { applyCollection, createLedger, normalizeSpecs, toUniqueError, type DeclaredCollection } from "./schema.ts";
 import { compileWhere, findQueries, limitSql, type SqlFragment } from "./where-sql.ts";
 
@@ -190,11 +191,11 @@ class SqliteStorage implements Storage {
   }
 
   /** Prepared once per SQL text; read statements return their single column directly. */
-  statement(sql: string): Database.Statement<SqlValue[]> {
+  statement(sql: string): Database.Statement<unknown[]> {
     return this.#statement(sql);
   }
 
-  #statement(sql: string): Database.Statement<SqlValue[]> {
+  #statement(sql: string): Database.Statement<unknown[]> {
     let statement = this.#statements.get(sql);
     if (statement === undefined) {
       statement = this.#db.prepare(sql);
@@ -204,7 +205,7 @@ class SqliteStorage implements Storage {
       }
       this.#statements.set(sql, statement);
     }
-    return statement as Database.Statement<SqlValue[]>;
+    return statement as Database.Statement<unknown[]>;
   }
 
   /** Throws, naming it, while the collection is undeclared. */
@@ -222,7 +223,8 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   readonly #name: string;
   readonly #table: string;
   // Built once: the statement cache is keyed by SQL text, and a string made per call must be hashed per call.
-  readonly #sql: { get: string; insert: string; updateById: string; deleteById: string };
+  // The statements that write documents depend on the declaration (its columns): see WriteSql.
+  readonly #sql: { get: string; deleteById: string };
 
   constructor(storage: SqliteStorage, name: string) {
     this.#storage = storage;
@@ -230,8 +232,6 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     this.#table = `"${name}"`;
     this.#sql = {
       get: `SELECT doc FROM ${this.#table} WHERE id = ?`,
-      insert: `INSERT INTO ${this.#table} (id, doc) VALUES (?, ?)`,
-      updateById: `UPDATE ${this.#table} SET doc = ? WHERE id = ?`,
       deleteById: `DELETE FROM ${this.#table} WHERE id = ?`,
     };
   }
@@ -245,97 +245,93 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   insert(doc: T): Promise<T> {
-    return this.#run(() => {
-      const { id, json } = serializeDocument(doc);
-      this.#write(() => this.#storage.statement(this.#sql.insert).run(id, json));
-      return JSON.parse(json) as T;
+    return this.#run((collection) => {
+      const params = rowParams(doc, collection);
+      this.#write(() => this.#storage.statement(collection.writes.insert).run(...params));
+      return JSON.parse(params[1] as string) as T;
     });
   }
 
   upsert(doc: T): Promise<T> {
-    return this.#run(() => {
-      const { id, json } = serializeDocument(doc);
-      this.#write(() => this.#upsertStatement(1).run(id, json));
-      return JSON.parse(json) as T;
+    return this.#run((collection) => {
+      const params = rowParams(doc, collection);
+      this.#write(() => this.#storage.statement(collection.writes.upsert(1)).run(...params));
+      return JSON.parse(params[1] as string) as T;
     });
   }
 
   upsertMany(docs: readonly WithJsonText<T>[]): Promise<void> {
     if (!Array.isArray(docs)) return Promise.reject(new TypeError("upsertMany expects an array"));
     if (docs.length <= UPSERT_DOCS_PER_CHUNK) {
-      return this.#run(() => this.#storage.atomic(() => this.#upsertChunk(docs, 0, docs.length)));
+      return this.#run((collection) => this.#storage.atomic(() => this.#upsertChunk(collection, docs, 0, docs.length)));
     }
     // One transaction for atomicity, yielding between chunks so a big ingest
     // does not freeze the process (other storage callers still wait for it).
     return this.#storage.transaction(async () => {
       for (let start = 0; start < docs.length; start += UPSERT_DOCS_PER_CHUNK) {
         const end = Math.min(start + UPSERT_DOCS_PER_CHUNK, docs.length);
-        await this.#run(() => this.#upsertChunk(docs, start, end));
+        await this.#run((collection) => this.#upsertChunk(collection, docs, start, end));
         await yieldToEventLoop();
       }
     });
   }
 
-  #upsertChunk(docs: readonly WithJsonText<T>[], start: number, end: number): void {
-    const params: SqlValue[] = [];
+  #upsertChunk(collection: DeclaredCollection, docs: readonly WithJsonText<T>[], start: number, end: number): void {
+    const params: unknown[] = [];
     const flush = (rows: number) => {
-      this.#write(() => this.#upsertStatement(rows).run(...params));
+      this.#write(() => this.#storage.statement(collection.writes.upsert(rows)).run(...params));
       params.length = 0;
     };
     let i = start;
     for (; i + UPSERT_ROWS_PER_STATEMENT <= end; ) {
-      for (const stop = i + UPSERT_ROWS_PER_STATEMENT; i < stop; i++) {
-        const { id, json } = serializeDocument(docs[i]);
-        params.push(id, json);
-      }
+      for (const stop = i + UPSERT_ROWS_PER_STATEMENT; i < stop; i++) pushRowParams(params, docs[i], collection);
       flush(UPSERT_ROWS_PER_STATEMENT);
     }
     for (; i < end; i++) {
-      const { id, json } = serializeDocument(docs[i]);
-      params.push(id, json);
+      pushRowParams(params, docs[i], collection);
       flush(1);
     }
   }
 
-  #upsertStatement(rows: number): Database.Statement<SqlValue[]> {
-    const values = rows === 1 ? "(?, ?)" : Array.from({ length: rows }, () => "(?, ?)").join(", ");
-    return this.#storage.statement(
-      `INSERT INTO ${this.#table} (id, doc) VALUES ${values} ON CONFLICT(id) DO UPDATE SET doc = excluded.doc`,
-    );
-  }
-
   update(id: string, patch: Patch<T>, options?: { where?: Where<T> }): Promise<T | undefined> {
-    return this.#run(() => {
+    return this.#run((collection) => {
       assertId(id);
-      const where = compileWhere(options?.where);
+      const where = compileWhere(collection, options?.where);
       return this.#storage.atomic(() => {
         const json = this.#storage
           .statement(`SELECT doc FROM ${this.#table} WHERE id = ? AND ${where.sql}`)
           .get(id, ...where.params);
         if (json === undefined) return undefined;
-        const next = JSON.stringify(applyPatch(JSON.parse(json as string) as StoredDoc, patch, id));
-        this.#write(() => this.#storage.statement(this.#sql.updateById).run(next, id));
+        const next = this.#rewrite(collection, applyPatch(JSON.parse(json as string) as StoredDoc, patch, id));
         return JSON.parse(next) as T;
       });
     });
   }
 
   updateWhere(where: Where<T>, patch: Patch<T>): Promise<number> {
-    return this.#run(() => {
-      const condition = compileWhere(where);
+    return this.#run((collection) => {
+      const condition = compileWhere(collection, where);
       return this.#storage.atomic(() => {
         const rows = this.#storage
           .statement(`SELECT doc FROM ${this.#table} WHERE ${condition.sql}`)
           .all(...condition.params) as string[];
-        const write = this.#storage.statement(this.#sql.updateById);
         for (const json of rows) {
           const doc = JSON.parse(json) as StoredDoc;
-          const next = JSON.stringify(applyPatch(doc, patch, doc.id));
-          this.#write(() => write.run(next, doc.id));
+          this.#rewrite(collection, applyPatch(doc, patch, doc.id));
         }
         return rows.length;
       });
     });
+  }
+
+  /** Writes a patched document back, with its columns; returns the stored JSON. */
+  #rewrite(collection: DeclaredCollection, doc: StoredDoc): string {
+    const { json } = serializeDocument(doc);
+    const params: unknown[] = [json];
+    pushColumnParams(params, doc, collection.columns);
+    params.push(doc.id);
+    this.#write(() => this.#storage.statement(collection.writes.updateById).run(...params));
+    return json;
   }
 
   delete(id: string): Promise<boolean> {
@@ -346,18 +342,18 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   deleteWhere(where: Where<T>): Promise<number> {
-    return this.#run(() => {
-      const condition = compileWhere(where);
+    return this.#run((collection) => {
+      const condition = compileWhere(collection, where);
       return this.#storage.statement(`DELETE FROM ${this.#table} WHERE ${condition.sql}`).run(...condition.params)
         .changes;
     });
   }
 
   find(options: FindOptions<T> = {}): Promise<Page<T>> {
-    return this.#read(() => {
+    return this.#read((collection) => {
       assertLimit(options.limit);
       const fetch = options.limit === undefined ? undefined : options.limit + 1;
-      const queries = findQueries(this.#name, options, fetch);
+      const queries = findQueries(collection, options, fetch);
       // Several segment queries must read one snapshot, or another process could write in between.
       const rows = queries.length === 1 ? this.#rows(queries, fetch) : this.#storage.snapshot(() => this.#rows(queries, fetch));
       const items = rows.map((json) => JSON.parse(json) as T);
@@ -379,16 +375,16 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   findOne(where: Where<T>, orderBy?: readonly OrderBy<T>[]): Promise<T | undefined> {
-    return this.#read(() => {
-      const [query] = findQueries(this.#name, { where, orderBy }, 1);
+    return this.#read((collection) => {
+      const [query] = findQueries(collection, { where, orderBy }, 1);
       const json = this.#storage.statement(query.sql).get(...query.params);
       return json === undefined ? undefined : (JSON.parse(json as string) as T);
     });
   }
 
   count(where?: Where<T>): Promise<number> {
-    return this.#read(() => {
-      const condition = compileWhere(where);
+    return this.#read((collection) => {
+      const condition = compileWhere(collection, where);
       return this.#storage.statement(`SELECT count(*) FROM ${this.#table} WHERE ${condition.sql}`).get(
         ...condition.params,
       ) as number;
@@ -396,19 +392,13 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   /** Every operation that may write starts here: the collection must be declared by the time it runs. */
-  #run<R>(operation: () => R): Promise<R> {
-    return this.#storage.run(() => {
-      this.#storage.declared(this.#name);
-      return operation();
-    });
+  #run<R>(operation: (collection: DeclaredCollection) => R): Promise<R> {
+    return this.#storage.run(() => operation(this.#storage.declared(this.#name)));
   }
 
   /** `#run` for an operation that only reads (it may join the turn's read batch). */
-  #read<R>(operation: () => R): Promise<R> {
-    return this.#storage.read(() => {
-      this.#storage.declared(this.#name);
-      return operation();
-    });
+  #read<R>(operation: (collection: DeclaredCollection) => R): Promise<R> {
+    return this.#storage.read(() => operation(this.#storage.declared(this.#name)));
   }
 
   #write<R>(write: () => R): R {
@@ -418,4 +408,18 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
       throw toUniqueError(error, this.#storage.declared(this.#name)) ?? error;
     }
   }
+}
+
+/** A row's parameters for WriteSql's insert and upsert: id, doc, the columns'. */
+function rowParams(doc: unknown, collection: DeclaredCollection): unknown[] {
+  const params: unknown[] = [];
+  pushRowParams(params, doc, collection);
+  return params;
+}
+
+function pushRowParams(params: unknown[], doc: unknown, collection: DeclaredCollection): void {
+  // Validates the document first: the columns read its fields.
+  const { id, json } = serializeDocument(doc);
+  params.push(id, json);
+  pushColumnParams(params, doc as StoredDoc, collection.columns);
 }

@@ -8,6 +8,7 @@ import {
   type SortSpec,
   type SqlValue,
 } from "../shared/queries.ts";
+import type { DeclaredCollection } from "./schema.ts";
 import { isText, ShapeCache } from "./shape-cache.ts";
 
 export interface SqlFragment {
@@ -23,11 +24,12 @@ export interface QueryOptions {
 }
 
 /**
- * The one expression used for a field, in indexes and in queries alike: SQLite
- * only uses an expression index when the query spells the same expression.
+ * A field's value: the column of an indexed field (which holds exactly what
+ * json_extract returns, and which its indexes are built on), json_extract
+ * for any other field.
  */
-export function fieldExpr(field: string): string {
-  return `json_extract(doc, '$.${field}')`;
+function fieldExpr(collection: DeclaredCollection, field: string): string {
+  return collection.columnOf.get(field)?.sql ?? `json_extract(doc, '$.${field}')`;
 }
 
 const RANGE_SQL: Record<RangeOperator, string> = { gt: ">", gte: ">=", lt: "<", lte: "<=" };
@@ -47,20 +49,25 @@ function isTextCondition(condition: Condition): boolean {
   }
 }
 
-/** Bare where-clauses (updates, deletes, counts, cursor finds) and plain finds, by shape. */
+/**
+ * Bare where-clauses (updates, deletes, counts, cursor finds) and plain finds,
+ * by shape, per declaration of a collection: its columns decide the SQL.
+ */
 const shapes = new ShapeCache(1000);
+const BARE_WHERE = "where";
+const PLAIN_FIND = "find";
 
-export function compileWhere(where: object | undefined): SqlFragment {
+export function compileWhere(collection: DeclaredCollection, where: object | undefined): SqlFragment {
   const conditions = parseWhere(where);
-  const node = shapes.root("").where(conditions);
-  return { sql: node.sql ?? shapes.store(node, whereSql(conditions)), params: paramsOf(conditions) };
+  const node = shapes.root(collection).to(BARE_WHERE).where(conditions);
+  return { sql: node.sql ?? shapes.store(node, whereSql(collection, conditions)), params: paramsOf(conditions) };
 }
 
-function whereSql(conditions: readonly Condition[]): string {
+function whereSql(collection: DeclaredCollection, conditions: readonly Condition[]): string {
   const idColumn = conditions.every((c) => c.field !== "id" || isTextCondition(c));
   const clauses: string[] = [];
   for (const condition of conditions) {
-    const expr = condition.field === "id" && idColumn ? "id" : fieldExpr(condition.field);
+    const expr = condition.field === "id" && idColumn ? "id" : fieldExpr(collection, condition.field);
     switch (condition.op) {
       case "eq":
         clauses.push(condition.value === null ? `${expr} IS NULL` : `${expr} = ?`);
@@ -101,13 +108,13 @@ function paramsOf(conditions: readonly Condition[]): SqlValue[] {
   return params;
 }
 
-function sortExpr(field: string): string {
-  return field === "id" ? "id" : fieldExpr(field);
+function sortExpr(collection: DeclaredCollection, field: string): string {
+  return field === "id" ? "id" : fieldExpr(collection, field);
 }
 
 /** SQLite already sorts NULL first ascending and last descending, which is the port's rule. */
-export function orderSql(keys: readonly SortKey[]): string {
-  return keys.map((k) => `${sortExpr(k.field)} ${k.descending ? "DESC" : "ASC"}`).join(", ");
+function orderSql(collection: DeclaredCollection, keys: readonly SortKey[]): string {
+  return keys.map((k) => `${sortExpr(collection, k.field)} ${k.descending ? "DESC" : "ASC"}`).join(", ");
 }
 
 /**
@@ -115,13 +122,13 @@ export function orderSql(keys: readonly SortKey[]): string {
  * (`k1 after c1 OR (k1 IS c1 AND k2 after c2) ...`) because row-value
  * comparison cannot express mixed directions or NULLs sorting first.
  */
-function keysetSql(keys: readonly SortKey[], values: readonly SqlValue[]): SqlFragment {
+function keysetSql(collection: DeclaredCollection, keys: readonly SortKey[], values: readonly SqlValue[]): SqlFragment {
   const alternatives: string[] = [];
   const params: SqlValue[] = [];
   const equalities: string[] = [];
   const equalityParams: SqlValue[] = [];
   keys.forEach((key, i) => {
-    const expr = sortExpr(key.field);
+    const expr = sortExpr(collection, key.field);
     const value = values[i];
     const after = strictlyAfter(expr, key.descending, value);
     if (after.length > 0) {
@@ -137,7 +144,7 @@ function keysetSql(keys: readonly SortKey[], values: readonly SqlValue[]): SqlFr
   // A plain lower bound on the first key lets SQLite range-scan an index on it.
   const first = keys[0];
   if (!first.descending && values[0] !== null) {
-    sql = `${sortExpr(first.field)} >= ? AND (${sql})`;
+    sql = `${sortExpr(collection, first.field)} >= ? AND (${sql})`;
     params.unshift(values[0]);
   }
   return { sql, params };
@@ -162,12 +169,12 @@ function strictlyAfter(expr: string, descending: boolean, value: SqlValue): SqlF
  * by one keeps every query a plain index range; a single query with ORs made
  * SQLite scan (and json_extract) everything before the cursor on every page.
  */
-function cursorSegments(keys: readonly SortKey[], values: readonly SqlValue[]): SqlFragment[] {
+function cursorSegments(collection: DeclaredCollection, keys: readonly SortKey[], values: readonly SqlValue[]): SqlFragment[] {
   const [first, ...rest] = keys;
-  const expr = sortExpr(first.field);
+  const expr = sortExpr(collection, first.field);
   const segments: SqlFragment[] = [];
   if (rest.length > 0) {
-    const tail = keysetSql(rest, values.slice(1));
+    const tail = keysetSql(collection, rest, values.slice(1));
     if (tail.sql !== "0") {
       segments.push(
         values[0] === null
@@ -184,13 +191,13 @@ function cursorSegments(keys: readonly SortKey[], values: readonly SqlValue[]): 
  * LIMIT of each is `fetch`, absent for all). Without a cursor
  * there is one. Exported so tests can EXPLAIN the exact SQL the adapter runs.
  */
-export function findQueries(table: string, options: QueryOptions, fetch: number | undefined): SqlFragment[] {
-  if (options.after === undefined) return [plainFindQuery(table, options, fetch)];
+export function findQueries(collection: DeclaredCollection, options: QueryOptions, fetch: number | undefined): SqlFragment[] {
+  if (options.after === undefined) return [plainFindQuery(collection, options, fetch)];
   const keys = sortKeys(options.orderBy);
-  const where = compileWhere(options.where);
-  const select = `SELECT doc FROM "${table}" WHERE ${where.sql}`;
-  const tail = ` ORDER BY ${orderSql(keys)}${limitSql(fetch)}`;
-  return cursorSegments(keys, decodeCursor(options.after, keys)).map((segment) => ({
+  const where = compileWhere(collection, options.where);
+  const select = `SELECT doc FROM "${collection.name}" WHERE ${where.sql}`;
+  const tail = ` ORDER BY ${orderSql(collection, keys)}${limitSql(fetch)}`;
+  return cursorSegments(collection, keys, decodeCursor(options.after, keys)).map((segment) => ({
     sql: `${select} AND (${segment.sql})${tail}`,
     params: [...where.params, ...segment.params],
   }));
@@ -211,12 +218,15 @@ export function limitSql(fetch: number | undefined): string {
  * table, where shape, limit and sort. The path holds the caller's raw sort
  * fields, so a bad one misses and fails validation when the SQL is built.
  */
-function plainFindQuery(table: string, options: QueryOptions, fetch: number | undefined): SqlFragment {
+function plainFindQuery(collection: DeclaredCollection, options: QueryOptions, fetch: number | undefined): SqlFragment {
   const conditions = parseWhere(options.where);
-  let node = shapes.root(table).where(conditions).to(fetch);
+  let node = shapes.root(collection).to(PLAIN_FIND).where(conditions).to(fetch);
   for (const entry of options.orderBy ?? []) node = node.to(entry.field).to(entry.direction);
   const sql =
     node.sql ??
-    shapes.store(node, `SELECT doc FROM "${table}" WHERE ${whereSql(conditions)} ORDER BY ${orderSql(sortKeys(options.orderBy))}${limitSql(fetch)}`);
+    shapes.store(
+      node,
+      `SELECT doc FROM "${collection.name}" WHERE ${whereSql(collection, conditions)} ORDER BY ${orderSql(collection, sortKeys(options.orderBy))}${limitSql(fetch)}`,
+    );
   return { sql, params: paramsOf(conditions) };
 }

@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { Storage, Where } from "../../ports/storage.ts";
+import type { Doc, Storage, Where } from "../../ports/storage.ts";
 import { ids, WHERE_PEOPLE, type Person, type WithStorage } from "./shared.ts";
+
+interface MixedValue extends Doc {
+  v?: string | number | boolean | null;
+}
 
 export function whereTests(withStorage: WithStorage): void {
   describe("where", () => {
@@ -76,6 +80,46 @@ export function whereTests(withStorage: WithStorage): void {
         assert.deepEqual(await where(storage, { active: { ne: true } }), ["b", "c", "e"]);
         assert.deepEqual(await where(storage, { active: { in: [true] } }), ["a", "d"]);
         assert.deepEqual(await where(storage, { active: 1 } as unknown as Where<Person>), ["a", "d"]);
+      }));
+
+    it("an indexed field of every JSON type answers eq, ne, in, exists, ranges and sorts, also after updates", () =>
+      withStorage(async (storage) => {
+        // "mixed" indexes v: an adapter that keeps indexed fields apart (SQLite's columns) must answer as for any field.
+        const mixed = storage.collection<MixedValue>("mixed");
+        await mixed.upsertMany([
+          { id: "t", v: true },
+          { id: "f", v: false },
+          { id: "one", v: 1 },
+          { id: "zero", v: 0 },
+          { id: "neg", v: -2.5 },
+          { id: "big", v: 123456789012 },
+          { id: "s", v: "1" },
+          { id: "n", v: null },
+          { id: "absent" },
+        ]);
+        const found = (condition: Where<MixedValue>) => ids(mixed.find({ where: condition }));
+        assert.deepEqual(await found({ v: true }), ["one", "t"]);
+        assert.deepEqual(await found({ v: false }), ["f", "zero"]);
+        assert.deepEqual(await found({ v: 1 }), ["one", "t"]);
+        assert.deepEqual(await found({ v: "1" }), ["s"]);
+        assert.deepEqual(await found({ v: { ne: true } }), ["absent", "big", "f", "n", "neg", "s", "zero"]);
+        assert.deepEqual(await found({ v: null }), ["absent", "n"]);
+        assert.deepEqual(await found({ v: { exists: true } }), ["big", "f", "neg", "one", "s", "t", "zero"]);
+        assert.deepEqual(await found({ v: { in: [false, -2.5, "1"] } }), ["f", "neg", "s", "zero"]);
+        assert.deepEqual(await found({ v: { gt: 0, lt: 100 } }), ["one", "t"]);
+        // Text sorts above every number.
+        assert.deepEqual(await found({ v: { gte: 123456789012 } }), ["big", "s"]);
+        assert.deepEqual(await ids(mixed.find({ orderBy: [{ field: "v" }] })), ["absent", "n", "neg", "f", "zero", "one", "t", "big", "s"]);
+        assert.equal(await mixed.count({ v: { in: [true] } }), 2);
+
+        assert.equal(await mixed.deleteWhere({ v: false }), 2);
+        assert.equal(await mixed.updateWhere({ v: null }, { v: 7 }), 2);
+        await mixed.update("s", { v: undefined });
+        await mixed.update("t", { v: "t" });
+        assert.deepEqual(await found({ v: 7 }), ["absent", "n"]);
+        assert.deepEqual(await found({ v: null }), ["s"]);
+        assert.deepEqual(await found({ v: true }), ["one"]);
+        assert.deepEqual(await found({ v: { gt: 1 } }), ["absent", "big", "n", "t"]);
       }));
 
     it("rejects unknown operators and invalid field names", () =>

@@ -30,6 +30,11 @@ describe("saving a catalog upload", () => {
     assert.equal(medium?.productId, "shirt");
     assert.equal(medium?.variant.position, 0);
     assert.equal(await catalog.getVariant(t.company.companyId, "nope"), undefined);
+    // A variant's hint row holds only what its id does not: the product.
+    assert.deepEqual(await t.kit.storage.collection(VARIANTS).get(variantHintId(t.company.companyId, "shirt-m")), {
+      id: variantHintId(t.company.companyId, "shirt-m"),
+      productId: "shirt",
+    });
     const other = (await t.kit.provisionCompany({ name: "Other" })).output;
     assert.equal(await catalog.getProduct(other.companyId as string, "shirt"), undefined);
     assert.equal(await catalog.getVariant(other.companyId as string, "shirt-m"), undefined);

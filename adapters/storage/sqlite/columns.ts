@@ -1,0 +1,120 @@
+import { JsonText } from "../../../src/ports/storage.ts";
+import type { IndexDeclaration } from "../shared/documents.ts";
+
+/**
+ * Indexed fields in columns of their own. An index on `json_extract(doc,
+ * '$.f')` made SQLite parse the whole document at every write (a catalog
+ * product row is about 1.4 KB): a fifth of a catalog save. Each top-level
+ * field an index names gets a column the adapter writes beside `doc`, and the
+ * index is built on the columns. A column always holds exactly what
+ * `json_extract(doc, '$.f')` returns (same value, same `typeof()`), so queries
+ * may read either and answer the same.
+ */
+
+/** A top-level field kept in a column of its own. */
+export interface FieldColumn {
+  field: string;
+  /** The quoted column name, ready for SQL text. */
+  sql: string;
+}
+
+/** Deterministic, so a later run finds the column an earlier one added. */
+export function columnName(field: string): string {
+  return `${COLUMN_PREFIX}${field}`;
+}
+
+const COLUMN_PREFIX = "f_";
+
+/** The field a column holds: columns are named after their fields, which are case-sensitive. */
+export function fieldOfColumn(column: string): string {
+  return column.startsWith(COLUMN_PREFIX) ? column.slice(COLUMN_PREFIX.length) : column;
+}
+
+/** The fields named by `indexes`, each once, in order of first mention. */
+export function indexedFields(indexes: readonly IndexDeclaration[]): string[] {
+  return [...new Set(indexes.flatMap((index) => index.fields))];
+}
+
+export function fieldColumns(fields: readonly string[]): FieldColumn[] {
+  return fields.map((field) => ({ field, sql: `"${columnName(field)}"` }));
+}
+
+/**
+ * The SQL value of one column: a value bound as is, else (for what only
+ * SQLite can render exactly) the JSON text of the field, which SQLite reads
+ * with `json_extract(?, '$')`. coalesce stops at the first non-NULL, so the
+ * common case parses nothing.
+ */
+export const COLUMN_VALUE_SQL = "coalesce(?, json_extract(?, '$'))";
+
+/** In `u` mode a surrogate pair is one code point: only a lone half matches. */
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
+/**
+ * Pushes the two parameters of COLUMN_VALUE_SQL for each column. The field
+ * is read as JSON.stringify reads it (own enumerable properties).
+ */
+export function pushColumnParams(params: unknown[], doc: Record<string, unknown>, columns: readonly FieldColumn[]): void {
+  for (const { field } of columns) {
+    const value = Object.hasOwn(doc, field) ? doc[field] : undefined;
+    switch (typeof value) {
+      case "string":
+        // A lone surrogate is bound as U+FFFD but json_extract decodes its \u escape to other bytes.
+        if (!LONE_SURROGATE.test(value)) params.push(value, null);
+        else params.push(null, JSON.stringify(value));
+        break;
+      case "number":
+        // json_extract reads a safe integer's digits as INTEGER (better-sqlite3 binds numbers as REAL,
+        // bigints as INTEGER). Other numbers are read by SQLite from the very digits JSON.stringify writes:
+        // past 2^53 those are rounded (2^62 is written 4611686018427388000), past 2^63 they are REAL,
+        // and a fraction's digits are parsed by SQLite's own conversion. NaN and infinities are written null.
+        if (Number.isSafeInteger(value)) params.push(BigInt(value), null);
+        else params.push(null, Number.isFinite(value) ? JSON.stringify(value) : null);
+        break;
+      case "boolean":
+        params.push(value ? 1n : 0n, null);
+        break;
+      case "object":
+        if (value === null) params.push(null, null);
+        else params.push(null, value instanceof JsonText ? value.text : (JSON.stringify(value) ?? null));
+        break;
+      default:
+        // undefined, functions and symbols: JSON.stringify leaves the field out.
+        params.push(null, null);
+    }
+  }
+}
+
+/** The statements that write a document (and so its columns), built once per declaration. */
+export class WriteSql {
+  readonly insert: string;
+  /** Parameters: doc, the columns' (pushColumnParams), id. */
+  readonly updateById: string;
+  readonly #table: string;
+  readonly #columns: readonly FieldColumn[];
+  readonly #row: string;
+  readonly #upserts = new Map<number, string>();
+
+  constructor(table: string, columns: readonly FieldColumn[]) {
+    this.#table = `"${table}"`;
+    this.#columns = columns;
+    const names = ["id", "doc", ...columns.map((c) => c.sql)].join(", ");
+    this.#row = `(?, ?${columns.map(() => `, ${COLUMN_VALUE_SQL}`).join("")})`;
+    this.insert = `INSERT INTO ${this.#table} (${names}) VALUES ${this.#row}`;
+    const sets = ["doc = ?", ...columns.map((c) => `${c.sql} = ${COLUMN_VALUE_SQL}`)].join(", ");
+    this.updateById = `UPDATE ${this.#table} SET ${sets} WHERE id = ?`;
+  }
+
+  /** Inserts or replaces `rows` documents; parameters per row: id, doc, the columns'. */
+  upsert(rows: number): string {
+    let sql = this.#upserts.get(rows);
+    if (sql === undefined) {
+      const names = ["id", "doc", ...this.#columns.map((c) => c.sql)].join(", ");
+      const sets = ["doc", ...this.#columns.map((c) => c.sql)].map((c) => `${c} = excluded.${c}`).join(", ");
+      const values = Array.from({ length: rows }, () => this.#row).join(", ");
+      sql = `INSERT INTO ${this.#table} (${names}) VALUES ${values} ON CONFLICT(id) DO UPDATE SET ${sets}`;
+      this.#upserts.set(rows, sql);
+    }
+    return sql;
+  }
+}
