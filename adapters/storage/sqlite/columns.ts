@@ -4,7 +4,7 @@ import type { IndexDeclaration } from "../shared/documents.ts";
 /**
  * Indexed fields in columns of their own. An index on `json_extract(doc,
  * '$.f')` made SQLite parse the whole document at every write (a catalog
- * product row is about 1.4 KB): a fifth of a catalog save. Each top-level
+ * product row is about 1.4 KB): about 6% of the CPU of a catalog save. Each top-level
  * field an index names gets a column the adapter writes beside `doc`, and the
  * index is built on the columns. A column always holds exactly what
  * `json_extract(doc, '$.f')` returns (same value, same `typeof()`), so queries
