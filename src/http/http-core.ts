@@ -143,8 +143,10 @@ export class HttpCore {
       const queryAt = request.url.indexOf("?");
       const rawQuery = queryAt === -1 ? {} : queryToObject(new URLSearchParams(request.url.slice(queryAt + 1)));
       const query = route.query ? parseOrThrow(route.query, rawQuery, "query") : rawQuery;
-      // Most routes take no body: no await (one microtask turn less per request).
-      const body = route.body ? await this.#readBody(route.body, request) : drain(request.body);
+      // Most routes take no body: they skip the body reader's await (one microtask turn less per request).
+      let body: unknown;
+      if (route.body) body = await this.#readBody(route.body, request);
+      else drain(request.body);
       const context = new Context(traceId, request, queryAt, params, query, body, principal as Principal, this.#options.logger);
       response = toResponse(await route.handler(context), traceId, extraHeaders);
     } catch (error) {
@@ -343,7 +345,6 @@ export function firstHeader(value: string | string[] | undefined): string | unde
 }
 
 /** A body nobody reads is still consumed, so a keep-alive connection stays usable. */
-function drain(body: RequestBody | undefined): undefined {
+function drain(body: RequestBody | undefined): void {
   if (body?.kind === "stream") body.stream.resume();
-  return undefined;
 }
