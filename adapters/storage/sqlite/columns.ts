@@ -92,15 +92,17 @@ export class WriteSql {
   readonly updateById: string;
   readonly #table: string;
   readonly #columns: readonly FieldColumn[];
+  /** The column list of an INSERT: id, doc, the fields' columns. */
+  readonly #names: string;
   readonly #row: string;
   readonly #upserts = new Map<number, string>();
 
   constructor(table: string, columns: readonly FieldColumn[]) {
     this.#table = `"${table}"`;
     this.#columns = columns;
-    const names = ["id", "doc", ...columns.map((c) => c.sql)].join(", ");
+    this.#names = ["id", "doc", ...columns.map((c) => c.sql)].join(", ");
     this.#row = `(?, ?${columns.map(() => `, ${COLUMN_VALUE_SQL}`).join("")})`;
-    this.insert = `INSERT INTO ${this.#table} (${names}) VALUES ${this.#row}`;
+    this.insert = `INSERT INTO ${this.#table} (${this.#names}) VALUES ${this.#row}`;
     const sets = ["doc = ?", ...columns.map((c) => `${c.sql} = ${COLUMN_VALUE_SQL}`)].join(", ");
     this.updateById = `UPDATE ${this.#table} SET ${sets} WHERE id = ?`;
   }
@@ -109,10 +111,9 @@ export class WriteSql {
   upsert(rows: number): string {
     let sql = this.#upserts.get(rows);
     if (sql === undefined) {
-      const names = ["id", "doc", ...this.#columns.map((c) => c.sql)].join(", ");
       const sets = ["doc", ...this.#columns.map((c) => c.sql)].map((c) => `${c} = excluded.${c}`).join(", ");
       const values = Array.from({ length: rows }, () => this.#row).join(", ");
-      sql = `INSERT INTO ${this.#table} (${names}) VALUES ${values} ON CONFLICT(id) DO UPDATE SET ${sets}`;
+      sql = `INSERT INTO ${this.#table} (${this.#names}) VALUES ${values} ON CONFLICT(id) DO UPDATE SET ${sets}`;
       this.#upserts.set(rows, sql);
     }
     return sql;

@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import { UniqueConstraintError, type CollectionSpec, type IndexSpec } from "../../../src/ports/storage.ts";
-import { parseSpecs, type NamedIndex } from "../shared/documents.ts";
+import { parseSpecs, type IndexDeclaration, type NamedIndex } from "../shared/documents.ts";
 import { columnName, fieldColumns, fieldOfColumn, indexedFields, WriteSql, type FieldColumn } from "./columns.ts";
 
 export const LEDGER_TABLE = "_reachkit_schema";
@@ -73,9 +73,9 @@ function indexDdl(collection: string, index: NamedIndex): string {
 function maintainedFields(db: Database.Database, collection: string): Set<string> {
   const spec = db.prepare(`SELECT spec FROM "${LEDGER_TABLE}" WHERE collection = ?`).pluck().get(collection);
   if (typeof spec !== "string") return new Set();
-  const recorded = JSON.parse(spec) as { version?: number; indexes?: { fields: string[] }[] };
+  const recorded = JSON.parse(spec) as { version?: number; indexes?: IndexDeclaration[] };
   if ((recorded.version ?? 1) < 2 || !Array.isArray(recorded.indexes)) return new Set();
-  return new Set(recorded.indexes.flatMap((index) => index.fields));
+  return new Set(indexedFields(recorded.indexes));
 }
 
 /**
