@@ -22,6 +22,7 @@ import {
   type StoredDoc,
 } from "../shared/documents.ts";
 import { assertLimit, pageOf, sortKeys, type SqlValue } from "../shared/queries.ts";
+import { BackgroundCheckpoints } from "./checkpointer.ts";
 import { pushColumnParams } from "./columns.ts";
 import { applyCollection, createLedger, normalizeSpecs, toUniqueError, type DeclaredCollection } from "./schema.ts";
 import { compileWhere, findQueries, limitSql, type SqlFragment } from "./where-sql.ts";
@@ -35,6 +36,12 @@ export interface SqliteStorageOptions {
    * keeps a server's memory low.
    */
   cacheKiB?: number;
+  /**
+   * Copy the WAL into the database file from a worker thread (see
+   * checkpointer.ts) rather than inside the commits of this connection.
+   * Default true; database files only.
+   */
+  backgroundCheckpoints?: boolean;
 }
 
 function cacheKiB(value: number): number {
@@ -61,6 +68,7 @@ class SqliteStorage implements Storage {
   readonly #handles = new Handles((name) => new SqliteCollection<Doc>(this, name));
   readonly #transactions: AmbientTransactions<string>;
   readonly #atomic: Database.Transaction<(work: () => unknown) => unknown>;
+  readonly #checkpoints?: BackgroundCheckpoints;
   #closed = false;
   #savepoints = 0;
   /** Whether the open SQLite transaction is a read batch (see `read`) rather than a `transaction()`. */
@@ -71,11 +79,13 @@ class SqliteStorage implements Storage {
     const db = new Database(options.filename);
     this.#db = db;
     try {
-      if (options.filename !== ":memory:" && options.filename !== "") db.pragma("journal_mode = WAL");
+      const file = options.filename !== ":memory:" && options.filename !== "";
+      if (file) db.pragma("journal_mode = WAL");
       db.pragma("synchronous = NORMAL");
       db.pragma("busy_timeout = 5000");
       if (options.cacheKiB !== undefined) db.pragma(`cache_size = -${cacheKiB(options.cacheKiB)}`);
       createLedger(db);
+      if (file && options.backgroundCheckpoints !== false) this.#checkpoints = new BackgroundCheckpoints(db, options.filename);
     } catch (error) {
       db.close();
       throw error;
@@ -135,8 +145,9 @@ class SqliteStorage implements Storage {
 
   async close(): Promise<void> {
     if (this.#closed) return;
-    await this.#transactions.outside("close", () => {
+    await this.#transactions.outsideAsync("close", async () => {
       if (this.#closed) return;
+      await this.#checkpoints?.stop();
       this.#endReadBatch();
       this.#closed = true;
       this.#statements.clear();
@@ -208,6 +219,11 @@ class SqliteStorage implements Storage {
     return statement as Database.Statement<unknown[]>;
   }
 
+  /** Counts the documents' bytes written (see BackgroundCheckpoints). */
+  noteWritten(bytes: number): void {
+    this.#checkpoints?.noteWritten(bytes);
+  }
+
   /** Throws, naming it, while the collection is undeclared. */
   declared(name: string): DeclaredCollection {
     return requireDeclared(this.#declared, name);
@@ -248,6 +264,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     return this.#run((collection) => {
       const params = rowParams(doc, collection);
       this.#write(() => this.#storage.statement(collection.writes.insert).run(...params));
+      this.#storage.noteWritten((params[1] as string).length);
       return JSON.parse(params[1] as string) as T;
     });
   }
@@ -256,6 +273,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     return this.#run((collection) => {
       const params = rowParams(doc, collection);
       this.#write(() => this.#storage.statement(collection.writes.upsert(1)).run(...params));
+      this.#storage.noteWritten((params[1] as string).length);
       return JSON.parse(params[1] as string) as T;
     });
   }
@@ -278,19 +296,21 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 
   #upsertChunk(collection: DeclaredCollection, docs: readonly WithJsonText<T>[], start: number, end: number): void {
     const params: unknown[] = [];
+    let bytes = 0;
     const flush = (rows: number) => {
       this.#write(() => this.#storage.statement(collection.writes.upsert(rows)).run(...params));
       params.length = 0;
     };
     let i = start;
     for (; i + UPSERT_ROWS_PER_STATEMENT <= end; ) {
-      for (const stop = i + UPSERT_ROWS_PER_STATEMENT; i < stop; i++) pushRowParams(params, docs[i], collection);
+      for (const stop = i + UPSERT_ROWS_PER_STATEMENT; i < stop; i++) bytes += pushRowParams(params, docs[i], collection);
       flush(UPSERT_ROWS_PER_STATEMENT);
     }
     for (; i < end; i++) {
-      pushRowParams(params, docs[i], collection);
+      bytes += pushRowParams(params, docs[i], collection);
       flush(1);
     }
+    this.#storage.noteWritten(bytes);
   }
 
   update(id: string, patch: Patch<T>, options?: { where?: Where<T> }): Promise<T | undefined> {
@@ -331,6 +351,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     pushColumnParams(params, doc, collection.columns);
     params.push(doc.id);
     this.#write(() => this.#storage.statement(collection.writes.updateById).run(...params));
+    this.#storage.noteWritten(json.length);
     return json;
   }
 
@@ -417,9 +438,11 @@ function rowParams(doc: unknown, collection: DeclaredCollection): unknown[] {
   return params;
 }
 
-function pushRowParams(params: unknown[], doc: unknown, collection: DeclaredCollection): void {
+/** Pushes a row's parameters; returns the length of its document's JSON. */
+function pushRowParams(params: unknown[], doc: unknown, collection: DeclaredCollection): number {
   // Validates the document first: the columns read its fields.
   const { id, json } = serializeDocument(doc);
   params.push(id, json);
   pushColumnParams(params, doc as StoredDoc, collection.columns);
+  return json.length;
 }

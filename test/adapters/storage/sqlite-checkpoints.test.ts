@@ -1,0 +1,88 @@
+import assert from "node:assert/strict";
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import Database from "better-sqlite3";
+import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
+import type { Doc } from "../../../src/ports/storage.ts";
+
+const directory = mkdtempSync(join(tmpdir(), "reachkit-sqlite-checkpoints-"));
+after(() => rmSync(directory, { recursive: true, force: true }));
+let files = 0;
+const newFile = () => join(directory, `db-${++files}.sqlite`);
+
+interface Note extends Doc {
+  body: string;
+}
+
+const notes = (from: number, count: number): Note[] =>
+  Array.from({ length: count }, (_, index) => ({ id: `note-${from + index}`, body: "x".repeat(2_000) }));
+
+/** The notes the database file holds on its own, without its WAL: what checkpoints copied there. */
+function notesInFile(file: string): number {
+  const copy = `${file}.copy-${Date.now()}`;
+  copyFileSync(file, copy);
+  try {
+    const db = new Database(copy, { readonly: true });
+    try {
+      return db.prepare("SELECT count(*) FROM notes").pluck().get() as number;
+    } finally {
+      db.close();
+    }
+  } catch {
+    return -1; // copied halfway through a checkpoint, or before the table reached the file
+  } finally {
+    rmSync(copy, { force: true });
+  }
+}
+
+async function eventually(check: () => boolean): Promise<boolean> {
+  for (let tries = 0; tries < 100; tries++) {
+    if (check()) return true;
+    await sleep(50);
+  }
+  return false;
+}
+
+describe("sqliteStorage background checkpoints", () => {
+  it("copy committed writes into the database file, without a commit of the writer's doing it", async () => {
+    const file = newFile();
+    const storage = sqliteStorage({ filename: file });
+    await storage.ensureCollections([{ name: "notes" }]);
+    const collection = storage.collection<Note>("notes");
+    // About 5 MB: past the 4 MB after which the checkpoint worker starts.
+    for (let batch = 0; batch < 5; batch++) await collection.upsertMany(notes(batch * 500, 500));
+    // 100 more notes (about 50 pages): far below any automatic checkpoint of the writer's.
+    await collection.upsertMany(notes(2_500, 100));
+    assert.ok(await eventually(() => notesInFile(file) === 2_600), "the database file holds every note");
+    await storage.close();
+  });
+
+  it("stop with close(), whose connection is then the last: the WAL is removed", async () => {
+    const file = newFile();
+    const storage = sqliteStorage({ filename: file });
+    await storage.ensureCollections([{ name: "notes" }]);
+    const collection = storage.collection<Note>("notes");
+    for (let batch = 0; batch < 5; batch++) await collection.upsertMany(notes(batch * 500, 500));
+    await collection.upsertMany(notes(2_500, 100));
+    // The worker is running once it has copied the last notes.
+    assert.ok(await eventually(() => notesInFile(file) === 2_600));
+    await storage.close();
+    assert.equal(existsSync(`${file}-wal`), false);
+  });
+
+  it("can be turned off: then the writer checkpoints at its commits, as SQLite does by default", async () => {
+    const file = newFile();
+    const storage = sqliteStorage({ filename: file, backgroundCheckpoints: false });
+    await storage.ensureCollections([{ name: "notes" }]);
+    const collection = storage.collection<Note>("notes");
+    for (let batch = 0; batch < 5; batch++) await collection.upsertMany(notes(batch * 500, 500));
+    await collection.upsertMany(notes(2_500, 100));
+    await sleep(500);
+    assert.ok(notesInFile(file) < 2_600, "the last notes are still only in the WAL");
+    await storage.close();
+    assert.equal(notesInFile(file), 2_600);
+  });
+});
