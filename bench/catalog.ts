@@ -1,4 +1,4 @@
-// Catalog upload throughput and memory: reachkit (self-hosted server process: PUT the file, then
+// Catalog upload throughput and memory: reachkit (self-hosted server process, with npm start's node flags: PUT the file, then
 // streaming validation and save) beside a bare readline + JSON.parse + better-sqlite3 insert loop on
 // the same file, in the same run. Usage: npm run bench:catalog [-- lines...] (default 100000 1000000);
 // BENCH_ROUNDS sets the rounds per size (default 3 up to 200,000 lines, else 1).
@@ -12,7 +12,7 @@ import { promisify } from "node:util";
 import { createServerKit } from "../examples/node-http/server-kit.ts";
 import { silentLogger } from "../src/index.ts";
 import { writeCatalogFile } from "./catalog-file.ts";
-import { report, startServerProcess, stopServerProcess } from "./support.ts";
+import { report, selfHostedNodeFlags, startServerProcess, stopServerProcess } from "./support.ts";
 
 const sizes = process.argv.slice(2).map(Number);
 const lineCounts = sizes.length > 0 ? sizes : [100_000, 1_000_000];
@@ -54,10 +54,15 @@ async function reachkit(file: string, lines: number): Promise<Run & { uploadSeco
     const env = { BENCH_DATA_DIR: dataDir, BENCH_SECRET: secret, BENCH_PORT: String(port), BENCH_PUBLIC_URL: `http://127.0.0.1:${port}` };
     // The IDLE line comes before PORT, so it is read before startServerProcess returns.
     let idle = { maxRssBytes: 0 };
-    const { child } = await startServerProcess(join(import.meta.dirname, "servers/reachkit-catalog.ts"), env, (line) => {
-      const match = /^IDLE (.*)$/.exec(line);
-      if (match) idle = JSON.parse(match[1]!) as { maxRssBytes: number };
-    });
+    const { child } = await startServerProcess(
+      join(import.meta.dirname, "servers/reachkit-catalog.ts"),
+      env,
+      (line) => {
+        const match = /^IDLE (.*)$/.exec(line);
+        if (match) idle = JSON.parse(match[1]!) as { maxRssBytes: number };
+      },
+      selfHostedNodeFlags(),
+    );
     const stats = new Promise<{ maxRssBytes: number }>((resolve) => {
       createInterface({ input: child.stdout! }).on("line", (line) => {
         const match = /^STATS (.*)$/.exec(line);

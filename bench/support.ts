@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import autocannon from "autocannon";
@@ -14,11 +14,13 @@ export interface ServerProcess {
 
 /**
  * Starts a bench server script in its own process (so the load generator does not share its core) and reads its port.
- * BENCH_NODE_ARGS adds node flags to it, e.g. `BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=bench/tmp"` to profile a server.
+ * `nodeFlags` are node's command-line flags for it (see selfHostedNodeFlags); BENCH_NODE_ARGS adds more,
+ * e.g. `BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=bench/tmp"` to profile a server.
  * `onLine` sees every line the server prints (from the first, before PORT).
  */
-export async function startServerProcess(script: string, env: Record<string, string>, onLine?: (line: string) => void): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean), "--import", "tsx", script], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+export async function startServerProcess(script: string, env: Record<string, string>, onLine?: (line: string) => void, nodeFlags: readonly string[] = []): Promise<ServerProcess> {
+  const flags = [...nodeFlags, ...(process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean)];
+  const child = spawn(process.execPath, [...flags, "--import", "tsx", script], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
   const cpuWaiters: Array<(micros: number) => void> = [];
   const port = await new Promise<number>((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`${script} exited with ${code}`)));
@@ -39,6 +41,15 @@ export async function startServerProcess(script: string, env: Record<string, str
         child.kill("SIGUSR2");
       }),
   };
+}
+
+/**
+ * The node flags `npm start` gives the self-hosted server (package.json's start script: `tsx <flags> <script>`),
+ * so that a benchmark of the self-hosted server runs it as a self-hoster does.
+ */
+export function selfHostedNodeFlags(): string[] {
+  const { scripts } = JSON.parse(readFileSync(join(import.meta.dirname, "../package.json"), "utf8")) as { scripts: { start: string } };
+  return scripts.start.split(" ").filter((word) => word.startsWith("--"));
 }
 
 export async function stopServerProcess(child: ChildProcess): Promise<void> {
