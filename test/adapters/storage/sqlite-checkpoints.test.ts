@@ -46,27 +46,30 @@ async function eventually(check: () => boolean): Promise<boolean> {
   return false;
 }
 
+/**
+ * A storage on a new file holding 2,600 notes: about 5 MB in five upserts (past the 4 MB after
+ * which the checkpoint worker starts), then 100 notes, about 50 pages, far below any automatic
+ * checkpoint of the writer's.
+ */
+async function storageWithNotes(options: { backgroundCheckpoints?: boolean } = {}) {
+  const file = newFile();
+  const storage = sqliteStorage({ filename: file, ...options });
+  await storage.ensureCollections([{ name: "notes" }]);
+  const collection = storage.collection<Note>("notes");
+  for (let batch = 0; batch < 5; batch++) await collection.upsertMany(notes(batch * 500, 500));
+  await collection.upsertMany(notes(2_500, 100));
+  return { file, storage };
+}
+
 describe("sqliteStorage background checkpoints", () => {
   it("copy committed writes into the database file, without a commit of the writer's doing it", async () => {
-    const file = newFile();
-    const storage = sqliteStorage({ filename: file });
-    await storage.ensureCollections([{ name: "notes" }]);
-    const collection = storage.collection<Note>("notes");
-    // About 5 MB: past the 4 MB after which the checkpoint worker starts.
-    for (let batch = 0; batch < 5; batch++) await collection.upsertMany(notes(batch * 500, 500));
-    // 100 more notes (about 50 pages): far below any automatic checkpoint of the writer's.
-    await collection.upsertMany(notes(2_500, 100));
+    const { file, storage } = await storageWithNotes();
     assert.ok(await eventually(() => notesInFile(file) === 2_600), "the database file holds every note");
     await storage.close();
   });
 
   it("stop with close(), whose connection is then the last: the WAL is removed", async () => {
-    const file = newFile();
-    const storage = sqliteStorage({ filename: file });
-    await storage.ensureCollections([{ name: "notes" }]);
-    const collection = storage.collection<Note>("notes");
-    for (let batch = 0; batch < 5; batch++) await collection.upsertMany(notes(batch * 500, 500));
-    await collection.upsertMany(notes(2_500, 100));
+    const { file, storage } = await storageWithNotes();
     // The worker is running once it has copied the last notes.
     assert.ok(await eventually(() => notesInFile(file) === 2_600));
     await storage.close();
@@ -74,12 +77,7 @@ describe("sqliteStorage background checkpoints", () => {
   });
 
   it("can be turned off: then the writer checkpoints at its commits, as SQLite does by default", async () => {
-    const file = newFile();
-    const storage = sqliteStorage({ filename: file, backgroundCheckpoints: false });
-    await storage.ensureCollections([{ name: "notes" }]);
-    const collection = storage.collection<Note>("notes");
-    for (let batch = 0; batch < 5; batch++) await collection.upsertMany(notes(batch * 500, 500));
-    await collection.upsertMany(notes(2_500, 100));
+    const { file, storage } = await storageWithNotes({ backgroundCheckpoints: false });
     await sleep(500);
     assert.ok(notesInFile(file) < 2_600, "the last notes are still only in the WAL");
     await storage.close();
