@@ -165,20 +165,9 @@ export function toUniqueError(error: unknown, collection: DeclaredCollection): U
   if (!(error instanceof Database.SqliteError)) return undefined;
   if (error.code === "SQLITE_CONSTRAINT_PRIMARYKEY") return new UniqueConstraintError(collection.name, ["id"]);
   if (error.code !== "SQLITE_CONSTRAINT_UNIQUE") return undefined;
-  // An index on columns is reported by its columns ("UNIQUE constraint failed: t.f_a, t.f_b"), one on expressions by name.
-  const columns = /UNIQUE constraint failed: (.+)$/.exec(error.message);
-  if (columns !== null && !columns[1].startsWith("index ")) {
-    const names = columns[1].split(", ").map((c) => c.slice(c.indexOf(".") + 1));
-    if (names.length === 1 && names[0] === "id") return new UniqueConstraintError(collection.name, ["id"]);
-    return new UniqueConstraintError(collection.name, names.map(fieldOfColumn));
-  }
-  const match = /index '([^']+)'/.exec(error.message);
-  if (match === null) return new UniqueConstraintError(collection.name, ["id"]);
-  const index = match[1];
-  const declared = collection.indexes.find((i) => i.name.toLowerCase() === index.toLowerCase());
-  if (declared !== undefined) return new UniqueConstraintError(collection.name, declared.fields);
-  // Declared by another handle since we looked: the name still spells the fields.
-  const prefix = `ux_${collection.name}__`;
-  const fields = index.startsWith(prefix) ? index.slice(prefix.length).split("__") : [index];
-  return new UniqueConstraintError(collection.name, fields);
+  // Every index is built on columns (expression indexes are rebuilt at declaration), and SQLite names
+  // the columns of the one violated: "UNIQUE constraint failed: people.f_team, people.f_age".
+  const failed = /UNIQUE constraint failed: (.+)$/.exec(error.message);
+  if (failed === null) return new UniqueConstraintError(collection.name, ["id"]);
+  return new UniqueConstraintError(collection.name, failed[1].split(", ").map((column) => fieldOfColumn(column.slice(column.indexOf(".") + 1))));
 }

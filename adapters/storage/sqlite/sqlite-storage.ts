@@ -261,19 +261,20 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   insert(doc: T): Promise<T> {
-    return this.#run((collection) => {
-      const params = rowParams(doc, collection);
-      this.#write(() => this.#storage.statement(collection.writes.insert).run(...params));
-      this.#storage.noteWritten((params[1] as string).length);
-      return JSON.parse(params[1] as string) as T;
-    });
+    return this.#writeRow(doc, (writes) => writes.insert);
   }
 
   upsert(doc: T): Promise<T> {
+    return this.#writeRow(doc, (writes) => writes.upsert(1));
+  }
+
+  /** Writes one document with `sql` (WriteSql's insert or upsert); returns it as stored. */
+  #writeRow(doc: T, sql: (writes: DeclaredCollection["writes"]) => string): Promise<T> {
     return this.#run((collection) => {
-      const params = rowParams(doc, collection);
-      this.#write(() => this.#storage.statement(collection.writes.upsert(1)).run(...params));
-      this.#storage.noteWritten((params[1] as string).length);
+      const params: unknown[] = [];
+      const bytes = pushRowParams(params, doc, collection);
+      this.#write(() => this.#storage.statement(sql(collection.writes)).run(...params));
+      this.#storage.noteWritten(bytes);
       return JSON.parse(params[1] as string) as T;
     });
   }
@@ -431,14 +432,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 }
 
-/** A row's parameters for WriteSql's insert and upsert: id, doc, the columns'. */
-function rowParams(doc: unknown, collection: DeclaredCollection): unknown[] {
-  const params: unknown[] = [];
-  pushRowParams(params, doc, collection);
-  return params;
-}
-
-/** Pushes a row's parameters; returns the length of its document's JSON. */
+/** Pushes a row's parameters for WriteSql's insert and upsert (id, doc, the columns'); returns the length of its document's JSON. */
 function pushRowParams(params: unknown[], doc: unknown, collection: DeclaredCollection): number {
   // Validates the document first: the columns read its fields.
   const { id, json } = serializeDocument(doc);
