@@ -18,6 +18,11 @@ const SESSION_COOKIE = "rk_session";
 const CSRF_COOKIE = "rk_csrf";
 /** One message for every failed sign-in: it never tells whether the email exists. */
 export const LOGIN_FAILED = "The email or password is incorrect.";
+/**
+ * The state goes back in the redirect's Location header: bounded so that the
+ * header stays far below what HTTP clients read (node's 16 KiB, proxies' 8 KiB).
+ */
+export const MAX_ENCODED_STATE_LENGTH = 2048;
 
 export interface InstallRouteDependencies {
   clients: OAuthClients;
@@ -89,6 +94,9 @@ export function installRoutes(dependencies: InstallRouteDependencies): AnyRoute[
       if (value === undefined) continue;
       if (typeof value !== "string") return failure(400, "Invalid install link", `The install link gives ${name} more than once.`);
       parameters[name] = value;
+    }
+    if (parameters.state !== undefined && encodeURIComponent(parameters.state).length > MAX_ENCODED_STATE_LENGTH) {
+      return failure(400, "Invalid install link", `The state of this install link is longer than ${MAX_ENCODED_STATE_LENGTH} characters once URL-encoded.`);
     }
     if (!parameters.client_id) return failure(400, "Invalid install link", "The install link has no client_id.");
     const client = await clients.find(parameters.client_id);

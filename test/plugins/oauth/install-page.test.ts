@@ -104,10 +104,12 @@ describe("OAuth install page", () => {
     assert.ok(!JSON.stringify(stored.items).includes(code!), "codes are stored hashed");
   });
 
-  it("passes a tampered state back unchanged, and leaves it out when there was none", async () => {
+  it("passes a tampered or long state back unchanged, and leaves it out when there was none", async () => {
     await browser.signIn(installPath(t));
     const tampered = await browser.decide(installPath(t, { state: "<script>alert(1)</script>" }), "authorize");
     assert.equal(tampered.location.searchParams.get("state"), "<script>alert(1)</script>");
+    const longest = "é".repeat(341); // 2,046 characters once URL-encoded: within the limit
+    assert.equal((await browser.decide(installPath(t, { state: longest }), "authorize")).location.searchParams.get("state"), longest);
     const none = await browser.decide(installPath(t), "authorize");
     assert.equal(none.location.searchParams.has("state"), false);
   });
@@ -131,7 +133,7 @@ describe("OAuth install page", () => {
       addedQuery: () => ({ redirectUri: `${REDIRECT_URI}?next=/admin` }),
       trailingSlash: () => ({ redirectUri: `${REDIRECT_URI}/` }),
     };
-    const cases: [string, (t: OAuthTestKit) => string, RegExp, { client_id?: string; redirect_uri?: string }?][] = [
+    const cases: [string, (t: OAuthTestKit) => string, RegExp, { client_id?: string; redirect_uri?: string; state?: string }?][] = [
       ["a missing client_id", () => `/integrations/oauth-install?redirect_uri=${encodeURIComponent(REDIRECT_URI)}`, /has no client_id/, { client_id: "" }],
       ["an unknown client_id", (t) => installPath(t, bad.client()), /No application has the client_id/, { client_id: "rk_cid_nobody" }],
       ["a client_id given twice", (t) => `${installPath(t)}&client_id=${t.app.clientId}`, /gives client_id more than once/],
@@ -139,6 +141,7 @@ describe("OAuth install page", () => {
       ["a redirect_uri differing in one character", (t) => installPath(t, bad.oneCharacter()), /not registered/, { redirect_uri: bad.oneCharacter().redirectUri }],
       ["a redirect_uri differing in case", (t) => installPath(t, bad.case()), /not registered/, { redirect_uri: bad.case().redirectUri }],
       ["a redirect_uri with an added query", (t) => installPath(t, bad.addedQuery()), /not registered/, { redirect_uri: bad.addedQuery().redirectUri }],
+      ["a state over 2,048 characters once URL-encoded", (t) => installPath(t, { state: "é".repeat(342) }), /state of this install link is longer than 2048/, { state: "x".repeat(2049) }],
       ["a redirect_uri with a trailing slash", (t) => installPath(t, bad.trailingSlash()), /not registered/, { redirect_uri: bad.trailingSlash().redirectUri }],
     ];
     for (const [name, url, message, forgedConsent] of cases) {
