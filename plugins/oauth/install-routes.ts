@@ -19,10 +19,11 @@ const CSRF_COOKIE = "rk_csrf";
 /** One message for every failed sign-in: it never tells whether the email exists. */
 export const LOGIN_FAILED = "The email or password is incorrect.";
 /**
- * The state goes back in the redirect's Location header: bounded so that the
- * header stays far below what HTTP clients read (node's 16 KiB, proxies' 8 KiB).
+ * The scope and state go back in redirects' Location headers (the state to the
+ * client, both to the install page): bounded so that a Location header stays far
+ * below what HTTP clients read (node's 16 KiB, many proxies' 8 KiB).
  */
-export const MAX_ENCODED_STATE_LENGTH = 2048;
+export const MAX_ENCODED_PARAMETER_LENGTH = 2048;
 
 export interface InstallRouteDependencies {
   clients: OAuthClients;
@@ -95,8 +96,11 @@ export function installRoutes(dependencies: InstallRouteDependencies): AnyRoute[
       if (typeof value !== "string") return failure(400, "Invalid install link", `The install link gives ${name} more than once.`);
       parameters[name] = value;
     }
-    if (parameters.state !== undefined && encodeURIComponent(parameters.state).length > MAX_ENCODED_STATE_LENGTH) {
-      return failure(400, "Invalid install link", `The state of this install link is longer than ${MAX_ENCODED_STATE_LENGTH} characters once URL-encoded.`);
+    // client_id and redirect_uri must match registered values, which are bounded already.
+    for (const name of ["scope", "state"] as const) {
+      if (encodeURIComponent(parameters[name] ?? "").length > MAX_ENCODED_PARAMETER_LENGTH) {
+        return failure(400, "Invalid install link", `The ${name} of this install link is longer than ${MAX_ENCODED_PARAMETER_LENGTH} characters once URL-encoded.`);
+      }
     }
     if (!parameters.client_id) return failure(400, "Invalid install link", "The install link has no client_id.");
     const client = await clients.find(parameters.client_id);

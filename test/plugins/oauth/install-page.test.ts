@@ -133,7 +133,7 @@ describe("OAuth install page", () => {
       addedQuery: () => ({ redirectUri: `${REDIRECT_URI}?next=/admin` }),
       trailingSlash: () => ({ redirectUri: `${REDIRECT_URI}/` }),
     };
-    const cases: [string, (t: OAuthTestKit) => string, RegExp, { client_id?: string; redirect_uri?: string; state?: string }?][] = [
+    const cases: [string, (t: OAuthTestKit) => string, RegExp, { client_id?: string; redirect_uri?: string; state?: string; scope?: string }?][] = [
       ["a missing client_id", () => `/integrations/oauth-install?redirect_uri=${encodeURIComponent(REDIRECT_URI)}`, /has no client_id/, { client_id: "" }],
       ["an unknown client_id", (t) => installPath(t, bad.client()), /No application has the client_id/, { client_id: "rk_cid_nobody" }],
       ["a client_id given twice", (t) => `${installPath(t)}&client_id=${t.app.clientId}`, /gives client_id more than once/],
@@ -142,6 +142,7 @@ describe("OAuth install page", () => {
       ["a redirect_uri differing in case", (t) => installPath(t, bad.case()), /not registered/, { redirect_uri: bad.case().redirectUri }],
       ["a redirect_uri with an added query", (t) => installPath(t, bad.addedQuery()), /not registered/, { redirect_uri: bad.addedQuery().redirectUri }],
       ["a state over 2,048 characters once URL-encoded", (t) => installPath(t, { state: "é".repeat(342) }), /state of this install link is longer than 2048/, { state: "x".repeat(2049) }],
+      ["a scope over 2,048 characters once URL-encoded", (t) => installPath(t, { scopes: Array(90).fill("subscriptions:read") }), /scope of this install link is longer than 2048/, { scope: "x".repeat(2049) }],
       ["a redirect_uri with a trailing slash", (t) => installPath(t, bad.trailingSlash()), /not registered/, { redirect_uri: bad.trailingSlash().redirectUri }],
     ];
     for (const [name, url, message, forgedConsent] of cases) {
