@@ -1,9 +1,8 @@
 // The GET /v1/me benchmarks' servers and data, shared by bench/http.ts and bench/http-adapters.ts.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServerKit } from "../examples/node-http/server-kit.ts";
 import { silentLogger } from "../src/index.ts";
+import { temporaryDirectory } from "../test/support/temp-dir.ts";
 
 /** Both take BENCH_FRAMEWORK (node, express or fastify; default node). */
 export const ME_SERVERS = {
@@ -16,7 +15,7 @@ export const ME_SERVERS = {
  * processes: the environment they need and the bearer header of its API key.
  */
 export async function prepareMeData(): Promise<{ env: Record<string, string>; headers: Record<string, string> }> {
-  const dataDir = mkdtempSync(join(tmpdir(), "reachkit-bench-http-"));
+  const dataDir = temporaryDirectory("bench-http");
   const secret = "bench-secret-bench-secret-bench-secret-0";
   const setup = createServerKit({ dataDir, publicUrl: "http://localhost", secret, logger: silentLogger() });
   await setup.start({ runJobs: false });

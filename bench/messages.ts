@@ -9,8 +9,6 @@
 //      stored messages among 90,000 of other subscribers: from the request to the job's end.
 // Usage: npm run bench:messages [-- messages-per-round]
 import { createHash, randomUUID } from "node:crypto";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { nodeScheduleScheduler } from "../adapters/scheduler/node-schedule/index.ts";
@@ -24,6 +22,7 @@ import { createReachkit, silentLogger, type OutboxMessage, type Reachkit } from 
 import { OUTBOX_COLLECTION } from "../src/messaging/outbox-record.ts";
 import { seedSubscribers } from "./seed.ts";
 import { report } from "./support.ts";
+import { temporaryDirectory } from "../test/support/temp-dir.ts";
 
 const MESSAGES = Number(process.argv[2] ?? 3000);
 const ROUNDS = 3;
@@ -55,7 +54,7 @@ async function startKit(ratePerSecond: number): Promise<Kit> {
     return send(message);
   };
   const kit = createReachkit({
-    storage: sqliteStorage({ filename: join(mkdtempSync(join(tmpdir(), "reachkit-bench-messages-")), "reachkit.db") }),
+    storage: sqliteStorage({ filename: join(temporaryDirectory("bench-messages"), "reachkit.db") }),
     scheduler: nodeScheduleScheduler(),
     sms,
     logger: silentLogger(),
@@ -105,7 +104,7 @@ async function sendMessages(k: Kit, count: number): Promise<{ acceptSeconds: num
 
 /** The baseline: the same reads and writes with better-sqlite3, synchronously, one message after the other. */
 function bareMessages(count: number): { acceptSeconds: number; dispatchSeconds: number } {
-  const db = new Database(join(mkdtempSync(join(tmpdir(), "reachkit-bench-bare-")), "bare.db"));
+  const db = new Database(join(temporaryDirectory("bench-bare"), "bare.db"));
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   for (const table of ["credentials", "subscriptions", "messages"]) db.exec(`CREATE TABLE ${table} (id TEXT PRIMARY KEY NOT NULL, doc TEXT NOT NULL) WITHOUT ROWID`);
@@ -212,7 +211,7 @@ async function reachkitPurge(): Promise<number> {
 }
 
 function barePurge(): number {
-  const db = new Database(join(mkdtempSync(join(tmpdir(), "reachkit-bench-bare-")), "bare.db"));
+  const db = new Database(join(temporaryDirectory("bench-bare"), "bare.db"));
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   db.exec("CREATE TABLE outbox (id TEXT PRIMARY KEY NOT NULL, doc TEXT NOT NULL) WITHOUT ROWID");

@@ -1,16 +1,15 @@
 // The OAuth consent page (a signed-in GET of the install URL) through the node:http adapter,
 // beside a bare node:http + better-sqlite3 server doing the same lookups and rendering, in the
 // same run. Usage: npm run bench:oauth-install [-- seconds]
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServerKit } from "../examples/node-http/server-kit.ts";
 import { silentLogger } from "../src/index.ts";
 import { alternate, load, report, startServerProcess, stopServerProcess } from "./support.ts";
+import { temporaryDirectory } from "../test/support/temp-dir.ts";
 
 const seconds = Number(process.argv[2] ?? 10);
 const connections = 32;
-const dataDir = mkdtempSync(join(tmpdir(), "reachkit-bench-oauth-"));
+const dataDir = temporaryDirectory("bench-oauth");
 const secret = "bench-secret-bench-secret-bench-secret-0";
 const redirectUri = "https://shop-app.example.com/oauth/callback";
 

@@ -11,11 +11,11 @@
 // Every phase runs in a fresh process (bench/reminder-phases.ts) so memory and start-up are its own.
 // Usage: npm run bench:reminders [-- count [burst]]   (default 100000 and 1000)
 import { execFile } from "node:child_process";
-import { mkdtempSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { report } from "./support.ts";
+import { temporaryDirectory } from "../test/support/temp-dir.ts";
 
 const count = Number(process.argv[2] ?? 100_000);
 const burst = Number(process.argv[3] ?? 1_000);
@@ -39,8 +39,8 @@ async function phase(...args: Array<string | number>): Promise<Record<string, un
 }
 
 const loadAtStart = loadavg().map((load) => Math.round(load * 10) / 10);
-const dataDir = mkdtempSync(join(tmpdir(), "reachkit-bench-reminders-"));
-const emptyDir = mkdtempSync(join(tmpdir(), "reachkit-bench-reminders-empty-"));
+const dataDir = temporaryDirectory("bench-reminders");
+const emptyDir = temporaryDirectory("bench-reminders-empty");
 
 const created = await phase("create", dataDir, count, CREATE_SETTINGS.concurrency, CREATE_SETTINGS.ratePerSecond);
 const bareCreated = await phase("bare-create", dataDir, count);

@@ -6,9 +6,7 @@
 // every added process competes with it and with PostgreSQL for the same two cores.
 // Usage: npm run bench:scale [-- seconds]
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { createServerKit } from "../examples/node-http/server-kit.ts";
@@ -16,6 +14,7 @@ import { silentLogger } from "../src/index.ts";
 import { startPostgres } from "../test/support/postgres.ts";
 import { seedSubscribers } from "./seed.ts";
 import { report } from "./support.ts";
+import { temporaryDirectory } from "../test/support/temp-dir.ts";
 
 const seconds = Number(process.argv[2] ?? 5);
 const CONNECTIONS_PER_PROCESS = 16;
@@ -54,7 +53,7 @@ async function stopProcess(child: ChildProcess): Promise<void> {
 }
 
 async function seed(databaseUrl: string | undefined): Promise<{ dataDir: string; apiKey: string }> {
-  const dataDir = mkdtempSync(join(tmpdir(), "reachkit-bench-scale-"));
+  const dataDir = temporaryDirectory("bench-scale");
   const kit = createServerKit({ dataDir, databaseUrl, publicUrl: "http://localhost", secret, logger: silentLogger() });
   await kit.start({ runJobs: false });
   const { output, company } = await kit.provisionCompany({ name: "Bench Co" });

@@ -6,15 +6,15 @@
 // Usage: npm run bench:soak            (SOAK_SECONDS=10 SOAK_WARMUP_SECONDS=3 npm run bench:soak for a short dev run)
 import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServerKit } from "../examples/node-http/server-kit.ts";
 import { silentLogger } from "../src/index.ts";
 import { productLine, random } from "./catalog-file.ts";
 import { seedSubscribers } from "./seed.ts";
 import { report } from "./support.ts";
+import { temporaryDirectory } from "../test/support/temp-dir.ts";
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 60);
 const WARMUP_SECONDS = Number(process.env.SOAK_WARMUP_SECONDS ?? 10);
@@ -29,7 +29,7 @@ const CATALOG_PRODUCTS = 2_000;
 const CATALOG_EVERY_MS = 15_000;
 const SECRET = "soak-secret-soak-secret-soak-secret-0000";
 
-const dataDir = mkdtempSync(join(tmpdir(), "reachkit-soak-"));
+const dataDir = temporaryDirectory("soak");
 /** Assigned (New York) numbers: the messages route refuses unassigned ones such as +1555. */
 const activePhone = (company: number, i: number) => `+1914${2 + company}${String(i).padStart(6, "0")}`;
 

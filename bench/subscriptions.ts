@@ -4,20 +4,19 @@
 //   2. opt-ins accepted per second (POST /v1/subscriptions, rate limits lifted, new phones),
 //   3. median latency of one GraphQL query of 50 aliased users (one connection, sequential).
 // Usage: npm run bench:subscriptions [-- seconds]
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { createServerKit } from "../examples/node-http/server-kit.ts";
 import { silentLogger } from "../src/index.ts";
 import { seedSubscribers } from "./seed.ts";
 import { alternate, report, startServerProcess, stopServerProcess, type LoadResult } from "./support.ts";
+import { temporaryDirectory } from "../test/support/temp-dir.ts";
 
 const seconds = Number(process.argv[2] ?? 5);
 const connections = 32;
 const SUBSCRIBER_COUNT = 100_000;
 const ALIASES = 50;
-const dataDir = mkdtempSync(join(tmpdir(), "reachkit-bench-subscriptions-"));
+const dataDir = temporaryDirectory("bench-subscriptions");
 const secret = "bench-secret-bench-secret-bench-secret-0";
 const seededPhone = (i: number) => `+1555${String(i).padStart(7, "0")}`;
 

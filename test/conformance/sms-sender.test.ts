@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import assert from "node:assert/strict";
 import { it } from "node:test";
@@ -7,6 +6,7 @@ import { consoleSms } from "../../adapters/sms/console/index.ts";
 import { fileSms } from "../../adapters/sms/file/index.ts";
 import { memorySms } from "../../adapters/sms/memory/index.ts";
 import { smsSenderConformance } from "../../src/testkit/index.ts";
+import { temporaryDirectory } from "../support/temp-dir.ts";
 
 smsSenderConformance("memory", () => {
   const sender = memorySms();
@@ -21,12 +21,12 @@ smsSenderConformance("console", () => {
 const sentLines = (path: string) => readFileSync(path, "utf8").split("\n").filter((line) => line !== "");
 
 smsSenderConformance("file", () => {
-  const path = join(mkdtempSync(join(tmpdir(), "reachkit-file-sms-")), "sent.jsonl");
+  const path = join(temporaryDirectory("file-sms"), "sent.jsonl");
   return { sender: fileSms({ path }), deliveredCount: () => sentLines(path).length };
 });
 
 it("file SMS: a key sent by an earlier process is not sent again; a line cut short by a crash does not count", async () => {
-  const path = join(mkdtempSync(join(tmpdir(), "reachkit-file-sms-")), "sent.jsonl");
+  const path = join(temporaryDirectory("file-sms"), "sent.jsonl");
   const message = { from: "+15550000000", to: "+15555550100", body: "Once", idempotencyKey: "k" };
   const first = await fileSms({ path }).send(message);
   writeFileSync(path, `${readFileSync(path, "utf8")}{"sms":{"idempotencyKey":"cut`, { flag: "w" });

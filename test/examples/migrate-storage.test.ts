@@ -1,6 +1,4 @@
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, it } from "node:test";
 import { migrateStorage } from "../../examples/node-http/migrate-storage.ts";
@@ -9,6 +7,7 @@ import { dataDirSecret } from "../../examples/node-http/config.ts";
 import { runCli, silentLogger, type Doc } from "../../src/index.ts";
 import { startPostgres, type PostgresCluster } from "../support/postgres.ts";
 import type { Json } from "../support/test-kit.ts";
+import { temporaryDirectory } from "../support/temp-dir.ts";
 
 let cluster: PostgresCluster;
 before(async () => {
@@ -29,7 +28,7 @@ async function migrate(...args: string[]): Promise<{ code: number; out: string }
 }
 
 it("reachkit migrate-storage copies a SQLite data directory into PostgreSQL, where the same credentials and data serve", { timeout: 60_000 }, async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), "reachkit-migrate-"));
+  const dataDir = temporaryDirectory("migrate");
   const options = { dataDir, publicUrl: "http://localhost:3000", secret: dataDirSecret(dataDir), logger: silentLogger() };
   const sqlite = createServerKit(options);
   await sqlite.start({ runJobs: false });

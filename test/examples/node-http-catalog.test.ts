@@ -1,16 +1,16 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { configFromEnv } from "../../examples/node-http/config.ts";
 import { startServer } from "../../examples/node-http/server.ts";
 import { TEST_SECRET, type Json } from "../support/test-kit.ts";
 import { waitUntil } from "../support/wait.ts";
+import { temporaryDirectory } from "../support/temp-dir.ts";
 
 describe("self-hosted server: catalog uploads", () => {
   it("takes a file PUT to the signed uploadUrl on its own route, streams it to the data directory and processes it", async (t) => {
-    const dataDir = mkdtempSync(join(tmpdir(), "reachkit-server-catalog-"));
+    const dataDir = temporaryDirectory("server-catalog");
     let printed = "";
     const config = configFromEnv({ REACHKIT_SECRET: TEST_SECRET, LOG_LEVEL: "error" }, { port: 0, dataDir });
     const server = await startServer(config, (text) => void (printed += text));

@@ -1,14 +1,12 @@
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, it } from "node:test";
 import { configFromEnv } from "../../examples/node-http/config.ts";
 import { startServer } from "../../examples/node-http/server.ts";
 import { startExampleProcess } from "../support/example-process.ts";
 import { TEST_SECRET, type Json } from "../support/test-kit.ts";
+import { temporaryDirectory } from "../support/temp-dir.ts";
 
-const newDataDir = () => mkdtempSync(join(tmpdir(), "reachkit-server-"));
+const newDataDir = () => temporaryDirectory("server");
 
 describe("self-hosted server", () => {
   it("creates a company on first start, prints its credentials, and serves /v1/me and /healthz", async () => {

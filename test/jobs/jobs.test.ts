@@ -1,6 +1,4 @@
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { fakeClock } from "../../adapters/clock/index.ts";
@@ -10,6 +8,7 @@ import { createReachkit, definePlugin, PermanentJobError, silentLogger, type Job
 import { memoryStorage } from "../../adapters/storage/memory/index.ts";
 import { withCollectionMethod } from "../support/storage-wrappers.ts";
 import { TEST_SECRET } from "../support/test-kit.ts";
+import { temporaryDirectory } from "../support/temp-dir.ts";
 
 const HOUR = 3_600_000;
 
@@ -80,7 +79,7 @@ async function wakeWithThirdClaimFailing(pollMs?: number) {
 
 describe("durable jobs", () => {
   it("with pollMs, a runner picks up within that time the jobs another process enqueued on the shared database", async () => {
-    const file = join(mkdtempSync(join(tmpdir(), "reachkit-jobs-poll-")), "shared.db");
+    const file = join(temporaryDirectory("jobs-poll"), "shared.db");
     const seen: string[] = [];
     const worker = jobKit({ note: async (payload: string) => void seen.push(payload) }, { file, pollMs: 1_000 });
     const other = jobKit({ note: async () => undefined }, { file, clock: worker.clock });
@@ -195,7 +194,7 @@ describe("durable jobs", () => {
   });
 
   it("survives a restart: a job due in an hour runs exactly once on the next kit of the same SQLite file", async () => {
-    const file = join(mkdtempSync(join(tmpdir(), "reachkit-jobs-")), "kit.db");
+    const file = join(temporaryDirectory("jobs"), "kit.db");
     const clock = fakeClock("2026-03-01T00:00:00.000Z");
     const runs: string[] = [];
     const handlers = { remind: async (payload: string) => void runs.push(payload) };
@@ -212,7 +211,7 @@ describe("durable jobs", () => {
   });
 
   it("takes over a job whose worker died once its lease runs out", async () => {
-    const file = join(mkdtempSync(join(tmpdir(), "reachkit-lease-")), "kit.db");
+    const file = join(temporaryDirectory("lease"), "kit.db");
     const clock = fakeClock("2026-03-01T00:00:00.000Z");
     const runs: number[] = [];
     const crashed = jobKit({}, { file, clock });
@@ -232,7 +231,7 @@ describe("durable jobs", () => {
   });
 
   it("as the sole runner of its storage, queues a job left running by a dead process at once, not when its lease runs out", async () => {
-    const file = join(mkdtempSync(join(tmpdir(), "reachkit-sole-")), "kit.db");
+    const file = join(temporaryDirectory("sole"), "kit.db");
     const clock = fakeClock("2026-03-01T00:00:00.000Z");
     const runs: number[] = [];
     const crashed = jobKit({}, { file, clock });

@@ -1,6 +1,4 @@
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { manualScheduler } from "../../adapters/scheduler/manual/index.ts";
@@ -21,6 +19,7 @@ import {
   STORAGE,
 } from "../../src/index.ts";
 import { startTestKit, TEST_SECRET } from "../support/test-kit.ts";
+import { temporaryDirectory } from "../support/temp-dir.ts";
 
 const baseOptions = () => ({ storage: memoryStorage(), scheduler: manualScheduler(), logger: silentLogger(), secret: TEST_SECRET });
 
@@ -134,7 +133,7 @@ describe("createReachkit", () => {
   });
 
   it("runs plugin migrations once per database and records them in the ledger", async () => {
-    const file = join(mkdtempSync(join(tmpdir(), "reachkit-migrations-")), "kit.db");
+    const file = join(temporaryDirectory("migrations"), "kit.db");
     let runs = 0;
     const migrating = () =>
       definePlugin({

@@ -8,6 +8,7 @@ import { backupCommand, restoreCommand } from "../../examples/node-http/backup.t
 import { runCli } from "../../src/index.ts";
 import { openServerKit } from "../support/cli.ts";
 import { CrashableServer, sleep } from "./support.ts";
+import { temporaryDirectory } from "../support/temp-dir.ts";
 
 const run = promisify(execFile);
 
@@ -71,7 +72,7 @@ it("reachkit backup copies the database while the server runs and writes; restor
         during.push(`during-${n}`);
       }
     })();
-    const backupFile = join(server.dataDir, "..", `${server.dataDir.split("/").pop()}-backup.db`);
+    const backupFile = join(temporaryDirectory("backup"), "reachkit-backup.db");
     const backup = await reachkitBin("backup", "--data-dir", server.dataDir, "--out", backupFile, "--json");
     writing = false;
     await writer;

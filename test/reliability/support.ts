@@ -1,8 +1,8 @@
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startExampleProcess, type ExampleProcess } from "../support/example-process.ts";
 import { TEST_SECRET, type Json } from "../support/test-kit.ts";
+import { temporaryDirectory } from "../support/temp-dir.ts";
 
 const SERVER_ENTRY = "examples/node-http/main.ts";
 
@@ -19,7 +19,7 @@ export interface LoggedSms {
  * process. Its texts go to a file (REACHKIT_SMS_LOG) that outlives every run.
  */
 export class CrashableServer {
-  readonly dataDir = mkdtempSync(join(tmpdir(), "reachkit-crash-"));
+  readonly dataDir = temporaryDirectory("crash");
   readonly smsLog = join(this.dataDir, "sent-sms.jsonl");
   /** The API key and legacy token printed at the first start. */
   apiKey = "";

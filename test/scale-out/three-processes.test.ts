@@ -1,7 +1,4 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { it } from "node:test";
 import { DateTime } from "luxon";
 import pg from "pg";
@@ -10,6 +7,7 @@ import { silentLogger } from "../../src/index.ts";
 import { startExampleProcess, type ExampleProcess } from "../support/example-process.ts";
 import { startPostgres } from "../support/postgres.ts";
 import { TEST_SECRET, type Json } from "../support/test-kit.ts";
+import { temporaryDirectory } from "../support/temp-dir.ts";
 
 /**
  * The issue's sizes: 3,000 opt-ins and 300 reminders. REACHKIT_SCALE_OPT_INS and
@@ -23,12 +21,7 @@ const JOB_CONCURRENCY = 4;
 /** Requests in flight at once, spread round-robin over the live processes. */
 const CONCURRENCY = 24;
 
-const dataDirs: string[] = [];
-const newDataDir = () => {
-  const directory = mkdtempSync(join(tmpdir(), "reachkit-scale-"));
-  dataDirs.push(directory);
-  return directory;
-};
+const newDataDir = () => temporaryDirectory("scale");
 const optInPhone = (i: number) => `+1914844${String(i).padStart(4, "0")}`;
 const reminderPhone = (i: number) => `+1914845${String(i).padStart(4, "0")}`;
 
@@ -182,6 +175,5 @@ it("three server processes on one PostgreSQL database process every opt-in and r
     for (const server of servers) if (server.child.exitCode === null && server.child.signalCode === null) await server.stop();
     process.off("exit", killServers);
     cluster.stop();
-    for (const directory of dataDirs) rmSync(directory, { recursive: true, force: true });
   }
 });

@@ -1,8 +1,6 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
@@ -15,6 +13,7 @@ import { requestArb } from "./support/fuzz-requests.ts";
 import { ANSWER_DEADLINE_MS } from "./support/fuzz-routes.ts";
 import { seedFuzzWorld, type FuzzWorld } from "./support/fuzz-world.ts";
 import { ROUTE_EXAMPLES, routeKey } from "./support/route-examples.ts";
+import { temporaryDirectory } from "../support/temp-dir.ts";
 
 /** Requests per route over the socket (the in-process shards send the bulk); raw byte streams in all. */
 const SOCKET_RUNS = Number(process.env.REACHKIT_FUZZ_SOCKET_RUNS ?? 20);
@@ -115,7 +114,7 @@ const rawRequest = (world: FuzzWorld) => {
 describe("fuzzing the self-hosted server over its socket", () => {
   let server: RunningServer;
   let world: FuzzWorld;
-  const dataDir = mkdtempSync(join(tmpdir(), "reachkit-fuzz-"));
+  const dataDir = temporaryDirectory("fuzz");
 
   before(async () => {
     // Short timeouts, so that a request whose body never comes is cut off quickly (408) rather than waited for.
@@ -123,10 +122,7 @@ describe("fuzzing the self-hosted server over its socket", () => {
     server = await startServer(configFromEnv(env, { port: 0, dataDir }), () => undefined);
     world = await seedFuzzWorld(server.kit, { errors: [], settle: async () => undefined });
   });
-  after(async () => {
-    await server?.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  after(() => server?.close());
 
   it(`answers ${SOCKET_RUNS} random requests per route, sent over HTTP, with a 2xx or a documented 4xx`, { timeout: 120_000 }, async (t) => {
     for (const route of world.kit.http.routes) {

@@ -1,7 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { configFromEnv } from "../../examples/node-http/config.ts";
@@ -10,6 +8,7 @@ import { startServer, type RunningServer } from "../../examples/node-http/server
 import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_RATE_LIMITS, type AnyRoute } from "../../src/index.ts";
 import { startTestKit, TEST_SECRET, type Json, type TestKit } from "../support/test-kit.ts";
 import { routeKey } from "./support/route-examples.ts";
+import { temporaryDirectory } from "../support/temp-dir.ts";
 
 /** A raw connection: what the server sent, and whether it closed the connection. */
 class RawClient {
@@ -42,7 +41,7 @@ describe("connection limits of the self-hosted server (REACHKIT_* limits, README
   let server: RunningServer;
   let port: number;
   let apiKey: string;
-  const dataDir = mkdtempSync(join(tmpdir(), "reachkit-limits-"));
+  const dataDir = temporaryDirectory("limits");
 
   before(async () => {
     // Short timeouts so the test runs in seconds; the defaults are 10 s, 300 s and 5 s.
@@ -57,10 +56,7 @@ describe("connection limits of the self-hosted server (REACHKIT_* limits, README
     port = Number(new URL(server.url).port);
     apiKey = ((await server.kit.provisionCompany({ name: "Acme" })).output as Json).apiKey;
   });
-  after(async () => {
-    await server?.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  after(() => server?.close());
 
   it("answers a header block over 16 KiB with 431 and closes the connection", async () => {
     const client = new RawClient(port);

@@ -1,11 +1,9 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createServerKit, serverPlugins } from "../../examples/node-http/server-kit.ts";
 import { cliCommands, runCli, silentLogger, type Reachkit } from "../../src/index.ts";
 import { TEST_SECRET, type Json } from "./test-kit.ts";
+import { temporaryDirectory } from "./temp-dir.ts";
 
-export const newDataDir = () => mkdtempSync(join(tmpdir(), "reachkit-cli-"));
+export const newDataDir = () => temporaryDirectory("cli");
 
 /** The self-hosted kit of a data directory, started without its job runner. */
 export async function openServerKit(dataDir: string): Promise<Reachkit> {

@@ -1,19 +1,17 @@
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, it } from "node:test";
 import { configFromEnv, type ServerConfig } from "../../examples/node-http/config.ts";
 import type { RunningExample } from "../../examples/shared/embedded.ts";
 import { startExampleProcess } from "./example-process.ts";
 import { TEST_SECRET } from "./test-kit.ts";
+import { temporaryDirectory } from "./temp-dir.ts";
 
 /** The smoke test of an embedding example: the shop's own routes and reachkit under /reachkit, in process and through its npm script's entry. */
 export function shopExampleSmokeTest(framework: string, start: (config: ServerConfig, print: (text: string) => void) => Promise<RunningExample>, entry: string): void {
   describe(`${framework} embedding example`, () => {
     it("serves the shop's own routes beside reachkit's, each with its own body parsing", async () => {
       let printed = "";
-      const dataDir = mkdtempSync(join(tmpdir(), `reachkit-${framework}-`));
+      const dataDir = temporaryDirectory(framework);
       const running = await start(configFromEnv({ REACHKIT_SECRET: TEST_SECRET, LOG_LEVEL: "error" }, { port: 0, dataDir }), (text) => void (printed += text));
       try {
         const apiKey = /apiKey:\s+(\S+)/.exec(printed)?.[1];
@@ -42,7 +40,7 @@ export function shopExampleSmokeTest(framework: string, start: (config: ServerCo
     });
 
     it(`runs from its npm script's entry point (${entry}) and stops gracefully on SIGTERM`, async () => {
-      const dataDir = mkdtempSync(join(tmpdir(), `reachkit-${framework}-`));
+      const dataDir = temporaryDirectory(framework);
       const server = await startExampleProcess(entry, { REACHKIT_DATA_DIR: dataDir, REACHKIT_SECRET: TEST_SECRET });
       const base = `http://localhost:${server.port}`;
       assert.equal((await fetch(`${base}/api/products`)).status, 200);

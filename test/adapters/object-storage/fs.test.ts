@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { request } from "node:http";
-import { mkdtempSync, readdirSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { fakeClock } from "../../../adapters/clock/index.ts";
@@ -11,12 +10,13 @@ import { manualScheduler } from "../../../adapters/scheduler/manual/index.ts";
 import { memoryStorage } from "../../../adapters/storage/memory/index.ts";
 import { createReachkit, silentLogger } from "../../../src/index.ts";
 import { TEST_SECRET } from "../../support/test-kit.ts";
+import { temporaryDirectory } from "../../support/temp-dir.ts";
 
 const MiB = 1024 * 1024;
 
 async function serve() {
   const clock = fakeClock("2026-03-01T12:00:00.000Z");
-  const directory = mkdtempSync(join(tmpdir(), "reachkit-fs-objects-"));
+  const directory = temporaryDirectory("fs-objects");
   const objectStorage = fsObjectStorage({ directory, baseUrl: "http://placeholder", secret: TEST_SECRET, clock });
   const kit = createReachkit({ storage: memoryStorage(), scheduler: manualScheduler(clock), clock, objectStorage, logger: silentLogger(), secret: TEST_SECRET });
   await kit.start();

@@ -1,13 +1,11 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
 import { storageConformance } from "../../../src/testkit/index.ts";
+import { temporaryDirectory } from "../../support/temp-dir.ts";
 
-const directory = mkdtempSync(join(tmpdir(), "reachkit-sqlite-cache-"));
-after(() => rmSync(directory, { recursive: true, force: true }));
+const directory = temporaryDirectory("sqlite-cache");
 let files = 0;
 const newFile = () => join(directory, `db-${++files}.sqlite`);
 

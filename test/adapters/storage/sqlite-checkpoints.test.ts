@@ -1,15 +1,14 @@
 import assert from "node:assert/strict";
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, rmSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
 import type { Doc } from "../../../src/ports/storage.ts";
+import { temporaryDirectory } from "../../support/temp-dir.ts";
 
-const directory = mkdtempSync(join(tmpdir(), "reachkit-sqlite-checkpoints-"));
-after(() => rmSync(directory, { recursive: true, force: true }));
+const directory = temporaryDirectory("sqlite-checkpoints");
 let files = 0;
 const newFile = () => join(directory, `db-${++files}.sqlite`);
 

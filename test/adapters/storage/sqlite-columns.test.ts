@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
 import { JsonText, UniqueConstraintError, type Doc, type WithJsonText } from "../../../src/ports/storage.ts";
+import { temporaryDirectory } from "../../support/temp-dir.ts";
 
 interface Thing extends Doc {
   v?: unknown;
@@ -18,8 +17,7 @@ interface Person extends Doc {
   age?: number | boolean;
 }
 
-const directory = mkdtempSync(join(tmpdir(), "reachkit-sqlite-columns-"));
-after(() => rmSync(directory, { recursive: true, force: true }));
+const directory = temporaryDirectory("sqlite-columns");
 let files = 0;
 const newFile = () => join(directory, `db-${++files}.sqlite`);
 

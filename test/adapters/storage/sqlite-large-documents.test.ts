@@ -1,16 +1,14 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
 import { storageConformance } from "../../../src/testkit/index.ts";
 import { wrapStorage } from "../../support/storage-wrappers.ts";
 import { UniqueConstraintError, type Doc, type Storage } from "../../../src/ports/storage.ts";
+import { temporaryDirectory } from "../../support/temp-dir.ts";
 
-const directory = mkdtempSync(join(tmpdir(), "reachkit-sqlite-large-"));
-after(() => rmSync(directory, { recursive: true, force: true }));
+const directory = temporaryDirectory("sqlite-large");
 let files = 0;
 const newFile = () => join(directory, `db-${++files}.sqlite`);
 

@@ -1,6 +1,4 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
@@ -8,6 +6,7 @@ import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
 import { normalizeSpecs } from "../../../adapters/storage/sqlite/schema.ts";
 import { findQueries } from "../../../adapters/storage/sqlite/where-sql.ts";
 import { UniqueConstraintError, type CollectionSpec, type Doc } from "../../../src/ports/storage.ts";
+import { temporaryDirectory } from "../../support/temp-dir.ts";
 
 interface Person extends Doc {
   email?: string;
@@ -34,8 +33,7 @@ async function twoHandlesOnOneFile() {
   return { a, b, peopleA: a.collection<Person>("people"), peopleB: b.collection<Person>("people") };
 }
 
-const directory = mkdtempSync(join(tmpdir(), "reachkit-sqlite-"));
-after(() => rmSync(directory, { recursive: true, force: true }));
+const directory = temporaryDirectory("sqlite");
 let files = 0;
 const newFile = () => join(directory, `db-${++files}.sqlite`);
 

@@ -1,6 +1,4 @@
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { fakeClock, type FakeClock } from "../../../adapters/clock/index.ts";
@@ -8,6 +6,7 @@ import { memorySms, type MemorySms } from "../../../adapters/sms/memory/index.ts
 import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
 import type { TestKit } from "../../support/test-kit.ts";
 import { adaReminder, advanceTo, ALL_MESSAGES, createReminder, HOUR, ok, pendingSends, PHONE, startAppointmentsKit, tactical, textsTo, typeWithMessages } from "./support.ts";
+import { temporaryDirectory } from "../../support/temp-dir.ts";
 
 /** A kit on the same SQLite file, clock and provider, speaking for the company of the first kit. */
 async function restart(filename: string, clock: FakeClock, sms: MemorySms, company: TestKit["company"]): Promise<TestKit> {
@@ -17,7 +16,7 @@ async function restart(filename: string, clock: FakeClock, sms: MemorySms, compa
 
 describe("reminders across restarts", () => {
   it("a restart between every step on the same SQLite file loses no send and sends none twice", async () => {
-    const filename = join(mkdtempSync(join(tmpdir(), "reachkit-reminders-")), "reachkit.db");
+    const filename = join(temporaryDirectory("reminders"), "reachkit.db");
     const clock = fakeClock("2026-03-01T12:00:00.000Z");
     const sms = memorySms();
     const first = await startAppointmentsKit({ storage: sqliteStorage({ filename }), clock, sms });
@@ -57,7 +56,7 @@ describe("reminders across restarts", () => {
   });
 
   it("a step that fell due while the kit was down is sent when it starts; a reminder whose appointment has begun is skipped", async () => {
-    const filename = join(mkdtempSync(join(tmpdir(), "reachkit-reminders-")), "reachkit.db");
+    const filename = join(temporaryDirectory("reminders"), "reachkit.db");
     const clock = fakeClock("2026-03-01T12:00:00.000Z");
     const sms = memorySms();
     const first = await startAppointmentsKit({ storage: sqliteStorage({ filename }), clock, sms });

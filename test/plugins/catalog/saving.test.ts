@@ -1,6 +1,4 @@
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { fakeClock } from "../../../adapters/clock/index.ts";
@@ -14,6 +12,7 @@ import { createReachkit, OBJECT_STORAGE, silentLogger, type Doc, type JobRecord,
 import { defaultPlugins, TEST_SECRET, type Json } from "../../support/test-kit.ts";
 import { waitUntil } from "../../support/wait.ts";
 import { failingStorage, ndjson, pathOf, product, startCatalogKit, variant } from "./support.ts";
+import { temporaryDirectory } from "../../support/temp-dir.ts";
 
 describe("saving a catalog upload", () => {
   it("saves each product with its variants, found by product id and by variant id", async () => {
@@ -223,7 +222,7 @@ describe("catalog processing survives a restart", () => {
   };
 
   it("processes a file received before a restart, and starts over a run the stop interrupted, without spending an attempt", async () => {
-    const file = join(mkdtempSync(join(tmpdir(), "reachkit-catalog-")), "reachkit.db");
+    const file = join(temporaryDirectory("catalog"), "reachkit.db");
     const clock = fakeClock("2026-03-01T12:00:00.000Z");
     const objectStorage = memoryObjectStorage({ clock });
     const before = openKit(file, objectStorage, clock);

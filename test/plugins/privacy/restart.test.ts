@@ -1,6 +1,4 @@
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { fakeClock } from "../../../adapters/clock/index.ts";
@@ -9,6 +7,7 @@ import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
 import { definePlugin } from "../../../src/index.ts";
 import { startTestKit, type TestKit } from "../../support/test-kit.ts";
 import { createRequest, fetchRequest, privacyKitPlugins, seedSubject, subjectData } from "./support.ts";
+import { temporaryDirectory } from "../../support/temp-dir.ts";
 
 /** A plugin whose deletion hook holds until released: the kit is stopped while the privacy job is under way. */
 function slowDeletionPlugin() {
@@ -29,7 +28,7 @@ function slowDeletionPlugin() {
 
 describe("privacy processing across a restart", () => {
   it("a job interrupted by the kit stopping completes on the next kit of the same SQLite file", async () => {
-    const filename = join(mkdtempSync(join(tmpdir(), "reachkit-privacy-")), "reachkit.db");
+    const filename = join(temporaryDirectory("privacy"), "reachkit.db");
     const clock = fakeClock("2026-03-01T12:00:00.000Z");
     const sms = memorySms();
     const slow = slowDeletionPlugin();

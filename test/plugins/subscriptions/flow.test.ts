@@ -1,6 +1,4 @@
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { fakeClock } from "../../../adapters/clock/index.ts";
@@ -8,6 +6,7 @@ import { memorySms } from "../../../adapters/sms/memory/index.ts";
 import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
 import { startTestKit, type TestKit } from "../../support/test-kit.ts";
 import { eligibilityRows, optIn, PHONE, textFrom, textsTo } from "./support.ts";
+import { temporaryDirectory } from "../../support/temp-dir.ts";
 
 /** The end-to-end story, from the opt-in job onwards (the opt-in itself is done by the caller). */
 async function confirmThenStopThenOptInAgain(t: TestKit): Promise<void> {
@@ -43,7 +42,7 @@ describe("subscriptions end to end", () => {
   });
 
   it("survives a restart of the kit on the same SQLite file between the opt-in and the job run", async () => {
-    const filename = join(mkdtempSync(join(tmpdir(), "reachkit-flow-")), "reachkit.db");
+    const filename = join(temporaryDirectory("flow"), "reachkit.db");
     const clock = fakeClock("2026-03-01T12:00:00.000Z");
     const sms = memorySms();
     const before = await startTestKit({ storage: sqliteStorage({ filename }), clock, sms });

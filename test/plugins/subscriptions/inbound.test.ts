@@ -1,6 +1,4 @@
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { memorySms } from "../../../adapters/sms/memory/index.ts";
@@ -10,6 +8,7 @@ import { SenderNumberTakenError } from "../../../plugins/subscriptions/index.ts"
 import type { InboundWebhookRequest } from "../../../src/index.ts";
 import { startTestKit, type TestKit } from "../../support/test-kit.ts";
 import { eligibilityRows, optIn, PHONE, textFrom, textsTo } from "./support.ts";
+import { temporaryDirectory } from "../../support/temp-dir.ts";
 
 async function senderOf(t: TestKit, companyId = t.company.companyId): Promise<string> {
   return (await t.kit.plugin("accounts").getCompany(companyId))!.senderNumber!;
@@ -202,7 +201,7 @@ describe("sender numbers", () => {
 
 describe("upgrading a database made before sender numbers", () => {
   it("gives every company without a sender number one, once", async () => {
-    const filename = join(mkdtempSync(join(tmpdir(), "reachkit-upgrade-")), "reachkit.db");
+    const filename = join(temporaryDirectory("upgrade"), "reachkit.db");
     const before = await startTestKit({ storage: sqliteStorage({ filename }), plugins: [accountsPlugin()], bare: true });
     const old = await before.kit.plugin("accounts").createCompany({ name: "Old" });
     await before.stop();
