@@ -10,7 +10,7 @@ import type { InjectRequest } from "../../src/index.ts";
 import { TEST_SECRET } from "../support/test-kit.ts";
 import { answerProblem } from "./support/answer-shape.ts";
 import { requestArb } from "./support/fuzz-requests.ts";
-import { ANSWER_DEADLINE_MS } from "./support/fuzz-routes.ts";
+import { ANSWER_DEADLINE_MS, fuzzOptions } from "./support/fuzz-routes.ts";
 import { seedFuzzWorld, type FuzzWorld } from "./support/fuzz-world.ts";
 import { ROUTE_EXAMPLES, routeKey } from "./support/route-examples.ts";
 import { temporaryDirectory } from "../support/temp-dir.ts";
@@ -138,7 +138,7 @@ describe("fuzzing the self-hosted server over its socket", () => {
           const problem = answerProblem(route, { ...answer, json: () => JSON.parse(answer.body) }, request.method);
           assert.equal(problem, undefined, `${problem}: ${answer.body.slice(0, 300)} for ${JSON.stringify(request).slice(0, 500)}`);
         }),
-        { numRuns: SOCKET_RUNS },
+        fuzzOptions(SOCKET_RUNS),
       );
       t.diagnostic(`socket fuzz: ${routeKey(route)}: ${tried} requests ${Math.round(performance.now() - started)} ms`);
     }
@@ -154,7 +154,7 @@ describe("fuzzing the self-hosted server over its socket", () => {
           assert.ok(Number(status) < 500, `answered ${status} to ${JSON.stringify(bytes.toString("latin1").slice(0, 300))}:\n${received.slice(0, 500)}`);
         }
       }),
-      { numRuns: RAW_RUNS },
+      fuzzOptions(RAW_RUNS),
     );
     t.diagnostic(`raw byte streams: ${RAW_RUNS}`);
     const health = await fetch(`${server.url}/healthz`);

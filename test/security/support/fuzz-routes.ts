@@ -12,6 +12,24 @@ export const FUZZ_RUNS = Number(process.env.REACHKIT_FUZZ_RUNS ?? 500);
 /** No answer may take longer (issue 9). */
 export const ANSWER_DEADLINE_MS = 5_000;
 
+/**
+ * fast-check options whose failure message starts with what went wrong: the default
+ * puts the counterexample first (a fuzzed request can be 16 KB on one line) and the
+ * error only in `cause`, which the test reporter does not print.
+ */
+export function fuzzOptions(numRuns: number): fc.Parameters<[unknown]> {
+  return {
+    numRuns,
+    reporter(details) {
+      if (!details.failed) return;
+      const { errorInstance: error, counterexample } = details;
+      const reason = error instanceof Error ? error.message : error === null ? fc.defaultReportMessage(details) : String(error);
+      const replay = `seed ${details.seed}, path "${details.counterexamplePath}", shrunk ${details.numShrinks} times`;
+      throw new Error(`${reason}\n(${replay}; counterexample: ${fc.stringify(counterexample).slice(0, 1_000)})`);
+    },
+  };
+}
+
 async function withDeadline(request: Promise<InjectResponse>): Promise<InjectResponse | "timeout"> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), ANSWER_DEADLINE_MS)));
@@ -40,7 +58,7 @@ async function fuzzRoute(world: FuzzWorld, route: AnyRoute): Promise<number> {
       const logged = world.errors.slice(errorsBefore);
       if (logged.length > 0) throw new Error(`logged "${logged[0]!.message}" (${String(logged[0]!.fields.error)}) for ${describeRequest(request)}`);
     }),
-    { numRuns: FUZZ_RUNS },
+    fuzzOptions(FUZZ_RUNS),
   );
   return tried;
 }
