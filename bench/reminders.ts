@@ -11,7 +11,7 @@
 // Every phase runs in a fresh process (bench/reminder-phases.ts) so memory and start-up are its own.
 // Usage: npm run bench:reminders [-- count [burst]]   (default 100000 and 1000)
 import { execFile } from "node:child_process";
-import { cpus, loadavg, tmpdir } from "node:os";
+import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { report } from "./support.ts";

@@ -138,8 +138,8 @@ export async function alternate<T extends string>(scripts: Sides<T>, measure: (s
 }
 
 /**
- * Measures two running servers in short alternated windows, the side that goes
- * first changing every round, after warming both up. On a machine whose speed
+ * Measures two running servers (warmed up by the caller) in short alternated
+ * windows, the side that goes first changing every round. On a machine whose speed
  * drifts by a third from one minute to the next (a shared 2-core VM), windows
  * seconds apart meet the same conditions, where whole server runs one after the
  * other do not; and both servers are measured warm.

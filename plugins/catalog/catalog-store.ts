@@ -53,7 +53,7 @@ export class CatalogStore {
   readonly #heads: Collection<CatalogHead>;
 
   constructor(
-    private readonly storage: Storage,
+    storage: Storage,
     private readonly clock: Clock,
   ) {
     this.products = storage.collection(PRODUCTS);

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
 import { configFromEnv } from "../../examples/node-http/config.ts";

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { configFromEnv } from "../../examples/node-http/config.ts";
 import { serverPlugins } from "../../examples/node-http/server-kit.ts";

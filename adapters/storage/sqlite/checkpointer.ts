@@ -28,8 +28,8 @@ const SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES = 1_000;
  * docs/catalog.md). Checkpoints are PASSIVE: they never wait for the writer or readers.
  */
 export class BackgroundCheckpoints {
+  /** Bytes still to be written before the worker starts; at or below zero once it has (or has failed to). */
   #bytesBeforeStart = START_AFTER_BYTES;
-  #started = false;
   #worker?: CheckpointWorker;
 
   constructor(
@@ -39,10 +39,9 @@ export class BackgroundCheckpoints {
 
   /** Counts the documents' bytes written; the worker starts once they are worth a thread. */
   noteWritten(bytes: number): void {
-    if (this.#started) return;
+    if (this.#bytesBeforeStart <= 0) return;
     this.#bytesBeforeStart -= bytes;
     if (this.#bytesBeforeStart > 0) return;
-    this.#started = true;
     try {
       this.#worker = new CheckpointWorker(this.db, this.filename);
     } catch {

@@ -21,7 +21,7 @@ import {
   serializeDocument,
   type StoredDoc,
 } from "../shared/documents.ts";
-import { assertLimit, pageOf, sortKeys, type SqlValue } from "../shared/queries.ts";
+import { assertLimit, pageOf, sortKeys } from "../shared/queries.ts";
 import { BackgroundCheckpoints } from "./checkpointer.ts";
 import { pushColumnParams } from "./columns.ts";
 import { applyCollection, createLedger, normalizeSpecs, toUniqueError, type DeclaredCollection } from "./schema.ts";

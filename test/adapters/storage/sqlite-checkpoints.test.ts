@@ -2,8 +2,9 @@ import assert from "node:assert/strict";
 import { copyFileSync, existsSync, rmSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { join } from "node:path";
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import Database from "better-sqlite3";
+import { BackgroundCheckpoints } from "../../../adapters/storage/sqlite/checkpointer.ts";
 import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
 import type { Doc } from "../../../src/ports/storage.ts";
 import { temporaryDirectory } from "../../support/temp-dir.ts";
@@ -61,16 +62,10 @@ async function storageWithNotes(options: { backgroundCheckpoints?: boolean } = {
 }
 
 describe("sqliteStorage background checkpoints", () => {
-  it("copy committed writes into the database file, without a commit of the writer's doing it", async () => {
+  it("copy committed writes into the database file without a commit of the writer's doing it, and stop with close(): the WAL is removed", async () => {
     const { file, storage } = await storageWithNotes();
     assert.ok(await eventually(() => notesInFile(file) === 2_600), "the database file holds every note");
-    await storage.close();
-  });
-
-  it("stop with close(), whose connection is then the last: the WAL is removed", async () => {
-    const { file, storage } = await storageWithNotes();
-    // The worker is running once it has copied the last notes.
-    assert.ok(await eventually(() => notesInFile(file) === 2_600));
+    // The worker is running (it copied the last notes): close() must end its connection before the writer's, the last.
     await storage.close();
     assert.equal(existsSync(`${file}-wal`), false);
   });
@@ -81,5 +76,18 @@ describe("sqliteStorage background checkpoints", () => {
     assert.ok(notesInFile(file) < 2_600, "the last notes are still only in the WAL");
     await storage.close();
     assert.equal(notesInFile(file), 2_600);
+  });
+
+  it("that fail give the writer SQLite's own automatic checkpoint back", async () => {
+    const writer = new Database(newFile());
+    writer.pragma("journal_mode = WAL");
+    const autocheckpoint = () => writer.pragma("wal_autocheckpoint", { simple: true });
+    // The worker's connection cannot open this file: the worker fails as soon as it starts.
+    const checkpoints = new BackgroundCheckpoints(writer, join(directory, "no-such-directory", "db.sqlite"));
+    checkpoints.noteWritten(5 * 1024 * 1024);
+    assert.equal(autocheckpoint(), 10_000, "a wider bound while the worker checkpoints");
+    assert.ok(await eventually(() => autocheckpoint() === 1_000), "SQLite's default once the worker has failed");
+    await checkpoints.stop();
+    writer.close();
   });
 });
