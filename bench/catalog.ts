@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { promisify } from "node:util";
-import { createServerKit } from "../examples/node-http/server-kit.ts";
+import { createServerKit } from "../server/server-kit.ts";
 import { silentLogger } from "../src/index.ts";
 import { writeCatalogFile } from "./catalog-file.ts";
 import { report, selfHostedNodeFlags, startServerProcess, stopServerProcess } from "./support.ts";

@@ -1,6 +1,6 @@
 // The GET /v1/me benchmarks' servers and data, shared by bench/http.ts and bench/http-adapters.ts.
 import { join } from "node:path";
-import { createServerKit } from "../examples/node-http/server-kit.ts";
+import { createServerKit } from "../server/server-kit.ts";
 import { silentLogger } from "../src/index.ts";
 import { temporaryDirectory } from "../test/support/temp-dir.ts";
 

@@ -2,7 +2,7 @@
 // beside a bare node:http + better-sqlite3 server doing the same lookups and rendering, in the
 // same run. Usage: npm run bench:oauth-install [-- seconds]
 import { join } from "node:path";
-import { createServerKit } from "../examples/node-http/server-kit.ts";
+import { createServerKit } from "../server/server-kit.ts";
 import { silentLogger } from "../src/index.ts";
 import { alternate, load, report, startServerProcess, stopServerProcess } from "./support.ts";
 import { temporaryDirectory } from "../test/support/temp-dir.ts";

@@ -15,7 +15,7 @@ import schedule from "node-schedule";
 import { memoryObjectStorage } from "../adapters/object-storage/memory/index.ts";
 import { nodeScheduleScheduler } from "../adapters/scheduler/node-schedule/index.ts";
 import { sqliteStorage } from "../adapters/storage/sqlite/index.ts";
-import { serverPlugins } from "../examples/node-http/server-kit.ts";
+import { serverPlugins } from "../server/server-kit.ts";
 import { createReachkit, silentLogger, type JobRecord, type OutboundSms, type Reachkit, type SmsSender } from "../src/index.ts";
 
 const SECRET = "bench-secret-bench-secret-bench-secret-0";

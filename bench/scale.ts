@@ -1,4 +1,4 @@
-// Scale-out: the self-hosted server (examples/node-http/main.ts, job runner on, as deployed) with one, two and
+// Scale-out: the self-hosted server (server/main.ts, job runner on, as deployed) with one, two and
 // three processes on one PostgreSQL database, beside the single SQLite process, measured in the same run:
 //   1. eligibility reads per second (GET /v1/subscriptions?phone=, 1,000 different phones of 20,000 stored),
 //   2. opt-ins accepted per second (POST /v1/subscriptions, 202, new phones, rate limits lifted).
@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import autocannon from "autocannon";
-import { createServerKit } from "../examples/node-http/server-kit.ts";
+import { createServerKit } from "../server/server-kit.ts";
 import { silentLogger } from "../src/index.ts";
 import { startPostgres } from "../test/support/postgres.ts";
 import { seedSubscribers } from "./seed.ts";
@@ -33,7 +33,7 @@ function freePort(): Promise<number> {
 
 async function startProcess(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "../examples/node-http/main.ts")], {
+  const child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "../server/main.ts")], {
     env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: "warn", NODE_ENV: "production" },
     stdio: ["ignore", "ignore", "inherit"],
   });

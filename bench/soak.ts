@@ -1,4 +1,4 @@
-// Sustained load on the real self-hosted server (examples/node-http/main.ts, its own process, SQLite in a
+// Sustained load on the real self-hosted server (server/main.ts, its own process, SQLite in a
 // temporary data directory), on loopback: a mixed workload of eligibility reads, opt-ins, transactional
 // messages, GraphQL queries and catalog uploads, from several companies at once, for SOAK_SECONDS (60).
 // Reports requests, answers by status, p50/p99 latency, and the server's RSS after a warm-up
@@ -9,7 +9,7 @@ import { once } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { createServerKit } from "../examples/node-http/server-kit.ts";
+import { createServerKit } from "../server/server-kit.ts";
 import { silentLogger } from "../src/index.ts";
 import { productLine, random } from "./catalog-file.ts";
 import { seedSubscribers } from "./seed.ts";
@@ -52,7 +52,7 @@ for (let index = 0; index < COMPANIES; index++) {
 await setup.stop();
 
 const port = await freePort();
-const server = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "../examples/node-http/main.ts")], {
+const server = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "../server/main.ts")], {
   env: {
     ...process.env,
     PORT: String(port),

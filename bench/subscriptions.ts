@@ -6,7 +6,7 @@
 // Usage: npm run bench:subscriptions [-- seconds]
 import { join } from "node:path";
 import autocannon from "autocannon";
-import { createServerKit } from "../examples/node-http/server-kit.ts";
+import { createServerKit } from "../server/server-kit.ts";
 import { silentLogger } from "../src/index.ts";
 import { seedSubscribers } from "./seed.ts";
 import { alternate, report, startServerProcess, stopServerProcess, type LoadResult } from "./support.ts";

@@ -2,7 +2,7 @@
 // Once listening it prints its peak RSS so far ("IDLE {...}": start-up, before any upload); on SIGTERM its
 // peak RSS ("STATS {...}"): the benchmark's memory figure for the processing process.
 import { nodeHttpServer } from "../../adapters/http/node/index.ts";
-import { createServerKit } from "../../examples/node-http/server-kit.ts";
+import { createServerKit } from "../../server/server-kit.ts";
 import { jsonLogger } from "../../src/index.ts";
 
 const kit = createServerKit({

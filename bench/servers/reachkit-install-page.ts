@@ -1,6 +1,6 @@
 // The self-hosted kit on SQLite serving the OAuth consent page (a signed-in GET of the install URL).
 import { nodeHttpServer } from "../../adapters/http/node/index.ts";
-import { createServerKit } from "../../examples/node-http/server-kit.ts";
+import { createServerKit } from "../../server/server-kit.ts";
 import { jsonLogger } from "../../src/index.ts";
 
 const kit = createServerKit({

@@ -8,7 +8,7 @@ import Fastify from "fastify";
 import { expressRouter } from "../../adapters/http/express/index.ts";
 import { fastifyPlugin } from "../../adapters/http/fastify/index.ts";
 import { nodeHttpServer } from "../../adapters/http/node/index.ts";
-import { createServerKit } from "../../examples/node-http/server-kit.ts";
+import { createServerKit } from "../../server/server-kit.ts";
 import { jsonLogger } from "../../src/index.ts";
 
 const kit = createServerKit({

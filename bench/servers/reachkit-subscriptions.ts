@@ -2,7 +2,7 @@
 // The job runner is off unless BENCH_RUN_JOBS=1: the benchmark measures what a request does, like its baseline.
 import "./cpu-probe.ts";
 import { nodeHttpServer } from "../../adapters/http/node/index.ts";
-import { createServerKit } from "../../examples/node-http/server-kit.ts";
+import { createServerKit } from "../../server/server-kit.ts";
 import { jsonLogger } from "../../src/index.ts";
 
 const kit = createServerKit({

@@ -1,5 +1,5 @@
-import { configFromEnv } from "../node-http/config.ts";
-import { closeOnSignals } from "../shared/embedded.ts";
+import { configFromEnv } from "../../server/config.ts";
+import { closeOnSignals } from "../../server/signals.ts";
 import { startExpressExample } from "./server.ts";
 
 /** `npm run example:express`: the shop on PORT (default 3001), reachkit under /reachkit, data in ./data/express. */

@@ -1,5 +1,5 @@
 import type { AddressInfo } from "node:net";
-import type { ServerConfig } from "../node-http/config.ts";
+import type { ServerConfig } from "../../server/config.ts";
 import { printToStdout, startEmbedded, type RunningExample } from "../shared/embedded.ts";
 import { shopApp } from "./shop-app.ts";
 

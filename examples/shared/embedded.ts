@@ -1,8 +1,8 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { jsonLogger, type Reachkit } from "../../src/index.ts";
-import type { ServerConfig } from "../node-http/config.ts";
-import { startServerKit } from "../node-http/server-kit.ts";
+import type { ServerConfig } from "../../server/config.ts";
+import { startServerKit } from "../../server/server-kit.ts";
 
 /** Where the examples mount reachkit inside the host app: clients use `http://host:port/reachkit` as their base URL. */
 export const REACHKIT_PREFIX = "/reachkit";
@@ -58,18 +58,6 @@ export async function listenNode(server: Server, port: number): Promise<Listener
     port: (server.address() as AddressInfo).port,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
-}
-
-/** SIGTERM and SIGINT close gracefully, then exit. */
-export function closeOnSignals(close: () => Promise<void>): void {
-  for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    process.once(signal, () => {
-      close().then(
-        () => process.exit(0),
-        () => process.exit(1),
-      );
-    });
-  }
 }
 
 export const printToStdout = (text: string): void => void process.stdout.write(text);

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, it } from "node:test";
-import { serverPlugins } from "../../examples/node-http/server-kit.ts";
+import { serverPlugins } from "../../server/server-kit.ts";
 import { cliCommands } from "../../src/index.ts";
 import { cli, newDataDir, whoAmI } from "../support/cli.ts";
 import { TEST_SECRET, type Json } from "../support/test-kit.ts";
@@ -107,7 +107,7 @@ describe("reachkit CLI", () => {
 
   it("runs as the reachkit bin", async () => {
     const dataDir = newDataDir();
-    const { stdout } = await promisify(execFile)(process.execPath, ["examples/node-http/bin.js", "init", "--data-dir", dataDir, "--json"], {
+    const { stdout } = await promisify(execFile)(process.execPath, ["server/bin.js", "init", "--data-dir", dataDir, "--json"], {
       env: { ...process.env, REACHKIT_SECRET: TEST_SECRET },
     });
     const output = JSON.parse(stdout);

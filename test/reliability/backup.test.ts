@@ -4,7 +4,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { it } from "node:test";
 import { promisify } from "node:util";
-import { backupCommand, restoreCommand } from "../../examples/node-http/backup.ts";
+import { backupCommand, restoreCommand } from "../../server/backup.ts";
 import { runCli } from "../../src/index.ts";
 import { openServerKit } from "../support/cli.ts";
 import { CrashableServer, sleep } from "./support.ts";
@@ -15,7 +15,7 @@ const run = promisify(execFile);
 /** The `reachkit` command, as an operator runs it beside the server (a process of its own). */
 async function reachkitBin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ["examples/node-http/bin.js", ...args]);
+    const { stdout, stderr } = await run(process.execPath, ["server/bin.js", ...args]);
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };

@@ -4,7 +4,7 @@ import { startExampleProcess, type ExampleProcess } from "../support/example-pro
 import { TEST_SECRET, type Json } from "../support/test-kit.ts";
 import { temporaryDirectory } from "../support/temp-dir.ts";
 
-const SERVER_ENTRY = "examples/node-http/main.ts";
+const SERVER_ENTRY = "server/main.ts";
 
 /** One text as the server's file SMS adapter logged it. */
 export interface LoggedSms {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { it } from "node:test";
 import { DateTime } from "luxon";
 import pg from "pg";
-import { createServerKit } from "../../examples/node-http/server-kit.ts";
+import { createServerKit } from "../../server/server-kit.ts";
 import { silentLogger } from "../../src/index.ts";
 import { startExampleProcess, type ExampleProcess } from "../support/example-process.ts";
 import { startPostgres } from "../support/postgres.ts";
@@ -78,7 +78,7 @@ it("three server processes on one PostgreSQL database process every opt-in and r
       REACHKIT_JOB_POLL_MS: "250",
       REACHKIT_JOB_CONCURRENCY: String(JOB_CONCURRENCY),
     };
-    servers.push(...(await Promise.all([0, 1, 2].map(() => startExampleProcess("examples/node-http/main.ts", { ...env, REACHKIT_DATA_DIR: newDataDir() })))));
+    servers.push(...(await Promise.all([0, 1, 2].map(() => startExampleProcess("server/main.ts", { ...env, REACHKIT_DATA_DIR: newDataDir() })))));
     const sent = () => servers.flatMap((server) => server.logs.filter((line) => line.sms !== undefined).map((line) => line.sms as Sent));
 
     const optIn = (server: ExampleProcess, i: number) =>

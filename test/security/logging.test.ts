@@ -5,7 +5,7 @@ import { memoryObjectStorage } from "../../adapters/object-storage/memory/index.
 import { manualScheduler } from "../../adapters/scheduler/manual/index.ts";
 import { memorySms } from "../../adapters/sms/memory/index.ts";
 import { memoryStorage } from "../../adapters/storage/memory/index.ts";
-import { serverPlugins } from "../../examples/node-http/server-kit.ts";
+import { serverPlugins } from "../../server/server-kit.ts";
 import { oauthPlugin } from "../../plugins/oauth/index.ts";
 import { createReachkit, jsonLogger, redactLogText, SmsSendError, type LogLevel } from "../../src/index.ts";
 import { fastPasswords, InstallClient, REDIRECT_URI } from "../support/oauth.ts";

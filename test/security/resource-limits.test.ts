@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { configFromEnv } from "../../examples/node-http/config.ts";
-import { serverPlugins } from "../../examples/node-http/server-kit.ts";
-import { startServer, type RunningServer } from "../../examples/node-http/server.ts";
+import { configFromEnv } from "../../server/config.ts";
+import { serverPlugins } from "../../server/server-kit.ts";
+import { startServer, type RunningServer } from "../../server/server.ts";
 import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_RATE_LIMITS, type AnyRoute } from "../../src/index.ts";
 import { startTestKit, TEST_SECRET, type Json, type TestKit } from "../support/test-kit.ts";
 import { routeKey } from "./support/route-examples.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { serverPlugins } from "../../examples/node-http/server-kit.ts";
+import { serverPlugins } from "../../server/server-kit.ts";
 import { startTestKit } from "../support/test-kit.ts";
 import { ROUTE_EXAMPLES, routeKey } from "./support/route-examples.ts";
 

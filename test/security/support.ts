@@ -1,4 +1,4 @@
-import { serverPlugins } from "../../examples/node-http/server-kit.ts";
+import { serverPlugins } from "../../server/server-kit.ts";
 import { oauthPlugin } from "../../plugins/oauth/index.ts";
 import type { AnyRoute, InjectResponse, Scope } from "../../src/index.ts";
 import { fastPasswords } from "../support/oauth.ts";

@@ -1,4 +1,4 @@
-import { createServerKit, serverPlugins } from "../../examples/node-http/server-kit.ts";
+import { createServerKit, serverPlugins } from "../../server/server-kit.ts";
 import { cliCommands, runCli, silentLogger, type Reachkit } from "../../src/index.ts";
 import { TEST_SECRET, type Json } from "./test-kit.ts";
 import { temporaryDirectory } from "./temp-dir.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { configFromEnv, type ServerConfig } from "../../examples/node-http/config.ts";
+import { configFromEnv, type ServerConfig } from "../../server/config.ts";
 import type { RunningExample } from "../../examples/shared/embedded.ts";
 import { startExampleProcess } from "./example-process.ts";
 import { TEST_SECRET } from "./test-kit.ts";

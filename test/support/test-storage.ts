@@ -6,7 +6,7 @@ import { memorySms } from "../../adapters/sms/memory/index.ts";
 import { memoryStorage } from "../../adapters/storage/memory/index.ts";
 import { postgresStorage } from "../../adapters/storage/postgres/index.ts";
 import { LEDGER_TABLE } from "../../adapters/storage/postgres/schema.ts";
-import { serverPlugins } from "../../examples/node-http/server-kit.ts";
+import { serverPlugins } from "../../server/server-kit.ts";
 import { createReachkit, silentLogger, type Storage } from "../../src/index.ts";
 import { createDatabase, startPostgres } from "./postgres.ts";
 import { wrapStorage } from "./storage-wrappers.ts";

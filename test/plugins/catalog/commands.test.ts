@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
-import { createServerKit } from "../../../examples/node-http/server-kit.ts";
+import { createServerKit } from "../../../server/server-kit.ts";
 import { silentLogger } from "../../../src/index.ts";
 import { cli, newDataDir } from "../../support/cli.ts";
 import { TEST_SECRET, type Json } from "../../support/test-kit.ts";

@@ -6,7 +6,7 @@ import { memoryObjectStorage } from "../../../adapters/object-storage/memory/ind
 import { manualScheduler } from "../../../adapters/scheduler/manual/index.ts";
 import { memorySms } from "../../../adapters/sms/memory/index.ts";
 import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
-import { serverPlugins } from "../../../examples/node-http/server-kit.ts";
+import { serverPlugins } from "../../../server/server-kit.ts";
 import { createReachkit, silentLogger } from "../../../src/index.ts";
 import { cli, newDataDir } from "../../support/cli.ts";
 import { TEST_SECRET, type Json } from "../../support/test-kit.ts";

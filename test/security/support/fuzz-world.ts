@@ -4,7 +4,7 @@ import { manualScheduler } from "../../../adapters/scheduler/manual/index.ts";
 import { memorySms } from "../../../adapters/sms/memory/index.ts";
 import { memoryStorage } from "../../../adapters/storage/memory/index.ts";
 import { oauthPlugin } from "../../../plugins/oauth/index.ts";
-import { serverPlugins } from "../../../examples/node-http/server-kit.ts";
+import { serverPlugins } from "../../../server/server-kit.ts";
 import { createReachkit, DEFAULT_RATE_LIMITS, SCOPES, type InboundWebhookRequest, silentLogger, type InjectResponse, type LogFields, type Logger, type Reachkit } from "../../../src/index.ts";
 import { fastPasswords, hiddenFields, InstallClient, REDIRECT_URI, USER_EMAIL, USER_PASSWORD } from "../../support/oauth.ts";
 import { TEST_SECRET, type Json } from "../../support/test-kit.ts";

@@ -1,4 +1,4 @@
-import { closeOnSignals } from "../shared/embedded.ts";
+import { closeOnSignals } from "./signals.ts";
 import { configFromEnv } from "./config.ts";
 import { startServer } from "./server.ts";
 

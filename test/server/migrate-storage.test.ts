@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, it } from "node:test";
-import { migrateStorage } from "../../examples/node-http/migrate-storage.ts";
-import { createServerKit } from "../../examples/node-http/server-kit.ts";
-import { dataDirSecret } from "../../examples/node-http/config.ts";
+import { migrateStorage } from "../../server/migrate-storage.ts";
+import { createServerKit } from "../../server/server-kit.ts";
+import { dataDirSecret } from "../../server/config.ts";
 import { runCli, silentLogger, type Doc } from "../../src/index.ts";
 import { startPostgres, type PostgresCluster } from "../support/postgres.ts";
 import type { Json } from "../support/test-kit.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { configFromEnv } from "../../examples/node-http/config.ts";
-import { startServer } from "../../examples/node-http/server.ts";
+import { configFromEnv } from "../../server/config.ts";
+import { startServer } from "../../server/server.ts";
 import { startExampleProcess } from "../support/example-process.ts";
 import { TEST_SECRET, type Json } from "../support/test-kit.ts";
 import { temporaryDirectory } from "../support/temp-dir.ts";
@@ -78,7 +78,7 @@ describe("self-hosted server", () => {
   });
 
   it("starts with npm start's entry point, logs JSON with trace ids, and stops gracefully on SIGTERM", async () => {
-    const server = await startExampleProcess("examples/node-http/main.ts", { REACHKIT_DATA_DIR: newDataDir(), REACHKIT_SECRET: TEST_SECRET });
+    const server = await startExampleProcess("server/main.ts", { REACHKIT_DATA_DIR: newDataDir(), REACHKIT_SECRET: TEST_SECRET });
     const me = await fetch(`http://127.0.0.1:${server.port}/v1/me`, { headers: { authorization: `Bearer ${server.apiKey}` } });
     assert.equal(me.status, 200);
     const traceId = me.headers.get("x-trace-id");

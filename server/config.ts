@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { DEFAULT_SERVER_LIMITS, resolveServerLimits, type ServerLimits } from "../../adapters/http/node/index.ts";
-import { DEFAULT_JOB_SETTINGS, DEFAULT_MESSAGING_SETTINGS, isLogLevel, type LogLevel } from "../../src/index.ts";
+import { DEFAULT_SERVER_LIMITS, resolveServerLimits, type ServerLimits } from "../adapters/http/node/index.ts";
+import { DEFAULT_JOB_SETTINGS, DEFAULT_MESSAGING_SETTINGS, isLogLevel, type LogLevel } from "../src/index.ts";
 
 /** The self-hosted server's settings, from the environment (see the README's configuration table). */
 export interface ServerConfig {

@@ -27,7 +27,7 @@ function packagesLoadedBy(entry: string): Set<string> {
 
 describe("what the self-hosted server loads at start-up", () => {
   it("leaves libphonenumber-js (about 9 MB) until the first phone number is read", () => {
-    const packages = packagesLoadedBy("examples/node-http/server-kit.ts");
+    const packages = packagesLoadedBy("server/server-kit.ts");
     assert.ok(packages.has("better-sqlite3") && packages.has("valibot"), [...packages].join(", "));
     assert.equal(packages.has("libphonenumber-js"), false);
     // Loaded on demand, with its full metadata (a region found from the number itself).

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import Database from "better-sqlite3";
-import { CliUsageError, formatTable, requiredOption, silentLogger, type CliCommand, type Doc, type Reachkit } from "../../src/index.ts";
+import { CliUsageError, formatTable, requiredOption, silentLogger, type CliCommand, type Doc, type Reachkit } from "../src/index.ts";
 import { dataDirSecret } from "./config.ts";
 import { createServerKit } from "./server-kit.ts";
 

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import Database from "better-sqlite3";
-import { CliUsageError, requiredOption, type CliCommand } from "../../src/index.ts";
+import { CliUsageError, requiredOption, type CliCommand } from "../src/index.ts";
 import { dataDirHolder } from "./data-dir-lock.ts";
 
 /** The reachkit storage's own table: a database without it is not a reachkit database. */

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import type { Server } from "node:http";
-import { createLimitedServer, nodeHandler } from "../../adapters/http/node/index.ts";
-import { jsonLogger, type Reachkit } from "../../src/index.ts";
+import { createLimitedServer, nodeHandler } from "../adapters/http/node/index.ts";
+import { jsonLogger, type Reachkit } from "../src/index.ts";
 import type { ServerConfig } from "./config.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
 import { startServerKit } from "./server-kit.ts";

@@ -1,4 +1,4 @@
-import { cliCommands, CliUsageError, runCli, silentLogger, stringOption, type CliCommand } from "../../src/index.ts";
+import { cliCommands, CliUsageError, runCli, silentLogger, stringOption, type CliCommand } from "../src/index.ts";
 import { backupCommand, restoreCommand } from "./backup.ts";
 import { configFromEnv, dataDirSecret } from "./config.ts";
 import { migrateStorage } from "./migrate-storage.ts";

@@ -1,20 +1,20 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { fsObjectStorage } from "../../adapters/object-storage/fs/index.ts";
-import { consoleSms } from "../../adapters/sms/console/index.ts";
-import { fileSms } from "../../adapters/sms/file/index.ts";
-import { nodeScheduleScheduler } from "../../adapters/scheduler/node-schedule/index.ts";
-import { postgresStorage } from "../../adapters/storage/postgres/index.ts";
-import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
-import { accountsPlugin } from "../../plugins/accounts/index.ts";
-import { appointmentsPlugin } from "../../plugins/appointments/index.ts";
-import { catalogPlugin } from "../../plugins/catalog/index.ts";
-import { graphqlPlugin } from "../../plugins/graphql/index.ts";
-import { legacyPlugin } from "../../plugins/legacy/index.ts";
-import { oauthPlugin } from "../../plugins/oauth/index.ts";
-import { privacyPlugin } from "../../plugins/privacy/index.ts";
-import { subscriptionsPlugin } from "../../plugins/subscriptions/index.ts";
-import { createReachkit, formatFields, type Logger, type Reachkit, type ReachkitConfigInput, type ReachkitPlugin, type StartOptions } from "../../src/index.ts";
+import { fsObjectStorage } from "../adapters/object-storage/fs/index.ts";
+import { consoleSms } from "../adapters/sms/console/index.ts";
+import { fileSms } from "../adapters/sms/file/index.ts";
+import { nodeScheduleScheduler } from "../adapters/scheduler/node-schedule/index.ts";
+import { postgresStorage } from "../adapters/storage/postgres/index.ts";
+import { sqliteStorage } from "../adapters/storage/sqlite/index.ts";
+import { accountsPlugin } from "../plugins/accounts/index.ts";
+import { appointmentsPlugin } from "../plugins/appointments/index.ts";
+import { catalogPlugin } from "../plugins/catalog/index.ts";
+import { graphqlPlugin } from "../plugins/graphql/index.ts";
+import { legacyPlugin } from "../plugins/legacy/index.ts";
+import { oauthPlugin } from "../plugins/oauth/index.ts";
+import { privacyPlugin } from "../plugins/privacy/index.ts";
+import { subscriptionsPlugin } from "../plugins/subscriptions/index.ts";
+import { createReachkit, formatFields, type Logger, type Reachkit, type ReachkitConfigInput, type ReachkitPlugin, type StartOptions } from "../src/index.ts";
 
 /**
  * The self-hosted server's SQLite page cache: 4 MiB, not better-sqlite3's
