@@ -1,5 +1,6 @@
 export {
   subscriptionsPlugin,
+  DEFAULT_REPEAT_TEXT_WINDOW_MS,
   SIGN_UP_UNITS_SERVICE,
   SUBSCRIPTIONS_SERVICE,
   type SubscriptionsApi,

@@ -81,6 +81,8 @@ export class OptIns {
     private readonly jobs: Jobs,
     private readonly notices: Notices,
     private readonly events: EventBus,
+    /** A repeated opt-in is answered by text at most once per phone and kind within this window. */
+    private readonly repeatTextWindowMs: number,
   ) {}
 
   async accept(companyId: string, request: OptInRequest, options: OptInOptions = {}): Promise<OptInAccepted> {
@@ -155,15 +157,30 @@ export class OptIns {
     if (todo.length === 0) return; // an earlier run of this job did it all
     const owners = await this.#owners(job, now);
     for (const channel of todo) {
-      const notice = await this.#optIn(job, channel, owners[channel]!, changeId(channel), now, events);
+      const { notice, repeated } = await this.#optIn(job, channel, owners[channel]!, changeId(channel), now, events);
       if (channel === "TEXT") {
-        await this.notices.send({ companyId: job.companyId, to: job.user.phone!, kind: notice, locale: noticeLocale(job.locale), idempotencyKey: changeId(channel) });
+        await this.notices.send({
+          companyId: job.companyId,
+          to: job.user.phone!,
+          kind: notice,
+          locale: noticeLocale(job.locale),
+          idempotencyKey: changeId(channel),
+          // The attempt is recorded and answered (interface 4.4 rule 3), but a burst of them sends one text.
+          ...(repeated ? { onePerKindWithinMs: this.repeatTextWindowMs } : {}),
+        });
       }
     }
   }
 
-  /** Applies one channel's opt-in; returns the notice it calls for (sent for TEXT only). */
-  async #optIn(job: OptInJob, channel: SubscriptionChannel, owner: Subscriber, changeId: string, now: number, events: PendingEvent[]): Promise<NoticeKind> {
+  /** Applies one channel's opt-in; returns the notice it calls for (sent for TEXT only), and whether it repeats an earlier one. */
+  async #optIn(
+    job: OptInJob,
+    channel: SubscriptionChannel,
+    owner: Subscriber,
+    changeId: string,
+    now: number,
+    events: PendingEvent[],
+  ): Promise<{ notice: NoticeKind; repeated: boolean }> {
     const address = addressOf(job.user, channel);
     const existing = await this.store.subscription(job.companyId, channel, address, job.type);
     const change = {
@@ -183,7 +200,7 @@ export class OptIns {
         { ...change, action: "opt_in", to: target },
       );
       events.push(subscriptionEvent("subscription.created", created, undefined, now));
-      return firstNotice;
+      return { notice: firstNotice, repeated: false };
     }
     if (existing.state === "unsubscribed") {
       const renewed = await this.store.change(
@@ -192,16 +209,16 @@ export class OptIns {
         { subscribedAt: now, signUpUnitId: job.signUpUnitId, subscriberId: owner.id },
       );
       events.push(subscriptionEvent("subscription.created", renewed, "unsubscribed", now));
-      return firstNotice;
+      return { notice: firstNotice, repeated: false };
     }
     if (existing.state === "pending" && target === "active") {
       const confirmed = await this.store.change(existing, { ...change, action: "confirmed", to: "active" }, { signUpUnitId: job.signUpUnitId });
       events.push(subscriptionEvent("subscription.confirmed", confirmed, "pending", now));
-      return welcomeKind(job.type);
+      return { notice: welcomeKind(job.type), repeated: false };
     }
     await this.store.change(existing, { ...change, action: "opt_in_repeated" });
     // Still waiting for the Y: ask again rather than claim they are subscribed.
-    return existing.state === "pending" ? confirmRequestKind(job.type) : "already_subscribed";
+    return { notice: existing.state === "pending" ? confirmRequestKind(job.type) : "already_subscribed", repeated: true };
   }
 
   async #signUpUnit(companyId: string, body: ValidOptInRequest): Promise<SignUpUnit> {

@@ -26,7 +26,16 @@ export const SUBSCRIPTIONS_SERVICE = defineToken<SubscriptionsService>("Subscrip
 export interface SubscriptionsPluginOptions {
   /** Picks the sender number of a new company (default: a fictitious +1555 number; change it with `reachkit sender-number set`). */
   allocateSenderNumber?: () => string;
+  /**
+   * A repeated opt-in (or unsubscribe) is recorded and answered by text, but at most one such text goes
+   * to a phone per kind (a "Reply Y" request, "already subscribed", "already unsubscribed") within this
+   * window; later attempts in it are recorded only, their text kept in the outbox as suppressed. Default
+   * 10 minutes; 0 answers every attempt.
+   */
+  repeatTextWindowMs?: number;
 }
+
+export const DEFAULT_REPEAT_TEXT_WINDOW_MS = 10 * 60_000;
 
 /**
  * Subscribers, subscriptions and their eligibility, double opt-in, inbound SMS
@@ -34,6 +43,10 @@ export interface SubscriptionsPluginOptions {
  * /v1/subscriptions`, `POST /v1/subscriptions/unsubscribe`, `POST /sms/inbound`.
  */
 export function subscriptionsPlugin(options: SubscriptionsPluginOptions = {}) {
+  const repeatTextWindowMs = options.repeatTextWindowMs ?? DEFAULT_REPEAT_TEXT_WINDOW_MS;
+  if (!Number.isSafeInteger(repeatTextWindowMs) || repeatTextWindowMs < 0) {
+    throw new RangeError(`subscriptionsPlugin: repeatTextWindowMs must be a whole number of milliseconds, at least 0, got ${String(repeatTextWindowMs)}`);
+  }
   return definePlugin({
     name: "subscriptions",
     requires: [ACCOUNTS],
@@ -65,6 +78,7 @@ export function subscriptionsPlugin(options: SubscriptionsPluginOptions = {}) {
             signUpUnits: c.resolve(SIGN_UP_UNITS_SERVICE),
             secret,
             allocateSenderNumber: options.allocateSenderNumber ?? fictitiousSenderNumber,
+            repeatTextWindowMs,
           }),
       });
     },

@@ -38,6 +38,8 @@ export interface SubscriptionsServiceParts {
   secret: string;
   /** Picks a sender number for a new company. */
   allocateSenderNumber: () => string;
+  /** A repeated opt-in or unsubscribe is answered by text at most once per phone and kind within this window. */
+  repeatTextWindowMs: number;
 }
 
 /** A company's sender number and the webhook path its SMS provider calls, as `reachkit init` prints them. */
@@ -73,8 +75,8 @@ export class SubscriptionsService {
     this.templates = new NoticeTemplates(storage, clock);
     this.#store = new SubscriptionStore(storage);
     const notices = new Notices(this.templates, parts.outbox, parts.accounts);
-    this.#optIns = new OptIns(storage, clock, this.#store, parts.signUpUnits, jobs, notices, events);
-    this.#unsubscribes = new Unsubscribes(storage, clock, this.#store, jobs, notices, events);
+    this.#optIns = new OptIns(storage, clock, this.#store, parts.signUpUnits, jobs, notices, events, parts.repeatTextWindowMs);
+    this.#unsubscribes = new Unsubscribes(storage, clock, this.#store, jobs, notices, events, parts.repeatTextWindowMs);
     this.#inbound = new InboundTexts(storage, clock, this.#store, notices, events);
   }
 

@@ -60,6 +60,8 @@ export class Unsubscribes {
     private readonly jobs: Jobs,
     private readonly notices: Notices,
     private readonly events: EventBus,
+    /** A repeated unsubscribe is answered by text at most once per phone and kind within this window. */
+    private readonly repeatTextWindowMs: number,
   ) {}
 
   async accept(companyId: string, request: UnsubscribeRequest, options: UnsubscribeOptions = {}): Promise<UnsubscribeAccepted> {
@@ -147,6 +149,8 @@ export class Unsubscribes {
         kind: textNewly ? "unsubscribed" : "already_unsubscribed",
         locale: noticeLocale(job.notification.language ?? subscriber?.locale),
         idempotencyKey: `${job.requestId}:TEXT`,
+        // The attempt is recorded and answered (interface 4.6 rule 4), but a burst of them sends one text.
+        ...(textNewly ? {} : { onePerKindWithinMs: this.repeatTextWindowMs }),
       });
     }
   }

@@ -40,6 +40,12 @@ export interface OutboundMessage {
   idempotencyKey?: string;
   /** Suppress (status `suppressed`) if the same body went to the same number within the duplicate window. */
   suppressDuplicates?: boolean;
+  /**
+   * Suppress (status `suppressed`) if a message of the same `kind` went, or is queued to go, to the same
+   * number within this many milliseconds: answers to a request repeated in a burst go out once. 0 or
+   * absent: no such limit.
+   */
+  onePerKindWithinMs?: number;
   tags?: Record<string, string>;
 }
 
@@ -100,8 +106,11 @@ export class Outbox {
         createdAt: now,
         updatedAt: now,
       };
-      if (message.suppressDuplicates && (await this.#isDuplicate(record))) {
+      if (message.suppressDuplicates && (await this.#sentRecently(record, this.settings.duplicateWindowMs, (other) => other.body === record.body))) {
         return this.#messages.insert({ ...record, status: "suppressed", reason: "duplicate: the same message went to this number recently" });
+      }
+      if (message.onePerKindWithinMs && (await this.#sentRecently(record, message.onePerKindWithinMs, (other) => other.kind === record.kind))) {
+        return this.#messages.insert({ ...record, status: "suppressed", reason: `repeat: a ${record.kind} text went to this number recently` });
       }
       await this.#messages.insert(record);
       await this.jobs.enqueue({ type: OUTBOX_SEND_JOB, payload: { messageId: id }, key: `outbox:${id}`, companyId: message.companyId });
@@ -181,11 +190,12 @@ export class Outbox {
     await this.#messages.update(message.id, { status: "failed", reason, updatedAt: this.clock.now() });
   }
 
-  async #isDuplicate(record: OutboxMessage): Promise<boolean> {
+  /** Whether a message like `record` (by `alike`) went, or is queued to go, to its number within the last `windowMs`. */
+  async #sentRecently(record: OutboxMessage, windowMs: number, alike: (other: OutboxMessage) => boolean): Promise<boolean> {
     const recent = await this.#messages.find({
-      where: { companyId: record.companyId, to: record.to, createdAt: { gte: record.createdAt - this.settings.duplicateWindowMs } },
+      where: { companyId: record.companyId, to: record.to, createdAt: { gte: record.createdAt - windowMs } },
     });
-    return recent.items.some((other) => other.body === record.body && (other.status === "queued" || other.status === "sent"));
+    return recent.items.some((other) => alike(other) && (other.status === "queued" || other.status === "sent"));
   }
 
   #limiter(from: string): PQueue {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { SubscriptionEvent } from "../../../plugins/subscriptions/index.ts";
+import { DEFAULT_REPEAT_TEXT_WINDOW_MS, type SubscriptionEvent } from "../../../plugins/subscriptions/index.ts";
 import { startTestKit, type Json, type TestKit } from "../../support/test-kit.ts";
 import { EMAIL, eligibilityRows, optIn, PHONE, textsTo } from "./support.ts";
 
@@ -135,10 +135,11 @@ describe("POST /v1/subscriptions", () => {
     await t.stop();
   });
 
-  it("asks again for the Y of a pending subscription, and a single opt-in of it confirms it", async () => {
+  it("asks again for the Y of a pending subscription (once the repeat window is over), and a single opt-in of it confirms it", async () => {
     const t = await startTestKit();
     await optIn(t, { user: { phone: PHONE } });
     await t.scheduler.flush();
+    await t.scheduler.advance(DEFAULT_REPEAT_TEXT_WINDOW_MS + 1);
     assert.equal(t.json(await optIn(t, { user: { phone: PHONE } })).subscriptionResponses[0].subscriptionCreationStatus, "PREVIOUSLY_CREATED");
     await t.scheduler.flush();
     assert.equal(textsTo(t, PHONE).length, 2);
