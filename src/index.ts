@@ -62,7 +62,7 @@ export { RateLimiter, DEFAULT_RATE_LIMITS, type RateDecision } from "./auth/rate
 
 export { Jobs, JOBS, DEFAULT_JOB_SETTINGS, type EnqueueOptions, type JobListOptions, type JobSettings } from "./jobs/jobs.ts";
 export { PermanentJobError, type JobRecord, type JobStatus } from "./jobs/job-record.ts";
-export type { JobHandler, JobContext, JobRunnerSettings } from "./jobs/job-runner.ts";
+export type { JobDefinition, JobHandler, JobContext, JobRunnerSettings } from "./jobs/job-runner.ts";
 
 export { EventBus, type ReachkitEvents, type EventName, type EventHandler } from "./events/event-bus.ts";
 export { jsonLogger, silentLogger, isLogLevel, redactLogText, type JsonLoggerOptions } from "./logging/json-logger.ts";

@@ -1,6 +1,6 @@
 import type { Accounts } from "../../src/auth/accounts.ts";
 import type { EventBus } from "../../src/events/event-bus.ts";
-import type { JobHandler } from "../../src/jobs/job-runner.ts";
+import type { JobDefinition, JobHandler } from "../../src/jobs/job-runner.ts";
 import type { Jobs } from "../../src/jobs/jobs.ts";
 import type { DataSubject } from "../../src/kernel/plugin.ts";
 import type { Outbox } from "../../src/messaging/outbox.ts";
@@ -10,7 +10,7 @@ import { eligibilityOf, NOT_SUBSCRIBED, type Eligibility, type SubscriptionEligi
 import { InboundTexts, type InboundResult, type InboundText } from "./inbound-texts.ts";
 import { NoticeTemplates } from "./notice-templates.ts";
 import { Notices } from "./notices.ts";
-import { OPT_IN_JOB, OptIns, type OptInAccepted, type OptInApplied, type OptInJob, type OptInOptions } from "./opt-ins.ts";
+import { OPT_IN_BATCH_SIZE, OPT_IN_JOB, OptIns, type OptInAccepted, type OptInApplied, type OptInJob, type OptInOptions } from "./opt-ins.ts";
 import type { Subscriber, Subscription, SubscriptionChange, SubscriptionKind } from "./records.ts";
 import type { OptInRequest, UnsubscribeRequest, UserRef } from "./schemas.ts";
 import { normalizeSenderNumber, SenderNumbers } from "./sender-numbers.ts";
@@ -189,9 +189,9 @@ export class SubscriptionsService {
   }
 
   /** @internal The plugin registers these as its durable job handlers. */
-  jobHandlers(): Record<typeof OPT_IN_JOB | typeof UNSUBSCRIBE_JOB, JobHandler<never>> {
+  jobHandlers(): Record<typeof OPT_IN_JOB | typeof UNSUBSCRIBE_JOB, JobHandler<never> | JobDefinition<never>> {
     return {
-      [OPT_IN_JOB]: (payload: OptInJob) => this.#optIns.process(payload),
+      [OPT_IN_JOB]: { handler: (payload: OptInJob, context) => this.#optIns.process(payload, context), batchSize: OPT_IN_BATCH_SIZE },
       [UNSUBSCRIBE_JOB]: (payload: UnsubscribeJob) => this.#unsubscribes.process(payload),
     };
   }

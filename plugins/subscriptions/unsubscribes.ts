@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto";
 import type { EventBus } from "../../src/events/event-bus.ts";
 import type { Jobs } from "../../src/jobs/jobs.ts";
+import { sortableId } from "../../src/kernel/ids.ts";
 import type { Clock } from "../../src/ports/clock.ts";
 import type { Storage } from "../../src/ports/storage.ts";
 import { noticeLocale } from "./notice-templates.ts";
@@ -89,7 +89,7 @@ export class Unsubscribes {
     if (body.user.email !== undefined) user.email = body.user.email;
     const listed = body.subscriptions && body.subscriptions.length > 0 ? uniqueKinds(body.subscriptions) : undefined;
     const targets = await this.#targets(companyId, user, listed);
-    const requestId = randomUUID();
+    const requestId = sortableId(this.clock.now());
     const payload: UnsubscribeJob = {
       requestId,
       companyId,

@@ -12,9 +12,34 @@ export interface JobContext {
   logger: Logger;
   /** Aborted when the kit stops; long handlers may stop early and be retried. */
   signal: AbortSignal;
+  /**
+   * Runs `work` once what the handler wrote is committed (domain events go
+   * here): at once, or, for a job run in a batch (`JobDefinition.batchSize`),
+   * after the batch's transaction commits, and not at all if the job's writes
+   * are undone.
+   */
+  whenCommitted(work: () => void | Promise<void>): Promise<void>;
 }
 
 export type JobHandler<P> = (payload: P, context: JobContext) => Promise<void>;
+
+/** A job type's handler, and whether its jobs run in batches. */
+export interface JobDefinition<P> {
+  handler: JobHandler<P>;
+  /**
+   * Up to this many jobs of this type, due one after the other, run one
+   * after another in one storage transaction, each marked done in it
+   * (default 1: each job alone, marked done after its handler). One commit
+   * for the batch instead of two or more per job; a job whose handler throws
+   * undoes its own writes only (a savepoint) and is retried alone. For
+   * handlers whose work is storage reads and writes: the batch holds the
+   * storage until it commits, so a handler must not wait on anything else (a
+   * network call). Batches form when the runner is alone on its storage (no
+   * `pollMs`); with other processes each job runs in a transaction of its
+   * own, with its done mark.
+   */
+  batchSize?: number;
+}
 
 export interface JobRunnerSettings {
   /** Jobs running at once in this process. */
@@ -41,7 +66,7 @@ const CLAIM_WINDOW = 4;
  * and arms the scheduler for the next due time: one alarm, never a timer per job.
  */
 export class JobRunner {
-  readonly #handlers = new Map<string, JobHandler<unknown>>();
+  readonly #types = new Map<string, Required<JobDefinition<unknown>>>();
   readonly #queue: PQueue;
   /** Claimed but not started yet: given back if the kit stops first. */
   readonly #claimed = new Map<string, JobRecord>();
@@ -66,9 +91,11 @@ export class JobRunner {
     this.#queue = new PQueue({ concurrency: settings.concurrency });
   }
 
-  register(type: string, handler: JobHandler<unknown>): void {
-    if (this.#handlers.has(type)) throw new Error(`a handler for job type "${type}" is already registered`);
-    this.#handlers.set(type, handler);
+  register(type: string, definition: JobDefinition<unknown>): void {
+    if (this.#types.has(type)) throw new Error(`a handler for job type "${type}" is already registered`);
+    const batchSize = definition.batchSize ?? 1;
+    if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new RangeError(`job type "${type}": batchSize must be a whole number of at least 1, got ${String(batchSize)}`);
+    this.#types.set(type, { handler: definition.handler, batchSize });
   }
 
   async start(requeueRunning: boolean): Promise<void> {
@@ -145,22 +172,18 @@ export class JobRunner {
       this.#backlog = true;
       return;
     }
-    const run = (job: JobRecord) => {
-      this.#claimed.set(job.id, job);
-      void this.#queue.add(() => this.#execute(job));
-    };
+    const tasks: JobRecord[][] = [];
     if (!this.#sharesStorage) {
       // Alone on its storage, the runner claims a wake's jobs in one transaction: one commit, and a failed
       // claim leaves every job queued.
-      const won: JobRecord[] = [];
-      await this.atomically(() => this.#claim(room, (job) => won.push(job)));
-      won.forEach(run);
+      await this.atomically(() => this.#claimInBatches(room, tasks));
+      tasks.forEach((task) => this.#start(task));
     } else {
       // With other processes on the database, each claim is a statement of its own and its job starts at
       // once (a failed claim leaves the jobs won before it running here). A transaction would hold the row
       // locks of its claims until it commits: the other processes' claims of the same rows would wait on
       // them, and every other storage call of theirs would wait behind their own open claim transaction.
-      await this.#claim(room, run);
+      await this.#claimShared(room, (job) => this.#start([job]));
     }
   }
 
@@ -169,28 +192,56 @@ export class JobRunner {
     return this.settings.pollMs !== undefined;
   }
 
-  async #claim(room: number, won: (job: JobRecord) => void): Promise<void> {
-    const now = this.clock.now();
-    // A running job whose lease ran out belongs to a worker that died: queue it again.
-    await this.jobs.updateWhere({ status: "running", leaseUntil: { lte: now } }, { status: "queued", leaseUntil: null, updatedAt: now });
-    const shared = this.#sharesStorage;
+  #start(task: JobRecord[]): void {
+    for (const job of task) this.#claimed.set(job.id, job);
+    const type = this.#types.get(task[0]!.type);
+    void this.#queue.add(() => (type && type.batchSize > 1 ? this.#executeBatch(type.handler, task) : this.#execute(task[0]!)));
+  }
+
+  /**
+   * Claims due jobs in order for up to `room` tasks: a job of a type with a batch size joins the task
+   * of the job before it while that one is of its type and has room, so batches are runs of consecutive
+   * jobs and every job starts after those due before it.
+   */
+  async #claimInBatches(room: number, tasks: JobRecord[][]): Promise<void> {
+    const now = await this.#requeueExpiredLeases();
+    let page = room;
+    let after: string | undefined;
+    for (;;) {
+      const due = await this.jobs.find({ where: { status: "queued", runAt: { lte: now } }, orderBy: [{ field: "runAt" }], limit: page, after });
+      for (const job of due.items) {
+        const open = tasks.at(-1);
+        const joins = open !== undefined && open[0]!.type === job.type && open.length < (this.#types.get(job.type)?.batchSize ?? 1);
+        if (!joins && tasks.length === room) {
+          this.#backlog = true;
+          return;
+        }
+        const claim = await this.#claim(job, now);
+        if (!claim) continue;
+        if (joins) open.push(claim);
+        else tasks.push([claim]);
+      }
+      if (due.nextCursor === undefined) return;
+      after = due.nextCursor;
+      // Past the first page the due jobs are filling a batch: read them a batch at a time.
+      page = Math.max(room, ...[...this.#types.values()].map((type) => type.batchSize));
+    }
+  }
+
+  async #claimShared(room: number, won: (job: JobRecord) => void): Promise<void> {
+    const now = await this.#requeueExpiredLeases();
     // With other processes on the database, every one sees the same oldest due jobs: each looks at a wider
     // window and tries it from a random starting point, so they rarely race for one row.
     const due = await this.jobs.find({
       where: { status: "queued", runAt: { lte: now } },
       orderBy: [{ field: "runAt" }],
-      limit: shared ? room * CLAIM_WINDOW : room,
+      limit: room * CLAIM_WINDOW,
     });
-    const start = shared ? Math.floor(Math.random() * due.items.length) : 0;
+    const start = Math.floor(Math.random() * due.items.length);
     let claims = 0;
     let tried = 0;
     for (; tried < due.items.length && claims < room; tried++) {
-      const job = due.items[(start + tried) % due.items.length];
-      const claim = await this.jobs.update(
-        job.id,
-        { status: "running", attempts: job.attempts + 1, leaseUntil: now + this.settings.leaseMs, updatedAt: now },
-        { where: { status: "queued", attempts: job.attempts } },
-      );
+      const claim = await this.#claim(due.items[(start + tried) % due.items.length]!, now);
       if (!claim) continue; // another worker won it
       claims++;
       won(claim);
@@ -199,6 +250,22 @@ export class JobRunner {
     // lost to other processes leave room, and the runner re-arms for the due jobs left as usual (the stall
     // of the three-process test: a runner that lost every claim of a wake waited for a job it did not have).
     if (claims === room && (due.nextCursor !== undefined || tried < due.items.length)) this.#backlog = true;
+  }
+
+  /** A running job whose lease ran out belongs to a worker that died: queue it again. Returns now. */
+  async #requeueExpiredLeases(): Promise<number> {
+    const now = this.clock.now();
+    await this.jobs.updateWhere({ status: "running", leaseUntil: { lte: now } }, { status: "queued", leaseUntil: null, updatedAt: now });
+    return now;
+  }
+
+  /** Fenced by the attempt number: undefined when another worker claimed the job first. */
+  #claim(job: JobRecord, now: number): Promise<JobRecord | undefined> {
+    return this.jobs.update(
+      job.id,
+      { status: "running", attempts: job.attempts + 1, leaseUntil: now + this.settings.leaseMs, updatedAt: now },
+      { where: { status: "queued", attempts: job.attempts } },
+    );
   }
 
   async #rearm(): Promise<void> {
@@ -223,8 +290,8 @@ export class JobRunner {
 
   async #execute(job: JobRecord): Promise<void> {
     this.#claimed.delete(job.id);
-    const logger = this.logger.child({ jobId: job.id, jobType: job.type, attempt: job.attempts });
-    const handler = this.#handlers.get(job.type);
+    const logger = this.#loggerOf(job);
+    const handler = this.#types.get(job.type)?.handler;
     if (!handler) return this.#finish(job, "dead", `no handler registered for job type "${job.type}"`, logger);
     if (job.attempts > job.maxAttempts) return this.#finish(job, "dead", "lease expired on every attempt", logger);
     const heartbeat = setInterval(() => {
@@ -234,28 +301,88 @@ export class JobRunner {
     }, Math.max(1_000, this.settings.leaseMs / 3));
     heartbeat.unref();
     try {
-      await handler(job.payload, { job, attempt: job.attempts, logger, signal: this.#abort.signal });
+      await handler(job.payload, this.#context(job, logger, async (work) => void (await work())));
       await this.#finish(job, "done", null, logger);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      if (error instanceof PermanentJobError || job.attempts >= job.maxAttempts) {
-        await this.#finish(job, "dead", message, logger);
-      } else {
-        const runAt = this.clock.now() + this.#backoff(job.attempts);
-        logger.warn("job failed; will retry", { error, runAt: new Date(runAt).toISOString() });
-        await this.jobs.update(
-          job.id,
-          { status: "queued", leaseUntil: null, lastError: message, runAt, updatedAt: this.clock.now() },
-          { where: { status: "running", attempts: job.attempts } },
-        );
-        this.notifyDue(runAt);
-      }
+      await this.#failed(job, error, logger);
     } finally {
       clearInterval(heartbeat);
-      if (this.#backlog && !this.#stopping) {
-        this.#backlog = false;
-        this.#arm(this.clock.now());
+      this.#wakeForBacklog();
+    }
+  }
+
+  /**
+   * Runs a batch in one storage transaction: each job in a savepoint of its own, marked done in it, so a
+   * job is done exactly when its writes are committed. Its lease is not renewed: the batch holds the
+   * storage until it commits, so a renewal could only land after it.
+   */
+  async #executeBatch(handler: JobHandler<unknown>, batch: readonly JobRecord[]): Promise<void> {
+    for (const job of batch) this.#claimed.delete(job.id);
+    let committed: Array<() => void | Promise<void>> = [];
+    let failures: Array<{ job: JobRecord; error: unknown }> = [];
+    try {
+      await this.atomically(async () => {
+        for (const job of batch) {
+          const logger = this.#loggerOf(job);
+          if (job.attempts > job.maxAttempts) {
+            await this.#finish(job, "dead", "lease expired on every attempt", logger);
+            continue;
+          }
+          const afterCommit: Array<() => void | Promise<void>> = [];
+          try {
+            await this.atomically(async () => {
+              await handler(job.payload, this.#context(job, logger, async (work) => void afterCommit.push(work)));
+              await this.#finish(job, "done", null, logger);
+            });
+            committed.push(...afterCommit);
+          } catch (error) {
+            failures.push({ job, error });
+          }
+        }
+      });
+    } catch (error) {
+      // The commit failed: nothing of the batch was stored, and every job of it runs again.
+      committed = [];
+      failures = batch.map((job) => ({ job, error }));
+    }
+    for (const work of committed) {
+      try {
+        await work();
+      } catch (error) {
+        this.logger.error("work after a job's commit failed", { error });
       }
+    }
+    for (const { job, error } of failures) await this.#failed(job, error, this.#loggerOf(job));
+    this.#wakeForBacklog();
+  }
+
+  #context(job: JobRecord, logger: Logger, whenCommitted: JobContext["whenCommitted"]): JobContext {
+    return { job, attempt: job.attempts, logger, signal: this.#abort.signal, whenCommitted };
+  }
+
+  #loggerOf(job: JobRecord): Logger {
+    return this.logger.child({ jobId: job.id, jobType: job.type, attempt: job.attempts });
+  }
+
+  /** A handler threw: the job is dead, or queued again after its backoff. */
+  async #failed(job: JobRecord, error: unknown, logger: Logger): Promise<void> {
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof PermanentJobError || job.attempts >= job.maxAttempts) return this.#finish(job, "dead", message, logger);
+    const runAt = this.clock.now() + this.#backoff(job.attempts);
+    logger.warn("job failed; will retry", { error, runAt: new Date(runAt).toISOString() });
+    await this.jobs.update(
+      job.id,
+      { status: "queued", leaseUntil: null, lastError: message, runAt, updatedAt: this.clock.now() },
+      { where: { status: "running", attempts: job.attempts } },
+    );
+    this.notifyDue(runAt);
+  }
+
+  /** A task ended with more jobs due than the queue had room for: wake the runner to claim them. */
+  #wakeForBacklog(): void {
+    if (this.#backlog && !this.#stopping) {
+      this.#backlog = false;
+      this.#arm(this.clock.now());
     }
   }
 

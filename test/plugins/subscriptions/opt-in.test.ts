@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { DEFAULT_REPEAT_TEXT_WINDOW_MS, type SubscriptionEvent } from "../../../plugins/subscriptions/index.ts";
+import type { JobDefinition } from "../../../src/index.ts";
 import { startTestKit, type Json, type TestKit } from "../../support/test-kit.ts";
 import { EMAIL, eligibilityRows, optIn, PHONE, textsTo } from "./support.ts";
 
@@ -176,7 +177,8 @@ describe("POST /v1/subscriptions", () => {
     await optIn(t, { user: { phone: PHONE, email: EMAIL } });
     await t.scheduler.flush();
     const [job] = await t.kit.jobs.list({ type: "subscriptions.opt-in" });
-    await t.kit.plugin("subscriptions").jobHandlers()["subscriptions.opt-in"](job!.payload as never, undefined as never);
+    const { handler } = t.kit.plugin("subscriptions").jobHandlers()["subscriptions.opt-in"] as JobDefinition<never>;
+    await handler(job!.payload as never, { whenCommitted: async (work: () => Promise<void>) => void (await work()) } as never);
     await t.scheduler.flush();
     assert.equal(textsTo(t, PHONE).length, 1);
     assert.equal((await t.kit.plugin("subscriptions").changes(t.company.companyId, { phone: PHONE, email: EMAIL })).length, 2);
