@@ -35,6 +35,7 @@ export interface SubscriptionsPluginOptions {
   repeatTextWindowMs?: number;
 }
 
+/** The default of `repeatTextWindowMs`: 10 minutes. */
 export const DEFAULT_REPEAT_TEXT_WINDOW_MS = 10 * 60_000;
 
 /**
