@@ -160,9 +160,10 @@ async function bareMessages(count: number): Promise<{ acceptSeconds: number; dis
     const found = subscription.get(principal.companyId, input.to) as string | undefined;
     if (!found || (JSON.parse(found) as { state: string }).state !== "active") throw new Error("not subscribed");
     const company = JSON.parse(companyById.get(principal.companyId) as string) as { name: string; senderNumber: string };
-    if (prefixOf.get(principal.companyId) !== undefined) throw new Error("the bench company has no prefix of its own");
+    const prefix = prefixOf.get(principal.companyId) as string | undefined;
+    const template = prefix === undefined ? "{company}: " : (JSON.parse(prefix) as { template: string }).template;
     const now = Date.now();
-    const body = `${company.name}: ${input.body}`;
+    const body = `${template.replace("{company}", company.name)}${input.body}`;
     const duplicate = (recent.all(principal.companyId, input.to, now - 300_000) as string[]).some((doc) => (JSON.parse(doc) as { body: string }).body === body);
     if (duplicate) throw new Error("duplicate");
     const id = sortableId(now);
