@@ -44,3 +44,17 @@ export class PermanentJobError extends Error {
     this.name = "PermanentJobError";
   }
 }
+
+/**
+ * Thrown by a handler that cannot do its work yet and knows when it can: the job is queued again for
+ * `runAt`, and this run does not count as an attempt (a text held back by its sender's rate).
+ */
+export class RunLaterError extends Error {
+  constructor(
+    readonly runAt: number,
+    reason: string,
+  ) {
+    super(reason);
+    this.name = "RunLaterError";
+  }
+}

@@ -3,7 +3,7 @@ import type { Clock } from "../ports/clock.ts";
 import type { Logger } from "../ports/logger.ts";
 import type { Scheduler } from "../ports/scheduler.ts";
 import type { Collection } from "../ports/storage.ts";
-import { PermanentJobError, type JobRecord } from "./job-record.ts";
+import { PermanentJobError, RunLaterError, type JobRecord } from "./job-record.ts";
 
 export interface JobContext {
   job: JobRecord;
@@ -364,8 +364,17 @@ export class JobRunner {
     return this.logger.child({ jobId: job.id, jobType: job.type, attempt: job.attempts });
   }
 
-  /** A handler threw: the job is dead, or queued again after its backoff. */
+  /** A handler threw: the job is dead, queued again after its backoff, or (RunLaterError) queued for later without using an attempt. */
   async #failed(job: JobRecord, error: unknown, logger: Logger): Promise<void> {
+    if (error instanceof RunLaterError) {
+      logger.debug("job runs later", { reason: error.message, runAt: new Date(error.runAt).toISOString() });
+      await this.jobs.update(
+        job.id,
+        { status: "queued", attempts: job.attempts - 1, leaseUntil: null, runAt: error.runAt, updatedAt: this.clock.now() },
+        { where: { status: "running", attempts: job.attempts } },
+      );
+      return this.notifyDue(error.runAt);
+    }
     const message = error instanceof Error ? error.message : String(error);
     if (error instanceof PermanentJobError || job.attempts >= job.maxAttempts) return this.#finish(job, "dead", message, logger);
     const runAt = this.clock.now() + this.#backoff(job.attempts);

@@ -2,6 +2,7 @@ import PQueue from "p-queue";
 import type { Accounts } from "../auth/accounts.ts";
 import { sortableId } from "../kernel/ids.ts";
 import { defineToken } from "../kernel/token.ts";
+import { RunLaterError } from "../jobs/job-record.ts";
 import type { JobContext } from "../jobs/job-runner.ts";
 import type { Jobs } from "../jobs/jobs.ts";
 import type { Clock } from "../ports/clock.ts";
@@ -9,6 +10,7 @@ import type { Logger } from "../ports/logger.ts";
 import { SmsSendError, type SmsSender } from "../ports/sms-sender.ts";
 import type { Collection, Storage, Where } from "../ports/storage.ts";
 import { OUTBOX_COLLECTION, type OutboxMessage } from "./outbox-record.ts";
+import { SenderSchedule } from "./sender-schedule.ts";
 
 export interface MessagingSettings {
   /** Messages per second per sender number. `Infinity` lifts the limit. */
@@ -66,6 +68,8 @@ export const OUTBOX_SEND_JOB = "reachkit.outbox.send";
 export class Outbox {
   readonly #messages: Collection<OutboxMessage>;
   readonly #limiters = new Map<string, PQueue>();
+  /** When each sender number's texts may go out (none with an infinite rate). */
+  readonly #schedules = new Map<string, SenderSchedule>();
   /** Settles when the delivery started last has handed its text to its sender's queue (or given up). */
   #lastHandOff: Promise<void> = Promise.resolve();
 
@@ -113,7 +117,8 @@ export class Outbox {
         return this.#messages.insert({ ...record, status: "suppressed", reason: `repeat: a ${record.kind} text went to this number recently` });
       }
       await this.#messages.insert(record);
-      await this.jobs.enqueue({ type: OUTBOX_SEND_JOB, payload: { messageId: id }, key: `outbox:${id}`, companyId: message.companyId });
+      const runAt = this.#schedule(record.from)?.reserve(now) ?? now;
+      await this.jobs.enqueue({ type: OUTBOX_SEND_JOB, payload: { messageId: id }, key: `outbox:${id}`, companyId: message.companyId, runAt });
       return record;
     });
   }
@@ -160,9 +165,12 @@ export class Outbox {
     if (!message || message.status !== "queued") return; // already handled by an earlier run
     const sender = this.sms();
     if (!sender) return this.#fail(message, "no SmsSender adapter is configured");
+    await turn.previous;
+    // Decided in turn: a text held back sends every later one of its sender behind it (SenderSchedule).
+    const later = this.#schedule(message.from)?.holdBack(this.clock.now(), context.job.runAt);
+    if (later !== undefined) throw new RunLaterError(later, `the sender ${message.from} sends ${this.settings.ratePerSecond} texts a second`);
     await this.#messages.update(message.id, { attempts: message.attempts + 1, updatedAt: this.clock.now() });
     try {
-      await turn.previous;
       const sending = this.#limiter(message.from).add(() =>
         sender.send({
           from: message.from,
@@ -196,6 +204,13 @@ export class Outbox {
       where: { companyId: record.companyId, to: record.to, createdAt: { gte: record.createdAt - windowMs } },
     });
     return recent.items.some((other) => alike(other) && (other.status === "queued" || other.status === "sent"));
+  }
+
+  #schedule(from: string): SenderSchedule | undefined {
+    if (!Number.isFinite(this.settings.ratePerSecond)) return undefined;
+    let schedule = this.#schedules.get(from);
+    if (!schedule) this.#schedules.set(from, (schedule = new SenderSchedule(this.settings.ratePerSecond)));
+    return schedule;
   }
 
   #limiter(from: string): PQueue {
