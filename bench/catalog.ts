@@ -2,27 +2,39 @@
 // streaming validation and save) beside a bare readline + JSON.parse + better-sqlite3 insert loop on
 // the same file, in the same run. Usage: npm run bench:catalog [-- lines...] (default 100000 1000000);
 // BENCH_ROUNDS sets the rounds per size (default 3 up to 200,000 lines, else 1).
+// `npm run bench:catalog -- degenerate [MB]` measures instead files of blank or invalid lines beside a file of
+// products of the same size (default 20 MB): time, and peak memory over the server's idle peak.
 import { execFile } from "node:child_process";
 import { createReadStream, mkdtempSync, rmSync, statSync } from "node:fs";
 import { request } from "node:http";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { promisify } from "node:util";
 import { createServerKit } from "../server/server-kit.ts";
 import { silentLogger } from "../src/index.ts";
-import { writeCatalogFile } from "./catalog-file.ts";
+import { DEGENERATE_FILES, writeCatalogFile, writeDegenerateFile } from "./catalog-file.ts";
 import { report, selfHostedNodeFlags, startServerProcess, stopServerProcess } from "./support.ts";
 
-const sizes = process.argv.slice(2).map(Number);
-const lineCounts = sizes.length > 0 ? sizes : [100_000, 1_000_000];
 const secret = "bench-secret-bench-secret-bench-secret-0";
 const MB = 1024 * 1024;
+/** The mean length of writeCatalogFile's lines. */
+const PRODUCT_LINE_BYTES = 1_326;
 
 interface Run {
   productsPerSecond: number;
   seconds: number;
   peakRssMB: number;
+}
+
+/** One upload as the server ended it. */
+interface UploadOutcome {
+  status: string;
+  productsProcessed: number;
+  errorCounts: Record<string, number>;
+  /** From the PUT's answer to the upload's last update (its end). */
+  seconds: number;
+  uploadSeconds: number;
 }
 
 /** The bare loop, in its own process, on a fresh database. */
@@ -39,9 +51,11 @@ async function baseline(file: string): Promise<Run> {
   }
 }
 
-/** The self-hosted server in its own process: create an upload, PUT the file, wait for completed; twice (a first save, then the same file again). */
-/** peakRssMB covers both uploads; idleRssMB is the server's peak before the first one (start-up). */
-async function reachkit(file: string, lines: number): Promise<Run & { uploadSeconds: number; idleRssMB: number; resave: Run }> {
+/**
+ * The self-hosted server in its own process, on a fresh data directory with one company: `work` uploads files
+ * to it. peakRssMB is the server's peak over the whole run; idleRssMB its peak before the first upload (start-up).
+ */
+async function withServer<T>(work: (upload: (file: string) => Promise<UploadOutcome>) => Promise<T>): Promise<{ result: T; peakRssMB: number; idleRssMB: number }> {
   const dataDir = mkdtempSync(join(tmpdir(), "reachkit-bench-catalog-"));
   try {
     const setup = createServerKit({ dataDir, publicUrl: "http://127.0.0.1", secret, logger: silentLogger() });
@@ -69,21 +83,28 @@ async function reachkit(file: string, lines: number): Promise<Run & { uploadSeco
         if (match) resolve(JSON.parse(match[1]!) as { maxRssBytes: number });
       });
     });
-    const idleRssMB = Math.round(idle.maxRssBytes / MB);
     const base = `http://127.0.0.1:${port}`;
-    const first = await uploadOnce(base, headers, file, lines);
-    const second = await uploadOnce(base, headers, file, lines);
+    const result = await work((file) => uploadOnce(base, headers, file));
     const exited = stopServerProcess(child);
     const { maxRssBytes } = await stats;
     await exited;
-    const peakRssMB = Math.round(maxRssBytes / MB);
-    return { ...first, peakRssMB, idleRssMB, resave: { ...second, peakRssMB } };
+    return { result, peakRssMB: Math.round(maxRssBytes / MB), idleRssMB: Math.round(idle.maxRssBytes / MB) };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-async function uploadOnce(base: string, headers: Record<string, string>, file: string, lines: number) {
+/** A first save of the file, then the same file again (a save into a catalog that holds its products). */
+async function reachkit(file: string, lines: number): Promise<Run & { uploadSeconds: number; idleRssMB: number; resave: Run }> {
+  const { result, peakRssMB, idleRssMB } = await withServer(async (upload) => [await upload(file), await upload(file)]);
+  const [first, second] = result.map((outcome) => {
+    if (outcome.status !== "completed" || outcome.productsProcessed !== lines) throw new Error(`the upload ended ${outcome.status} with ${outcome.productsProcessed} of ${lines} products`);
+    return { productsPerSecond: Math.round(lines / outcome.seconds), seconds: outcome.seconds, uploadSeconds: outcome.uploadSeconds };
+  });
+  return { ...first!, peakRssMB, idleRssMB, resave: { ...second!, peakRssMB } };
+}
+
+async function uploadOnce(base: string, headers: Record<string, string>, file: string): Promise<UploadOutcome> {
   const created = (await (await fetch(`${base}/v1/product-catalog/uploads`, { method: "POST", headers })).json()) as { uploadId: string; uploadUrl: string };
   const putStarted = Date.now();
   const status = await put(created.uploadUrl, file);
@@ -94,16 +115,16 @@ async function uploadOnce(base: string, headers: Record<string, string>, file: s
       status: string;
       productsProcessed: number;
       lastUpdated: string;
-      errors: unknown[];
+      errors: Array<{ errorType: string }>;
     };
-    if (upload.status === "failed") throw new Error(`the upload failed: ${JSON.stringify(upload.errors)}`);
-    if (upload.status === "completed") {
-      if (upload.productsProcessed !== lines) throw new Error(`${upload.productsProcessed} of ${lines} products processed`);
-      // Server and client share the machine's clock: completion time is the upload's lastUpdated.
+    if (upload.status === "failed" || upload.status === "completed") {
+      const errorCounts: Record<string, number> = {};
+      for (const { errorType } of upload.errors) errorCounts[errorType] = (errorCounts[errorType] ?? 0) + 1;
+      // Server and client share the machine's clock: the end is the upload's lastUpdated.
       const seconds = (Date.parse(upload.lastUpdated) - received) / 1000;
-      return { productsPerSecond: Math.round(lines / seconds), seconds: round(seconds), uploadSeconds: round((received - putStarted) / 1000) };
+      return { status: upload.status, productsProcessed: upload.productsProcessed, errorCounts, seconds: round(seconds), uploadSeconds: round((received - putStarted) / 1000) };
     }
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
@@ -120,33 +141,70 @@ function put(url: string, file: string): Promise<number> {
 
 const round = (value: number) => Math.round(value * 100) / 100;
 const median = <T>(runs: T[], key: (run: T) => number) => [...runs].sort((a, b) => key(a) - key(b))[Math.floor(runs.length / 2)]!;
+const load = () => loadavg().map((value) => round(value));
 
-const results: Record<string, unknown> = {};
-for (const lines of lineCounts) {
-  const file = join(tmpdir(), `reachkit-bench-catalog-${lines}-${process.pid}.ndjson`);
-  try {
-    const bytes = await writeCatalogFile(file, lines);
-    // Alternated rounds, medians: a burst of noise on a shared machine hits both.
-    const rounds = Number(process.env.BENCH_ROUNDS ?? (lines <= 200_000 ? 3 : 1));
-    const baselines: Run[] = [];
-    const reachkits: Array<Awaited<ReturnType<typeof reachkit>>> = [];
-    for (let round = 0; round < rounds; round++) {
-      baselines.push(await baseline(file));
-      reachkits.push(await reachkit(file, lines));
+async function throughput(lineCounts: readonly number[]): Promise<void> {
+  const results: Record<string, unknown> = {};
+  for (const lines of lineCounts) {
+    const file = join(tmpdir(), `reachkit-bench-catalog-${lines}-${process.pid}.ndjson`);
+    try {
+      const bytes = await writeCatalogFile(file, lines);
+      // Alternated rounds, medians: a burst of noise on a shared machine hits both.
+      const rounds = Number(process.env.BENCH_ROUNDS ?? (lines <= 200_000 ? 3 : 1));
+      const baselines: Run[] = [];
+      const reachkits: Array<Awaited<ReturnType<typeof reachkit>>> = [];
+      const loadAverages = [load()];
+      for (let round = 0; round < rounds; round++) {
+        baselines.push(await baseline(file));
+        reachkits.push(await reachkit(file, lines));
+        loadAverages.push(load());
+      }
+      const bare = median(baselines, (run) => run.productsPerSecond);
+      const ours = median(reachkits, (run) => run.productsPerSecond);
+      results[`${lines}`] = {
+        lines,
+        fileMB: Math.round(bytes / MB),
+        bytesPerLine: Math.round(bytes / lines),
+        reachkit: ours,
+        baseline: bare,
+        ratio: Math.round((ours.productsPerSecond / bare.productsPerSecond) * 100) / 100,
+        rounds: { reachkit: reachkits.map((run) => run.productsPerSecond), baseline: baselines.map((run) => run.productsPerSecond) },
+        loadAverages,
+      };
+    } finally {
+      rmSync(file, { force: true });
     }
-    const bare = median(baselines, (run) => run.productsPerSecond);
-    const ours = median(reachkits, (run) => run.productsPerSecond);
-    results[`${lines}`] = {
-      lines,
-      fileMB: Math.round(bytes / MB),
-      bytesPerLine: Math.round(bytes / lines),
-      reachkit: ours,
-      baseline: bare,
-      ratio: Math.round((ours.productsPerSecond / bare.productsPerSecond) * 100) / 100,
-      rounds: { reachkit: reachkits.map((run) => run.productsPerSecond), baseline: baselines.map((run) => run.productsPerSecond) },
-    };
-  } finally {
-    rmSync(file, { force: true });
   }
+  report("catalog", { ...results, target: { ratio: 0.5, peakRssMB: 200 } });
 }
-report("catalog", { ...results, target: { ratio: 0.5, peakRssMB: 200 } });
+
+/** Each degenerate file, and a file of products of the same size, in a fresh server each: what a file of that size costs. */
+async function degenerate(sizeMB: number): Promise<void> {
+  const results: Record<string, unknown> = {};
+  for (const kind of ["products", ...DEGENERATE_FILES] as const) {
+    const file = join(tmpdir(), `reachkit-bench-catalog-${kind}-${process.pid}.ndjson`);
+    try {
+      const bytes = kind === "products" ? await writeCatalogFile(file, Math.round((sizeMB * MB) / PRODUCT_LINE_BYTES)) : await writeDegenerateFile(file, kind, sizeMB * MB);
+      const loadBefore = load();
+      const { result, peakRssMB, idleRssMB } = await withServer((upload) => upload(file));
+      results[kind] = {
+        fileMB: round(bytes / MB),
+        status: result.status,
+        productsProcessed: result.productsProcessed,
+        errorEntries: result.errorCounts,
+        seconds: result.seconds,
+        secondsPerMB: round(result.seconds / (bytes / MB)),
+        peakRssMB,
+        overIdleRssMB: peakRssMB - idleRssMB,
+        loadAverage: loadBefore,
+      };
+    } finally {
+      rmSync(file, { force: true });
+    }
+  }
+  report("catalog-degenerate", results);
+}
+
+const args = process.argv.slice(2);
+if (args[0] === "degenerate") await degenerate(Number(args[1] ?? 20));
+else await throughput(args.length > 0 ? args.map(Number) : [100_000, 1_000_000]);

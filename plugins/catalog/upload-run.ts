@@ -5,7 +5,7 @@ import type { CatalogStore, ProductVersions, StoredProduct } from "./catalog-sto
 import { ErrorList } from "./error-list.ts";
 import { IdFilter } from "./id-filter.ts";
 import { journeyEvents } from "./journey-events.ts";
-import { checkLines } from "./check-lines.ts";
+import { checkLines, type CheckedLine } from "./check-lines.ts";
 import { quote, type LineProblem } from "./line-check.ts";
 import type { CatalogProduct } from "./product-schema.ts";
 import { pendingEventId, rowId, variantHintId, type PendingEventRow, type ProductRow, type UploadRecord, type VariantHint } from "./records.ts";
@@ -17,6 +17,14 @@ export class LostClaimError extends Error {
     super(`upload ${uploadId} is being processed by another run`);
     this.name = "LostClaimError";
   }
+}
+
+/** How a run ended: its file read to the end, stopped by the kit, or given up as holding no product. */
+export type RunEnd = "read" | "stopped" | "no products";
+
+function stop(file: Readable): RunEnd {
+  file.destroy();
+  return "stopped";
 }
 
 /** Ids accepted earlier in the batch being screened, with their lines. */
@@ -52,6 +60,7 @@ export class UploadRun {
   #batch: CheckedProduct[] = [];
   #batchVariants = 0;
   #linesSinceFlush = 0;
+  #productSeen = false;
   #received = 0;
   #processed = 0;
   #eventSequence = 0;
@@ -77,30 +86,50 @@ export class UploadRun {
     if (version === 1) this.#accepted = { products: new IdFilter(), variants: new IdFilter() };
   }
 
-  /** Reads the whole file; false when `signal` stopped it first. */
-  async run(file: Readable, signal: AbortSignal): Promise<boolean> {
-    const { batchSize, maxLineBytes } = this.settings;
-    for await (const lines of checkLines(file, maxLineBytes)) {
+  /** Reads the file: to its end, until `signal` stops it, or until it has shown that it holds no product (see settings). */
+  async run(file: Readable, signal: AbortSignal): Promise<RunEnd> {
+    const { batchSize, maxLinesWithoutProduct } = this.settings;
+    for await (const lines of checkLines(file, this.settings)) {
       for (const line of lines) {
-        this.#linesSinceFlush++;
-        if (line.kind === "problems") this.#errors.add(line.lineNum, line.problems);
-        if (line.kind !== "blank") this.#received++;
-        if (line.kind === "product") {
-          this.#batch.push({ lineNum: line.lineNum, product: line.product, json: line.json });
-          this.#batchVariants += line.product.variants.length;
-        }
+        // Blank lines change no counter, so they never call for a write.
+        if (line.kind !== "blank") this.#take(line);
+        const lastLine = line.kind === "blank" ? line.lineNum + line.count - 1 : line.lineNum;
+        if (!this.#productSeen && lastLine >= maxLinesWithoutProduct) return this.#endWithoutProducts(file);
         // Flush on products, on variants (100-variant products), and now and then for progress on a bad file.
         if (this.#batch.length >= batchSize || this.#batchVariants >= 4 * batchSize || this.#linesSinceFlush >= 10 * batchSize) {
           await this.#flush();
-          if (signal.aborted) {
-            file.destroy();
-            return false;
-          }
+          if (signal.aborted) return stop(file);
         }
       }
+      if (signal.aborted) return stop(file);
     }
     await this.#flush();
-    return true;
+    return "read";
+  }
+
+  #take(line: Exclude<CheckedLine, { kind: "blank" }>): void {
+    this.#received++;
+    this.#linesSinceFlush++;
+    if (line.kind === "problems") this.#errors.add(line.lineNum, line.problems);
+    else {
+      this.#productSeen = true;
+      this.#batch.push({ lineNum: line.lineNum, product: line.product, json: line.json });
+      this.#batchVariants += line.product.variants.length;
+    }
+  }
+
+  /** The first maxLinesWithoutProduct lines held no product: the file ends there, with an error that says so. */
+  async #endWithoutProducts(file: Readable): Promise<RunEnd> {
+    const lines = this.settings.maxLinesWithoutProduct;
+    this.#errors.add(lines, [
+      {
+        errorType: "NO_PRODUCTS",
+        errorMessage: `the first ${lines} lines hold no product (each one is blank or has errors): reading stopped at line ${lines}, and nothing from this upload was saved`,
+      },
+    ]);
+    await this.#flush();
+    file.destroy();
+    return "no products";
   }
 
   async #flush(): Promise<void> {

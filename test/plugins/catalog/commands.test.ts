@@ -60,3 +60,34 @@ describe("catalog CLI commands", () => {
     assert.equal(other.code, 2);
   });
 });
+
+describe("catalog CLI commands on a file that holds no product", () => {
+  const dataDir = newDataDir();
+  let companyId = "";
+  let uploadId = "";
+
+  before(async () => {
+    const kit = openKit(dataDir);
+    await kit.start();
+    companyId = (await kit.provisionCompany({ name: "Acme" })).company.id;
+    const catalog = kit.plugin("catalog");
+    const upload = await catalog.createUpload(companyId);
+    uploadId = upload.uploadId;
+    const sent = await kit.inject({ method: "PUT", url: pathOf(upload.uploadUrl), body: `${"\n".repeat(100_000)}${ndjson(product("tee"))}` });
+    assert.equal(sent.status, 200);
+    try {
+      await waitUntil("the upload ended", async () => (await catalog.getUpload(companyId, uploadId))?.status !== "validating");
+    } finally {
+      await kit.stop();
+    }
+  });
+
+  it("lists the upload as failed and shows why it stopped", async () => {
+    const table = await cli(dataDir, "catalog", "uploads", "list", "--company", companyId);
+    assert.match(table.stdout, new RegExp(`${uploadId}\\s+failed\\s+false\\s+0\\s+0\\s+1`));
+    const shown = await cli(dataDir, "catalog", "uploads", "show", "--company", companyId, "--id", uploadId);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /status:\s+failed/);
+    assert.match(shown.stdout, /line 100000 {2}NO_PRODUCTS {2}the first 100000 lines hold no product \(each one is blank or has errors\): reading stopped at line 100000/);
+  });
+});
