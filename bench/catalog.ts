@@ -1,6 +1,6 @@
 // Catalog upload throughput and memory: reachkit (self-hosted server process, with npm start's node flags: PUT the file, then
-// streaming validation and save) beside a bare readline + JSON.parse + better-sqlite3 insert loop on
-// the same file, in the same run. Usage: npm run bench:catalog [-- lines...] (default 100000 1000000);
+// streaming validation and save) beside a bare loop that writes and indexes the same rows (servers/catalog-baseline.ts)
+// on the same file, in the same run, with each side's CPU time per product. Usage: npm run bench:catalog [-- lines...] (default 100000 1000000);
 // BENCH_ROUNDS sets the rounds per size (default 3 up to 200,000 lines, else 1).
 // `npm run bench:catalog -- degenerate [MB]` measures instead files of blank or invalid lines beside a file of
 // products of the same size (default 20 MB): time, and peak memory over the server's idle peak.
@@ -24,6 +24,8 @@ const PRODUCT_LINE_BYTES = 1_326;
 interface Run {
   productsPerSecond: number;
   seconds: number;
+  /** CPU time per product, in microseconds (every thread of the process): steadier than throughput on a shared machine. */
+  cpuMicrosPerProduct: number;
   peakRssMB: number;
 }
 
@@ -34,18 +36,25 @@ interface UploadOutcome {
   errorCounts: Record<string, number>;
   /** From the PUT's answer to the upload's last update (its end). */
   seconds: number;
+  /** The server's CPU time from the PUT's answer until the upload was seen ended. */
+  cpuSeconds: number;
   uploadSeconds: number;
 }
 
 /** The bare loop, in its own process, on a fresh database. */
-async function baseline(file: string): Promise<Run> {
+async function baseline(file: string, lines: number): Promise<Run> {
   const directory = mkdtempSync(join(tmpdir(), "reachkit-bench-baseline-"));
   try {
     const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", join(import.meta.dirname, "servers/catalog-baseline.ts"), file, join(directory, "baseline.db")], {
       maxBuffer: 1024 * 1024,
     });
-    const result = JSON.parse(/^RESULT (.*)$/m.exec(stdout)![1]!) as { productsPerSecond: number; seconds: number; maxRssBytes: number };
-    return { productsPerSecond: result.productsPerSecond, seconds: round(result.seconds), peakRssMB: Math.round(result.maxRssBytes / MB) };
+    const result = JSON.parse(/^RESULT (.*)$/m.exec(stdout)![1]!) as { productsPerSecond: number; seconds: number; cpuSeconds: number; maxRssBytes: number };
+    return {
+      productsPerSecond: result.productsPerSecond,
+      seconds: round(result.seconds),
+      cpuMicrosPerProduct: Math.round((result.cpuSeconds * 1e6) / lines),
+      peakRssMB: Math.round(result.maxRssBytes / MB),
+    };
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }
@@ -68,7 +77,7 @@ async function withServer<T>(work: (upload: (file: string) => Promise<UploadOutc
     const env = { BENCH_DATA_DIR: dataDir, BENCH_SECRET: secret, BENCH_PORT: String(port), BENCH_PUBLIC_URL: `http://127.0.0.1:${port}` };
     // The IDLE line comes before PORT, so it is read before startServerProcess returns.
     let idle = { maxRssBytes: 0 };
-    const { child } = await startServerProcess(
+    const server = await startServerProcess(
       join(import.meta.dirname, "servers/reachkit-catalog.ts"),
       env,
       (line) => {
@@ -77,6 +86,7 @@ async function withServer<T>(work: (upload: (file: string) => Promise<UploadOutc
       },
       selfHostedNodeFlags(),
     );
+    const { child } = server;
     const stats = new Promise<{ maxRssBytes: number }>((resolve) => {
       createInterface({ input: child.stdout! }).on("line", (line) => {
         const match = /^STATS (.*)$/.exec(line);
@@ -84,7 +94,7 @@ async function withServer<T>(work: (upload: (file: string) => Promise<UploadOutc
       });
     });
     const base = `http://127.0.0.1:${port}`;
-    const result = await work((file) => uploadOnce(base, headers, file));
+    const result = await work((file) => uploadOnce(base, headers, file, server.cpuMicros));
     const exited = stopServerProcess(child);
     const { maxRssBytes } = await stats;
     await exited;
@@ -99,17 +109,23 @@ async function reachkit(file: string, lines: number): Promise<Run & { uploadSeco
   const { result, peakRssMB, idleRssMB } = await withServer(async (upload) => [await upload(file), await upload(file)]);
   const [first, second] = result.map((outcome) => {
     if (outcome.status !== "completed" || outcome.productsProcessed !== lines) throw new Error(`the upload ended ${outcome.status} with ${outcome.productsProcessed} of ${lines} products`);
-    return { productsPerSecond: Math.round(lines / outcome.seconds), seconds: outcome.seconds, uploadSeconds: outcome.uploadSeconds };
+    return {
+      productsPerSecond: Math.round(lines / outcome.seconds),
+      seconds: outcome.seconds,
+      cpuMicrosPerProduct: Math.round((outcome.cpuSeconds * 1e6) / lines),
+      uploadSeconds: outcome.uploadSeconds,
+    };
   });
   return { ...first!, peakRssMB, idleRssMB, resave: { ...second!, peakRssMB } };
 }
 
-async function uploadOnce(base: string, headers: Record<string, string>, file: string): Promise<UploadOutcome> {
+async function uploadOnce(base: string, headers: Record<string, string>, file: string, cpuMicros: () => Promise<number>): Promise<UploadOutcome> {
   const created = (await (await fetch(`${base}/v1/product-catalog/uploads`, { method: "POST", headers })).json()) as { uploadId: string; uploadUrl: string };
   const putStarted = Date.now();
   const status = await put(created.uploadUrl, file);
   if (status !== 200) throw new Error(`PUT answered ${status}`);
   const received = Date.now();
+  const cpuBefore = await cpuMicros();
   for (;;) {
     const upload = (await (await fetch(`${base}/v1/product-catalog/uploads/${created.uploadId}`, { headers })).json()) as {
       status: string;
@@ -118,11 +134,12 @@ async function uploadOnce(base: string, headers: Record<string, string>, file: s
       errors: Array<{ errorType: string }>;
     };
     if (upload.status === "failed" || upload.status === "completed") {
+      const cpuSeconds = ((await cpuMicros()) - cpuBefore) / 1e6;
       const errorCounts: Record<string, number> = {};
       for (const { errorType } of upload.errors) errorCounts[errorType] = (errorCounts[errorType] ?? 0) + 1;
       // Server and client share the machine's clock: the end is the upload's lastUpdated.
       const seconds = (Date.parse(upload.lastUpdated) - received) / 1000;
-      return { status: upload.status, productsProcessed: upload.productsProcessed, errorCounts, seconds: round(seconds), uploadSeconds: round((received - putStarted) / 1000) };
+      return { status: upload.status, productsProcessed: upload.productsProcessed, errorCounts, seconds: round(seconds), cpuSeconds, uploadSeconds: round((received - putStarted) / 1000) };
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -155,7 +172,7 @@ async function throughput(lineCounts: readonly number[]): Promise<void> {
       const reachkits: Array<Awaited<ReturnType<typeof reachkit>>> = [];
       const loadAverages = [load()];
       for (let round = 0; round < rounds; round++) {
-        baselines.push(await baseline(file));
+        baselines.push(await baseline(file, lines));
         reachkits.push(await reachkit(file, lines));
         loadAverages.push(load());
       }
@@ -168,7 +185,15 @@ async function throughput(lineCounts: readonly number[]): Promise<void> {
         reachkit: ours,
         baseline: bare,
         ratio: Math.round((ours.productsPerSecond / bare.productsPerSecond) * 100) / 100,
-        rounds: { reachkit: reachkits.map((run) => run.productsPerSecond), baseline: baselines.map((run) => run.productsPerSecond) },
+        // The baseline's CPU per product over reachkit's, medians: the ratio a quiet machine would show.
+        cpuRatio: Math.round((median(baselines, (run) => run.cpuMicrosPerProduct).cpuMicrosPerProduct / median(reachkits, (run) => run.cpuMicrosPerProduct).cpuMicrosPerProduct) * 100) / 100,
+        rounds: {
+          reachkit: reachkits.map((run) => run.productsPerSecond),
+          baseline: baselines.map((run) => run.productsPerSecond),
+          ratios: reachkits.map((run, index) => round(run.productsPerSecond / baselines[index]!.productsPerSecond)),
+          reachkitCpuMicrosPerProduct: reachkits.map((run) => run.cpuMicrosPerProduct),
+          baselineCpuMicrosPerProduct: baselines.map((run) => run.cpuMicrosPerProduct),
+        },
         loadAverages,
       };
     } finally {
