@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { connect, type Socket } from "node:net";
+import { connect, type AddressInfo, type Socket } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { nodeHttpServer, type NodeHttpServer } from "../../adapters/http/node/index.ts";
+import { createLimitedServer, nodeHttpServer, type NodeHttpServer } from "../../adapters/http/node/index.ts";
 import { configFromEnv } from "../../server/config.ts";
 import { serverPlugins } from "../../server/server-kit.ts";
 import { startServer, type RunningServer } from "../../server/server.ts";
@@ -177,6 +177,30 @@ describe("a stalled request body (REACHKIT_BODY_IDLE_TIMEOUT_MS)", () => {
     assert.equal(await steady.drip(body, 100), body.length);
     await waitUntil("the answer", () => statusOf(steady.received) > 0);
     assert.equal(statusOf(steady.received), 202, steady.received);
+  });
+});
+
+describe("the body-progress timeout and a server slower than its client (createLimitedServer)", () => {
+  it("does not cut a body the server is behind reading: its unread bytes count as progress", { timeout: 30_000 }, async () => {
+    const bodyBytes = 4 * 1024 * 1024;
+    const server = createLimitedServer({ bodyIdleTimeoutMs: 200 }, (request, response) => {
+      // Reads nothing for five idle gaps: the request's buffer fills, node pauses the socket, the client is held back.
+      setTimeout(() => {
+        let received = 0;
+        request.on("data", (chunk: Buffer) => (received += chunk.length));
+        request.on("end", () => response.end(String(received)));
+      }, 1_000);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const answer = await fetch(`http://127.0.0.1:${port}/`, { method: "POST", body: Buffer.alloc(bodyBytes, 120) });
+      assert.equal(answer.status, 200);
+      assert.equal(await answer.text(), String(bodyBytes));
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 
