@@ -52,7 +52,12 @@ export function lockDataDir(dataDir: string, options: LockDataDirOptions = {}): 
   const own = String(process.pid);
   // A graceful stop removes the pid file: finding one under a free lock means its writer died holding the directory.
   const previousServerDied = existsSync(file);
-  if (options.writePid ?? true) writeFileSync(file, own);
+  try {
+    if (options.writePid ?? true) writeFileSync(file, own);
+  } catch (error) {
+    lock.close();
+    throw error;
+  }
   return {
     previousServerDied,
     release() {

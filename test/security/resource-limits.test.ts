@@ -38,6 +38,13 @@ class RawClient {
 
 const statusOf = (received: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(received)?.[1]);
 
+/** The self-hosted server with these limits (environment variables), its port and the API key of its company. */
+async function limitedServer(dataDir: string, limits: Record<string, string>): Promise<{ server: RunningServer; port: number; apiKey: string }> {
+  const server = await startServer(configFromEnv({ REACHKIT_SECRET: TEST_SECRET, LOG_LEVEL: "error", ...limits }, { port: 0, dataDir }), () => undefined);
+  const apiKey = ((await server.kit.provisionCompany({ name: "Acme" })).output as Json).apiKey;
+  return { server, port: Number(new URL(server.url).port), apiKey };
+}
+
 describe("connection limits of the self-hosted server (REACHKIT_* limits, README configuration)", () => {
   let server: RunningServer;
   let port: number;
@@ -46,16 +53,11 @@ describe("connection limits of the self-hosted server (REACHKIT_* limits, README
 
   before(async () => {
     // Short timeouts so the test runs in seconds; the defaults are 10 s, 300 s and 5 s.
-    const env = {
-      REACHKIT_SECRET: TEST_SECRET,
-      LOG_LEVEL: "error",
+    ({ server, port, apiKey } = await limitedServer(dataDir, {
       REACHKIT_HEADERS_TIMEOUT_MS: "1000",
       REACHKIT_REQUEST_TIMEOUT_MS: "1500",
       REACHKIT_KEEP_ALIVE_TIMEOUT_MS: "500",
-    };
-    server = await startServer(configFromEnv(env, { port: 0, dataDir }), () => undefined);
-    port = Number(new URL(server.url).port);
-    apiKey = ((await server.kit.provisionCompany({ name: "Acme" })).output as Json).apiKey;
+    }));
   });
   after(() => server?.close());
 
@@ -136,10 +138,7 @@ describe("a stalled request body (REACHKIT_BODY_IDLE_TIMEOUT_MS)", () => {
 
   before(async () => {
     // A request timeout far beyond the test's own: only the idle gap can end these requests.
-    const env = { REACHKIT_SECRET: TEST_SECRET, LOG_LEVEL: "error", REACHKIT_REQUEST_TIMEOUT_MS: "600000", REACHKIT_BODY_IDLE_TIMEOUT_MS: "500" };
-    server = await startServer(configFromEnv(env, { port: 0, dataDir }), () => undefined);
-    port = Number(new URL(server.url).port);
-    apiKey = ((await server.kit.provisionCompany({ name: "Acme" })).output as Json).apiKey;
+    ({ server, port, apiKey } = await limitedServer(dataDir, { REACHKIT_REQUEST_TIMEOUT_MS: "600000", REACHKIT_BODY_IDLE_TIMEOUT_MS: "500" }));
   });
   const clients: RawClient[] = [];
   // A graceful close waits for requests under way: a stalled body left open would hold it.
