@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { CliUsageError, requiredOption, type CliCommand } from "../src/index.ts";
-import { DataDirInUseError, lockDataDir, type DataDirLock } from "./data-dir-lock.ts";
+import { dataDirHolder } from "./data-dir-lock.ts";
 
 /** The reachkit storage's own table: a database without it is not a reachkit database. */
 const SCHEMA_LEDGER = "_reachkit_schema";
@@ -46,16 +46,6 @@ function checkBackupFile(file: string): void {
   }
 }
 
-/** The data directory's lock, without a pid file; refused while a server holds the directory. */
-function holdDataDir(dataDir: string): DataDirLock {
-  try {
-    return lockDataDir(dataDir, { writePid: false });
-  } catch (error) {
-    if (!(error instanceof DataDirInUseError)) throw error;
-    throw new CliUsageError(`a reachkit server${error.pid === undefined ? "" : ` (pid ${error.pid})`} serves ${dataDir}: stop it before restoring`);
-  }
-}
-
 export const backupCommand: CliCommand = {
   name: "backup",
   summary: "Copy the data directory's database to a file, consistent, while the server runs and writes",
@@ -78,17 +68,13 @@ export const restoreCommand: CliCommand = {
   async run(values, context) {
     const from = resolve(requiredOption(values, "from"));
     if (!existsSync(from)) throw new CliUsageError(`${from} does not exist`);
+    const holder = dataDirHolder(context.dataDir);
+    if (holder !== undefined) throw new CliUsageError(`a reachkit server (pid ${holder}) serves ${context.dataDir}: stop it before restoring`);
     checkBackupFile(from);
     mkdirSync(context.dataDir, { recursive: true });
-    // Held until the copy ends, so that no server starts on a half-restored database.
-    const lock = holdDataDir(context.dataDir);
-    try {
-      const database = databaseOf(context.dataDir);
-      // Through SQLite, not a file copy: the backup API replaces the pages under SQLite's own locks and the WAL a crash may have left.
-      const pages = await copyDatabase(from, database);
-      return { json: { restored: database, from, pages }, text: `restored ${database} from ${from} (${pages} pages)` };
-    } finally {
-      lock.release();
-    }
+    const database = databaseOf(context.dataDir);
+    // Through SQLite, not a file copy: the backup API replaces the pages under SQLite's own locks and the WAL a crash may have left.
+    const pages = await copyDatabase(from, database);
+    return { json: { restored: database, from, pages }, text: `restored ${database} from ${from} (${pages} pages)` };
   },
 };

@@ -17,7 +17,7 @@ export interface ServerConfig {
   privacyDelayHours: number;
   /** Durable jobs run at once (reminder bursts, sends). */
   jobConcurrency: number;
-  /** Header size and count, header, request, body-idle and keep-alive timeouts, connections per address of the HTTP server. */
+  /** Header size and count, header, request and keep-alive timeouts of the HTTP server. */
   limits: ServerLimits;
   /** Append texts to this file instead of printing them on standard output. */
   smsLogFile?: string;
@@ -44,9 +44,7 @@ const LIMIT_VARIABLES: Readonly<Record<keyof ServerLimits, string>> = {
   maxHeadersCount: "REACHKIT_MAX_HEADERS",
   headersTimeoutMs: "REACHKIT_HEADERS_TIMEOUT_MS",
   requestTimeoutMs: "REACHKIT_REQUEST_TIMEOUT_MS",
-  bodyIdleTimeoutMs: "REACHKIT_BODY_IDLE_TIMEOUT_MS",
   keepAliveTimeoutMs: "REACHKIT_KEEP_ALIVE_TIMEOUT_MS",
-  maxConnectionsPerAddress: "REACHKIT_MAX_CONNECTIONS_PER_ADDRESS",
 };
 
 function limitsFromEnv(env: NodeJS.ProcessEnv): ServerLimits {

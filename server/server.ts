@@ -57,7 +57,7 @@ export async function startServer(config: ServerConfig, print: (text: string) =>
       return;
     }
     handle(request, response);
-  }, logger);
+  });
   try {
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);

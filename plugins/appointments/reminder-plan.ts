@@ -5,15 +5,6 @@ import { TIMED_STEPS, type Reminder, type ReminderState, type ReminderStep, type
 /** `remindTimeOffset` when none is given (interface 2.9). */
 export const DEFAULT_REMIND_TIME_OFFSET = "PT3H";
 
-/**
- * How long after its time a REMINDER due at the appointment's start (a zero
- * `remindTimeOffset`) is still sent: a quarter of an hour, enough for a job
- * runner behind on a burst of reminders due at the same hour, short enough
- * that "starts now" is still true. Any other REMINDER is skipped once the
- * appointment has begun.
- */
-export const START_REMINDER_GRACE_MS = 15 * 60_000;
-
 /** The durable job that sends one timed step. */
 export const SEND_STEP_JOB = "appointments.send-step";
 

@@ -17,7 +17,6 @@ import {
   planTimedSteps,
   progressOf,
   SEND_STEP_JOB,
-  START_REMINDER_GRACE_MS,
   stepJobKey,
   type SendStepJob,
 } from "./reminder-plan.ts";
@@ -146,9 +145,8 @@ export class Reminders {
       // A job that outlived its plan (the reminder moved, ended or was deleted) does nothing.
       if (!reminder || reminder.companyId !== job.companyId || reminder.state !== "scheduled") return;
       if (step?.status !== "scheduled" || step.sendAt === undefined || step.sendAt > now) return;
-      // Run late (the kit was down at its time): a reminder of an appointment that has begun is no use,
-      // except one meant for the start itself, within its grace period.
-      const tooLate = job.step === "REMINDER" && (step.sendAt < reminder.eventAt ? now >= reminder.eventAt : now - step.sendAt > START_REMINDER_GRACE_MS);
+      // Run late (the kit was down at its time): a reminder of an appointment that has begun is no use.
+      const tooLate = job.step === "REMINDER" && now >= reminder.eventAt;
       const outcome = tooLate
         ? { ...step, status: "skipped" as const, reason: "time_passed" as const, at: now }
         : await this.#parts.sender.send(reminder, job.step, now);

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
-import { connect, type AddressInfo, type Socket } from "node:net";
+import { connect, type Socket } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { createLimitedServer, nodeHttpServer, type NodeHttpServer } from "../../adapters/http/node/index.ts";
 import { configFromEnv } from "../../server/config.ts";
 import { serverPlugins } from "../../server/server-kit.ts";
 import { startServer, type RunningServer } from "../../server/server.ts";
@@ -9,7 +8,6 @@ import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_RATE_LIMITS, type AnyRoute } from "..
 import { startTestKit, TEST_SECRET, type Json, type TestKit } from "../support/test-kit.ts";
 import { routeKey } from "./support/route-examples.ts";
 import { temporaryDirectory } from "../support/temp-dir.ts";
-import { waitUntil } from "../support/wait.ts";
 
 /** A raw connection: what the server sent, and whether it closed the connection. */
 class RawClient {
@@ -18,8 +16,8 @@ class RawClient {
   closed: Promise<void>;
   isClosed = false;
 
-  constructor(port: number, localAddress?: string) {
-    this.socket = connect({ port, host: "127.0.0.1", localAddress });
+  constructor(port: number) {
+    this.socket = connect(port, "127.0.0.1");
     this.socket.on("data", (chunk) => (this.received += chunk.toString("latin1")));
     this.socket.on("error", () => undefined);
     this.closed = new Promise((resolve) => this.socket.on("close", () => resolve(void (this.isClosed = true))));
@@ -38,13 +36,6 @@ class RawClient {
 
 const statusOf = (received: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(received)?.[1]);
 
-/** The self-hosted server with these limits (environment variables), its port and the API key of its company. */
-async function limitedServer(dataDir: string, limits: Record<string, string>): Promise<{ server: RunningServer; port: number; apiKey: string }> {
-  const server = await startServer(configFromEnv({ REACHKIT_SECRET: TEST_SECRET, LOG_LEVEL: "error", ...limits }, { port: 0, dataDir }), () => undefined);
-  const apiKey = ((await server.kit.provisionCompany({ name: "Acme" })).output as Json).apiKey;
-  return { server, port: Number(new URL(server.url).port), apiKey };
-}
-
 describe("connection limits of the self-hosted server (REACHKIT_* limits, README configuration)", () => {
   let server: RunningServer;
   let port: number;
@@ -53,11 +44,16 @@ describe("connection limits of the self-hosted server (REACHKIT_* limits, README
 
   before(async () => {
     // Short timeouts so the test runs in seconds; the defaults are 10 s, 300 s and 5 s.
-    ({ server, port, apiKey } = await limitedServer(dataDir, {
+    const env = {
+      REACHKIT_SECRET: TEST_SECRET,
+      LOG_LEVEL: "error",
       REACHKIT_HEADERS_TIMEOUT_MS: "1000",
       REACHKIT_REQUEST_TIMEOUT_MS: "1500",
       REACHKIT_KEEP_ALIVE_TIMEOUT_MS: "500",
-    }));
+    };
+    server = await startServer(configFromEnv(env, { port: 0, dataDir }), () => undefined);
+    port = Number(new URL(server.url).port);
+    apiKey = ((await server.kit.provisionCompany({ name: "Acme" })).output as Json).apiKey;
   });
   after(() => server?.close());
 
@@ -116,131 +112,13 @@ describe("connection limits of the self-hosted server (REACHKIT_* limits, README
     assert.throws(() => configFromEnv({ ...env, REACHKIT_HEADERS_TIMEOUT_MS: "soon" }, { dataDir }), /REACHKIT_HEADERS_TIMEOUT_MS/);
     assert.throws(() => configFromEnv({ ...env, REACHKIT_MAX_HEADER_BYTES: "-1" }, { dataDir }), /REACHKIT_MAX_HEADER_BYTES/);
     assert.throws(() => configFromEnv({ ...env, REACHKIT_HEADERS_TIMEOUT_MS: "5000", REACHKIT_REQUEST_TIMEOUT_MS: "1000" }, { dataDir }), /must not exceed/);
-    assert.throws(() => configFromEnv({ ...env, REACHKIT_BODY_IDLE_TIMEOUT_MS: "0" }, { dataDir }), /REACHKIT_BODY_IDLE_TIMEOUT_MS/);
-    assert.throws(() => configFromEnv({ ...env, REACHKIT_MAX_CONNECTIONS_PER_ADDRESS: "many" }, { dataDir }), /REACHKIT_MAX_CONNECTIONS_PER_ADDRESS/);
     assert.deepEqual(configFromEnv(env, { dataDir }).limits, {
       maxHeaderSize: 16_384,
       maxHeadersCount: 100,
       headersTimeoutMs: 10_000,
       requestTimeoutMs: 300_000,
-      bodyIdleTimeoutMs: 30_000,
       keepAliveTimeoutMs: 5_000,
-      maxConnectionsPerAddress: 256,
     });
-  });
-});
-
-describe("a stalled request body (REACHKIT_BODY_IDLE_TIMEOUT_MS)", () => {
-  let server: RunningServer;
-  let port: number;
-  let apiKey: string;
-  const dataDir = temporaryDirectory("limits");
-
-  before(async () => {
-    // A request timeout far beyond the test's own: only the idle gap can end these requests.
-    ({ server, port, apiKey } = await limitedServer(dataDir, { REACHKIT_REQUEST_TIMEOUT_MS: "600000", REACHKIT_BODY_IDLE_TIMEOUT_MS: "500" }));
-  });
-  const clients: RawClient[] = [];
-  // A graceful close waits for requests under way: a stalled body left open would hold it.
-  after(() => {
-    for (const client of clients) client.socket.destroy();
-    return server?.close();
-  });
-  const rawClient = () => {
-    const client = new RawClient(port);
-    clients.push(client);
-    return client;
-  };
-
-  const postHead = (length: number) =>
-    `POST /v1/subscriptions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
-
-  it("answers a POST that declares Content-Length: 100000 and sends nothing with 408 and closes it", { timeout: 30_000 }, async () => {
-    const client = rawClient();
-    client.socket.write(postHead(100_000));
-    await client.closed;
-    assert.equal(statusOf(client.received), 408);
-    assert.match(client.received, /\r\n\r\n\{"error":\{"code":"request_timeout","message":"the request body stalled: no byte came for 500 ms"\}\}$/);
-  });
-
-  it("closes a body that stops halfway, and reads whole a body whose bytes come slowly but without a long gap", { timeout: 30_000 }, async () => {
-    const body = JSON.stringify({ user: { phone: "+19148440001" }, locale: "en-US", subscriptionType: "MARKETING" });
-    const stopping = rawClient();
-    stopping.socket.write(postHead(body.length) + body.slice(0, 20));
-    await stopping.closed;
-    assert.equal(statusOf(stopping.received), 408);
-
-    // Each byte 100 ms after the last: the whole body takes far longer than the idle gap.
-    const steady = rawClient();
-    steady.socket.write(postHead(body.length));
-    assert.equal(await steady.drip(body, 100), body.length);
-    await waitUntil("the answer", () => statusOf(steady.received) > 0);
-    assert.equal(statusOf(steady.received), 202, steady.received);
-  });
-});
-
-describe("the body-progress timeout and a server slower than its client (createLimitedServer)", () => {
-  it("does not cut a body the server is behind reading: its unread bytes count as progress", { timeout: 30_000 }, async () => {
-    const bodyBytes = 4 * 1024 * 1024;
-    const server = createLimitedServer({ bodyIdleTimeoutMs: 200 }, (request, response) => {
-      // Reads nothing for five idle gaps: the request's buffer fills, node pauses the socket, the client is held back.
-      setTimeout(() => {
-        let received = 0;
-        request.on("data", (chunk: Buffer) => (received += chunk.length));
-        request.on("end", () => response.end(String(received)));
-      }, 1_000);
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    try {
-      const { port } = server.address() as AddressInfo;
-      const answer = await fetch(`http://127.0.0.1:${port}/`, { method: "POST", body: Buffer.alloc(bodyBytes, 120) });
-      assert.equal(answer.status, 200);
-      assert.equal(await answer.text(), String(bodyBytes));
-    } finally {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    }
-  });
-});
-
-describe("open connections per client address (nodeHttpServer limits, REACHKIT_MAX_CONNECTIONS_PER_ADDRESS)", () => {
-  const CAP = 4;
-  let t: TestKit;
-  let server: NodeHttpServer;
-  let port: number;
-  before(async () => {
-    t = await startTestKit({ plugins: serverPlugins() });
-    server = nodeHttpServer(t.kit, { limits: { maxConnectionsPerAddress: CAP, keepAliveTimeoutMs: 600_000 } });
-    port = (await server.listen(0)).port;
-  });
-  after(() => server?.close());
-
-  /** A raw connection that was served one request and stays open (keep-alive). */
-  async function servedConnection(localAddress?: string): Promise<RawClient> {
-    const client = new RawClient(port, localAddress);
-    client.socket.write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
-    await Promise.race([waitUntil("an answer", () => client.received.includes("\r\n\r\n")), client.closed]);
-    return client;
-  }
-  const openConnections = () => new Promise<number>((resolve, reject) => server.server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
-
-  it("closes the connection over the cap from one address at once, while the others and other addresses are served", { timeout: 30_000 }, async () => {
-    const open = await Promise.all(Array.from({ length: CAP }, () => servedConnection()));
-    for (const client of open) assert.equal(statusOf(client.received), 404, "each of the first four is served (no /healthz route on a bare kit)");
-
-    const refused = await servedConnection();
-    assert.equal(refused.isClosed, true);
-    assert.equal(refused.received, "", "closed before an answer");
-
-    const otherAddress = await servedConnection("127.0.0.2");
-    assert.equal(statusOf(otherAddress.received), 404, "another address has its own count");
-    assert.equal(otherAddress.isClosed, false);
-
-    open[0]!.socket.destroy();
-    await waitUntil("the server to see the close", async () => (await openConnections()) === CAP);
-    const again = await servedConnection();
-    assert.equal(statusOf(again.received), 404, "a place freed is taken again");
-    for (const client of [...open, otherAddress, again]) client.socket.destroy();
   });
 });
 

@@ -51,14 +51,14 @@ export interface NodeHttpServer {
 
 /** What `nodeHttpServer` serves (prefix, host groups) and the connection limits of its server. */
 export interface NodeHttpServerOptions extends NodeHandlerOptions {
-  /** Header size and count, header, request, body-idle and keep-alive timeouts, connections per address (see DEFAULT_SERVER_LIMITS). */
+  /** Header size and count, header, request and keep-alive timeouts (see DEFAULT_SERVER_LIMITS). */
   limits?: Partial<ServerLimits>;
 }
 
 /** A node:http server serving one kit. */
 export function nodeHttpServer(kit: Reachkit, options: NodeHttpServerOptions = {}): NodeHttpServer {
   const handler = nodeHandler(kit, options);
-  const server = createLimitedServer(options.limits ?? {}, (request, response) => handler(request, response), kit.logger);
+  const server = createLimitedServer(options.limits ?? {}, (request, response) => handler(request, response));
   return {
     server,
     listen(port, host) {

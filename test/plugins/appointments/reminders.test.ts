@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { START_REMINDER_GRACE_MS } from "../../../plugins/appointments/index.ts";
 import type { TestKit } from "../../support/test-kit.ts";
 import {
   adaReminder,
@@ -198,42 +197,6 @@ describe("appointment reminders", () => {
     assert.equal(reminder.steps.FOLLOW_UP.status, "scheduled");
     await t.scheduler.advance(2 * DAY);
     assert.deepEqual(textsTo(t), ["Hi Ada, your haircut is booked for Sunday, March 1, 2026 at 9:00 AM.", "Thanks for coming, Ada!"]);
-    await t.stop();
-  });
-
-  it("PT0H sends the reminder at the start: on time, and when its job runs late but within the grace period", async () => {
-    const t = await startAppointmentsKit();
-    const eventType = await typeWithMessages(t, { REMINDER: "Your {service} starts now." });
-    const onTime = ok(await createReminder(t, adaReminder(eventType, { remindTimeOffset: "PT0H", followUpTimeOffset: null })));
-    assert.deepEqual(onTime.steps.REMINDER, { status: "scheduled", sendAt: "2026-03-08T15:00:00.000-04:00" });
-    await advanceTo(t, "2026-03-08T19:00:00.000Z");
-    assert.deepEqual(textsTo(t), ["Your haircut starts now."]);
-    assert.equal(await sentAt(t, "Your haircut"), "2026-03-08T19:00:00.000Z");
-
-    const other = "+19148440002";
-    const late = ok(await createReminder(t, adaReminder(eventType, { phone: other, eventDateTime: "2026-03-09T15:00:00", remindTimeOffset: "PT0H", followUpTimeOffset: null })));
-    // The job runner was behind: the job runs at the last instant of the grace period.
-    t.clock.set(Date.parse("2026-03-09T19:00:00.000Z") + START_REMINDER_GRACE_MS);
-    await t.scheduler.flush();
-    assert.deepEqual(textsTo(t, other), ["Your haircut starts now."]);
-    assert.equal(ok(await tactical(t, "GET", `/events/reminders/${late.uuid}`)).steps.REMINDER.status, "sent");
-    await t.stop();
-  });
-
-  it("PT0H skips the reminder whose job runs after the grace period; a PT3H reminder is still skipped once the appointment has begun", async () => {
-    const t = await startAppointmentsKit();
-    const eventType = await typeWithMessages(t, { REMINDER: "Your {service} starts now." });
-    const atStart = ok(await createReminder(t, adaReminder(eventType, { remindTimeOffset: "PT0H", followUpTimeOffset: null })));
-    const before = ok(await createReminder(t, adaReminder(eventType, { phone: "+19148440002", followUpTimeOffset: null })));
-    t.clock.set(Date.parse("2026-03-08T19:00:00.000Z") + START_REMINDER_GRACE_MS + 1);
-    await t.scheduler.flush();
-    assert.deepEqual(textsTo(t), []);
-    assert.deepEqual(textsTo(t, "+19148440002"), []);
-    for (const { uuid } of [atStart, before]) {
-      const skipped = ok(await tactical(t, "GET", `/events/reminders/${uuid}`));
-      assert.equal(skipped.steps.REMINDER.status, "skipped");
-      assert.equal(skipped.steps.REMINDER.reason, "time_passed");
-    }
     await t.stop();
   });
 
