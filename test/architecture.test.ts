@@ -20,6 +20,9 @@ function importsOf(file: string): string[] {
   return specifiers.map((specifier) => relative(root, resolve(dirname(file), specifier)));
 }
 
+/** The package's exports "." and "./testkit": an outside plugin or adapter author has exactly these. */
+const PUBLIC_ENTRY_POINTS = ["src/index.ts", "src/testkit/index.ts"];
+
 function violations(area: string, forbidden: (target: string, file: string) => boolean): string[] {
   return sourceFiles(join(root, area)).flatMap((file) =>
     importsOf(file)
@@ -35,6 +38,12 @@ describe("dependency rule (docs/architecture.md)", () => {
 
   it("adapters never import plugins", () => {
     assert.deepEqual(violations("adapters", (target) => target.startsWith("plugins/")), []);
+  });
+
+  it("plugins and adapters import src only through its public entry points, as an outside author does", () => {
+    for (const area of ["plugins", "adapters"]) {
+      assert.deepEqual(violations(area, (target) => target.startsWith("src/") && !PUBLIC_ENTRY_POINTS.includes(target)), []);
+    }
   });
 
   it("plugins import no adapter, and only the public index of another plugin", () => {

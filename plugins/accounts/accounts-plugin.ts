@@ -1,8 +1,4 @@
-import { ACCOUNTS } from "../../src/auth/accounts.ts";
-import { notFound } from "../../src/http/errors.ts";
-import { defineRoute, reply } from "../../src/http/route.ts";
-import { defineToken } from "../../src/kernel/token.ts";
-import { definePlugin } from "../../src/kernel/plugin.ts";
+import { ACCOUNTS, definePlugin, defineRoute, defineToken, notFound, reply } from "../../src/index.ts";
 import { AccountsService } from "./accounts-service.ts";
 import { accountsCommands } from "./commands.ts";
 import { meDocs } from "./openapi.ts";

@@ -1,7 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { invalidFields, notFound } from "../../src/http/errors.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import { UniqueConstraintError, type Collection, type Storage } from "../../src/ports/storage.ts";
+import { invalidFields, notFound, UniqueConstraintError, type Clock, type Collection, type Storage } from "../../src/index.ts";
 import type { AppointmentTypes } from "./appointment-types.ts";
 import { macrosOf } from "./macros.ts";
 import { APPOINTMENT_MESSAGES, MESSAGE_TYPES, type AppointmentMessage, type MessageType } from "./records.ts";

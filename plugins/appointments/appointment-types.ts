@@ -1,7 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { invalidFields, notFound } from "../../src/http/errors.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Collection, Storage } from "../../src/ports/storage.ts";
+import { invalidFields, notFound, type Clock, type Collection, type Storage } from "../../src/index.ts";
 import { APPOINTMENT_TYPES, type AppointmentType } from "./records.ts";
 import { parseTypeInput } from "./schemas.ts";
 

@@ -1,6 +1,4 @@
-import { ACCOUNTS } from "../../src/auth/accounts.ts";
-import { definePlugin } from "../../src/kernel/plugin.ts";
-import { defineToken } from "../../src/kernel/token.ts";
+import { ACCOUNTS, definePlugin, defineToken } from "../../src/index.ts";
 import { SUBSCRIPTIONS_SERVICE } from "../subscriptions/index.ts";
 import { AppointmentsService } from "./appointments-service.ts";
 import { appointmentsCommands } from "./commands.ts";

@@ -1,10 +1,4 @@
-import type { Accounts } from "../../src/auth/accounts.ts";
-import type { JobHandler } from "../../src/jobs/job-runner.ts";
-import type { Jobs } from "../../src/jobs/jobs.ts";
-import type { DataSubject } from "../../src/kernel/plugin.ts";
-import type { Outbox } from "../../src/messaging/outbox.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Storage } from "../../src/ports/storage.ts";
+import type { Accounts, Clock, DataSubject, JobHandler, Jobs, Outbox, Storage } from "../../src/index.ts";
 import type { SubscriptionsService } from "../subscriptions/index.ts";
 import { AppointmentMessages } from "./appointment-messages.ts";
 import { AppointmentTypes } from "./appointment-types.ts";

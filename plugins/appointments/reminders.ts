@@ -1,11 +1,18 @@
 import { randomUUID } from "node:crypto";
-import { HttpError, invalidFields, notFound } from "../../src/http/errors.ts";
-import type { Jobs } from "../../src/jobs/jobs.ts";
-import type { DataSubject } from "../../src/kernel/plugin.ts";
-import type { Outbox } from "../../src/messaging/outbox.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Logger } from "../../src/ports/logger.ts";
-import { UniqueConstraintError, type Collection, type Storage, type Where } from "../../src/ports/storage.ts";
+import {
+  HttpError,
+  invalidFields,
+  notFound,
+  UniqueConstraintError,
+  type Clock,
+  type Collection,
+  type DataSubject,
+  type Jobs,
+  type Logger,
+  type Outbox,
+  type Storage,
+  type Where,
+} from "../../src/index.ts";
 import type { AppointmentMessages } from "./appointment-messages.ts";
 import type { AppointmentTypes } from "./appointment-types.ts";
 import { resolveEventDateTime, TimeZoneNames } from "./event-time.ts";

@@ -1,6 +1,4 @@
-import type { Accounts } from "../../src/auth/accounts.ts";
-import type { Outbox } from "../../src/messaging/outbox.ts";
-import { fillPlaceholders } from "../../src/messaging/placeholders.ts";
+import { fillPlaceholders, type Accounts, type Outbox } from "../../src/index.ts";
 import type { SubscriptionsService } from "../subscriptions/index.ts";
 import type { AppointmentMessages } from "./appointment-messages.ts";
 import { eventDateAndTime } from "./event-time.ts";

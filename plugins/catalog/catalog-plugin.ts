@@ -1,6 +1,4 @@
-import { definePlugin } from "../../src/kernel/plugin.ts";
-import { defineToken } from "../../src/kernel/token.ts";
-import { OBJECT_STORAGE } from "../../src/ports/object-storage.ts";
+import { definePlugin, defineToken, OBJECT_STORAGE } from "../../src/index.ts";
 import { catalogApi, type CatalogApi } from "./catalog-api.ts";
 import { CatalogStore } from "./catalog-store.ts";
 import { CatalogUploads, EXPIRE_UPLOAD_JOB, PROCESS_UPLOAD_JOB } from "./catalog-uploads.ts";

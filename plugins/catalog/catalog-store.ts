@@ -1,5 +1,4 @@
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Collection, Storage } from "../../src/ports/storage.ts";
+import type { Clock, Collection, Storage } from "../../src/index.ts";
 import type { CatalogProduct, CatalogVariant } from "./product-schema.ts";
 import {
   HEADS,

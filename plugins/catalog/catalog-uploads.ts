@@ -1,9 +1,14 @@
-import { HttpError, notFound } from "../../src/http/errors.ts";
-import type { Jobs } from "../../src/jobs/jobs.ts";
-import { sortableId } from "../../src/kernel/ids.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { ObjectStorage, StoredObject } from "../../src/ports/object-storage.ts";
-import type { Collection, Storage } from "../../src/ports/storage.ts";
+import {
+  HttpError,
+  notFound,
+  sortableId,
+  type Clock,
+  type Collection,
+  type Jobs,
+  type ObjectStorage,
+  type Storage,
+  type StoredObject,
+} from "../../src/index.ts";
 import type { CatalogErrorType } from "./line-check.ts";
 import { UPLOADS, type CatalogUploadError, type UploadRecord, type UploadStatus } from "./records.ts";
 import type { CatalogSettings } from "./settings.ts";

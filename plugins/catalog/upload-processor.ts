@@ -1,10 +1,4 @@
-import type { EventBus, EventName, ReachkitEvents } from "../../src/events/event-bus.ts";
-import type { JobContext } from "../../src/jobs/job-runner.ts";
-import type { Jobs } from "../../src/jobs/jobs.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Logger } from "../../src/ports/logger.ts";
-import type { ObjectStorage } from "../../src/ports/object-storage.ts";
-import type { Storage } from "../../src/ports/storage.ts";
+import type { Clock, EventBus, EventName, JobContext, Jobs, Logger, ObjectStorage, ReachkitEvents, Storage } from "../../src/index.ts";
 import type { CatalogStore } from "./catalog-store.ts";
 import { PROCESS_UPLOAD_JOB, processJobKey, type CatalogUploads } from "./catalog-uploads.ts";
 import { prefixRange, type UploadRecord } from "./records.ts";

@@ -1,10 +1,6 @@
 import { execute, GraphQLError, parse, validate, type DocumentNode, type ExecutionResult } from "graphql";
 import * as v from "valibot";
-import { ACCOUNTS } from "../../src/auth/accounts.ts";
-import { defineRoute, jsonBody, reply } from "../../src/http/route.ts";
-import { plainObject } from "../../src/http/validation.ts";
-import { definePlugin } from "../../src/kernel/plugin.ts";
-import type { Logger } from "../../src/ports/logger.ts";
+import { ACCOUNTS, definePlugin, defineRoute, jsonBody, plainObject, reply, type Logger } from "../../src/index.ts";
 import { SUBSCRIPTIONS_SERVICE } from "../subscriptions/index.ts";
 import { EligibilityBatch } from "./eligibility-batch.ts";
 import { checkLimits, DEFAULT_QUERY_LIMITS, type QueryLimits } from "./limits.ts";

@@ -1,9 +1,4 @@
-import type { Accounts } from "../../src/auth/accounts.ts";
-import type { DataSubject } from "../../src/kernel/plugin.ts";
-import type { Outbox } from "../../src/messaging/outbox.ts";
-import type { OutboxMessage } from "../../src/messaging/outbox-record.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Storage } from "../../src/ports/storage.ts";
+import type { Accounts, Clock, DataSubject, Outbox, OutboxMessage, Storage } from "../../src/index.ts";
 import type { SubscriptionsService } from "../subscriptions/index.ts";
 import { LegacySubscribers, type AddedSubscriber, type RemovedSubscriber } from "./legacy-subscribers.ts";
 import { MessagePrefixes } from "./message-prefixes.ts";

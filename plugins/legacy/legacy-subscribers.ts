@@ -1,8 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { conflict, HttpError, invalidFields } from "../../src/http/errors.ts";
-import type { DataSubject } from "../../src/kernel/plugin.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Collection, Storage } from "../../src/ports/storage.ts";
+import { conflict, HttpError, invalidFields, type Clock, type Collection, type DataSubject, type Storage } from "../../src/index.ts";
 import { readPhoneNumber, type Subscriber, type SubscriptionsService } from "../subscriptions/index.ts";
 import { SIGN_UPS, type LegacySignUp } from "./records.ts";
 import { parseAddSubscriber, parseRemoveSubscriber, type AddSubscriberRequest, type RemoveSubscriberRequest } from "./schemas.ts";

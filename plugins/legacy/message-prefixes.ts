@@ -1,6 +1,4 @@
-import { fillPlaceholders } from "../../src/messaging/placeholders.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Collection, Storage } from "../../src/ports/storage.ts";
+import { fillPlaceholders, type Clock, type Collection, type Storage } from "../../src/index.ts";
 import { MESSAGE_PREFIXES, type MessagePrefixRecord } from "./records.ts";
 
 /** What the reference service prepends: the merchant's display name (wire-compat). */

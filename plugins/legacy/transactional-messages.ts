@@ -1,7 +1,4 @@
-import type { Accounts } from "../../src/auth/accounts.ts";
-import { HttpError } from "../../src/http/errors.ts";
-import type { Outbox } from "../../src/messaging/outbox.ts";
-import type { OutboxMessage } from "../../src/messaging/outbox-record.ts";
+import { HttpError, type Accounts, type Outbox, type OutboxMessage } from "../../src/index.ts";
 import { readPhoneNumber, type SubscriptionsService } from "../subscriptions/index.ts";
 import { renderPrefix, type MessagePrefixes } from "./message-prefixes.ts";
 import { MAX_MESSAGE_LENGTH, type MessageInput } from "./schemas.ts";

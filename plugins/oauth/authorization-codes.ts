@@ -1,9 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Accounts } from "../../src/auth/accounts.ts";
-import type { Scope } from "../../src/auth/scopes.ts";
-import { generateSecret, hashSecret } from "../../src/auth/secrets.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Collection, Storage } from "../../src/ports/storage.ts";
+import { generateSecret, hashSecret, type Accounts, type Clock, type Collection, type Scope, type Storage } from "../../src/index.ts";
 import type { Installations } from "./installations.ts";
 import { AUTHORIZATION_CODES, type AuthorizationCodeRecord } from "./records.ts";
 

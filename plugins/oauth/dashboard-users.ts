@@ -1,7 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Accounts } from "../../src/auth/accounts.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import { UniqueConstraintError, type Collection, type Storage } from "../../src/ports/storage.ts";
+import { UniqueConstraintError, type Accounts, type Clock, type Collection, type Storage } from "../../src/index.ts";
 import type { PasswordHasher } from "./passwords.ts";
 import { DASHBOARD_USERS, LOGIN_SESSIONS, type DashboardUserRecord, type LoginSessionRecord } from "./records.ts";
 

@@ -1,6 +1,5 @@
 import { jwtVerify, SignJWT, type JWTPayload } from "jose";
-import { sign } from "../../src/auth/secrets.ts";
-import type { Clock } from "../../src/ports/clock.ts";
+import { sign, type Clock } from "../../src/index.ts";
 
 /** How long an id_token may be relied on after the exchange. */
 export const ID_TOKEN_TTL_SECONDS = 60 * 60;

@@ -1,8 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Scope } from "../../src/auth/scopes.ts";
-import type { EventBus } from "../../src/events/event-bus.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Collection, Storage } from "../../src/ports/storage.ts";
+import type { Clock, Collection, EventBus, Scope, Storage } from "../../src/index.ts";
 import type { AccountsService } from "../accounts/index.ts";
 import { INSTALLATIONS, type InstallationRecord } from "./records.ts";
 

@@ -1,7 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { generateSecret, hashSecret } from "../../src/auth/secrets.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Collection, Storage } from "../../src/ports/storage.ts";
+import { generateSecret, hashSecret, type Clock, type Collection, type Storage } from "../../src/index.ts";
 import type { DashboardUser } from "./dashboard-users.ts";
 import { LOGIN_SESSIONS, type LoginSessionRecord } from "./records.ts";
 

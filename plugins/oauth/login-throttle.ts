@@ -1,4 +1,4 @@
-import type { Clock } from "../../src/ports/clock.ts";
+import type { Clock } from "../../src/index.ts";
 
 export interface LoginThrottleSettings {
   /** Failed sign-ins allowed per email address in a window. */

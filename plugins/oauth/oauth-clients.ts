@@ -1,8 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { Scope } from "../../src/auth/scopes.ts";
-import { generateSecret, hashSecret, safeEqual } from "../../src/auth/secrets.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Collection, Storage } from "../../src/ports/storage.ts";
+import { generateSecret, hashSecret, safeEqual, type Clock, type Collection, type Scope, type Storage } from "../../src/index.ts";
 import type { AccountsService, ApplicationRecord } from "../accounts/index.ts";
 import { OAUTH_CLIENTS, type OAuthClientRecord } from "./records.ts";
 

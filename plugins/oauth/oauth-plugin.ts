@@ -1,6 +1,4 @@
-import { definePlugin } from "../../src/kernel/plugin.ts";
-import { oauthScheme } from "../../src/openapi/openapi-document.ts";
-import { defineToken } from "../../src/kernel/token.ts";
+import { definePlugin, defineToken, oauthScheme } from "../../src/index.ts";
 import { ACCOUNTS_SERVICE } from "../accounts/index.ts";
 import { AuthorizationCodes } from "./authorization-codes.ts";
 import { oauthCommands } from "./commands.ts";

@@ -1,7 +1,4 @@
-import { ACCOUNTS } from "../../src/auth/accounts.ts";
-import type { JobHandler } from "../../src/jobs/job-runner.ts";
-import { definePlugin } from "../../src/kernel/plugin.ts";
-import { defineToken } from "../../src/kernel/token.ts";
+import { ACCOUNTS, definePlugin, defineToken, type JobHandler } from "../../src/index.ts";
 import { SUBSCRIPTIONS_SERVICE } from "../subscriptions/index.ts";
 import { privacyCommands } from "./commands.ts";
 import { assertProcessingDelay, PRIVACY_JOB, PrivacyRequests } from "./privacy-requests.ts";

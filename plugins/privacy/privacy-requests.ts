@@ -1,12 +1,16 @@
 import { randomInt, randomUUID } from "node:crypto";
-import type { EventBus } from "../../src/events/event-bus.ts";
-import { notFound } from "../../src/http/errors.ts";
-import type { JobContext } from "../../src/jobs/job-runner.ts";
-import type { Jobs } from "../../src/jobs/jobs.ts";
-import type { DataSubject } from "../../src/kernel/plugin.ts";
-import type { Outbox } from "../../src/messaging/outbox.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Collection, Patch, Storage } from "../../src/ports/storage.ts";
+import {
+  notFound,
+  type Clock,
+  type Collection,
+  type DataSubject,
+  type EventBus,
+  type JobContext,
+  type Jobs,
+  type Outbox,
+  type Patch,
+  type Storage,
+} from "../../src/index.ts";
 import type { SubscriptionsService } from "../subscriptions/index.ts";
 import { AFFILIATES, PRIVACY_REQUESTS, type AffiliateRecord, type PrivacyRequest, type PrivacyRequestOrigin } from "./records.ts";
 import { parsePrivacyRequest, type PrivacyRequestInput } from "./schemas.ts";

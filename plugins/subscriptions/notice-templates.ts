@@ -1,6 +1,4 @@
-import { fillPlaceholders } from "../../src/messaging/placeholders.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Collection, Storage } from "../../src/ports/storage.ts";
+import { fillPlaceholders, type Clock, type Collection, type Storage } from "../../src/index.ts";
 import { TEMPLATES, type Locale, type TemplateOverride } from "./records.ts";
 import type { SubscriptionType } from "./sign-up-units.ts";
 

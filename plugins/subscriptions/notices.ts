@@ -1,5 +1,4 @@
-import type { Accounts } from "../../src/auth/accounts.ts";
-import type { Outbox } from "../../src/messaging/outbox.ts";
+import type { Accounts, Outbox } from "../../src/index.ts";
 import { renderTemplate, type NoticeKind, type NoticeLocale, type NoticeTemplates } from "./notice-templates.ts";
 
 /** One notice to send: who, which wording, and the key that makes a re-run job send it once. */

@@ -1,8 +1,16 @@
 import * as v from "valibot";
-import { HttpError, invalidFields, unauthorized } from "../../src/http/errors.ts";
-import { defineRoute, formBody, jsonBodyCheckedBy, reply, type AnyRoute } from "../../src/http/route.ts";
-import type { PluginContext } from "../../src/kernel/plugin.ts";
-import { SMS_SENDER } from "../../src/ports/sms-sender.ts";
+import {
+  defineRoute,
+  formBody,
+  HttpError,
+  invalidFields,
+  jsonBodyCheckedBy,
+  reply,
+  SMS_SENDER,
+  unauthorized,
+  type AnyRoute,
+  type PluginContext,
+} from "../../src/index.ts";
 import type { OptInAccepted } from "./opt-ins.ts";
 import { eligibilityDocs, inboundSecretPathDocs, inboundSignedDocs, optInDocs, optOutPhoneDocs, unsubscribeDocs } from "./openapi.ts";
 import { E164, optInRequestSchema, unsubscribeRequestSchema, userFromQuery, type OptInRequest, type UnsubscribeRequest } from "./schemas.ts";

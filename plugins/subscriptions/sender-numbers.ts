@@ -1,8 +1,5 @@
 import { randomInt } from "node:crypto";
-import type { Accounts } from "../../src/auth/accounts.ts";
-import { safeEqual, sign } from "../../src/auth/secrets.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import { UniqueConstraintError, type Collection, type Storage } from "../../src/ports/storage.ts";
+import { safeEqual, sign, UniqueConstraintError, type Accounts, type Clock, type Collection, type Storage } from "../../src/index.ts";
 import { SENDER_NUMBERS, type SenderNumberRecord } from "./records.ts";
 
 /** An E.164 number, or a short code of 5 or 6 digits. */

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Collection, CollectionSpec, Storage } from "../../src/ports/storage.ts";
+import type { Clock, Collection, CollectionSpec, Storage } from "../../src/index.ts";
 
 export const SUBSCRIPTION_TYPES = ["MARKETING", "TRANSACTIONAL"] as const;
 export type SubscriptionType = (typeof SUBSCRIPTION_TYPES)[number];

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { sortableId } from "../../src/kernel/ids.ts";
-import type { Collection, Patch, Storage } from "../../src/ports/storage.ts";
+import { sortableId, type Collection, type Patch, type Storage } from "../../src/index.ts";
 import {
   CHANGES,
   SUBSCRIBERS,

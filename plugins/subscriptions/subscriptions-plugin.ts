@@ -1,7 +1,4 @@
-import { ACCOUNTS } from "../../src/auth/accounts.ts";
-import { definePlugin } from "../../src/kernel/plugin.ts";
-import { defineToken } from "../../src/kernel/token.ts";
-import { SMS_SENDER } from "../../src/ports/sms-sender.ts";
+import { ACCOUNTS, definePlugin, defineToken, SMS_SENDER } from "../../src/index.ts";
 import { subscriptionsCommands } from "./commands.ts";
 import { subscriptionCollections } from "./records.ts";
 import { subscriptionRoutes } from "./routes.ts";

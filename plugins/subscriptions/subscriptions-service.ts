@@ -1,11 +1,4 @@
-import type { Accounts } from "../../src/auth/accounts.ts";
-import type { EventBus } from "../../src/events/event-bus.ts";
-import type { JobHandler } from "../../src/jobs/job-runner.ts";
-import type { Jobs } from "../../src/jobs/jobs.ts";
-import type { DataSubject } from "../../src/kernel/plugin.ts";
-import type { Outbox } from "../../src/messaging/outbox.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Storage } from "../../src/ports/storage.ts";
+import type { Accounts, Clock, DataSubject, EventBus, JobHandler, Jobs, Outbox, Storage } from "../../src/index.ts";
 import { eligibilityOf, NOT_SUBSCRIBED, type Eligibility, type SubscriptionEligibility } from "./eligibility.ts";
 import { InboundTexts, type InboundResult, type InboundText } from "./inbound-texts.ts";
 import { NoticeTemplates } from "./notice-templates.ts";

@@ -1,8 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { EventBus } from "../../src/events/event-bus.ts";
-import type { Jobs } from "../../src/jobs/jobs.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Storage } from "../../src/ports/storage.ts";
+import type { Clock, EventBus, Jobs, Storage } from "../../src/index.ts";
 import { noticeLocale } from "./notice-templates.ts";
 import type { Notices } from "./notices.ts";
 import type { ChangeSource, Subscription, SubscriptionKind } from "./records.ts";
