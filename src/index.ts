@@ -8,7 +8,17 @@
  */
 import "reflect-metadata";
 
-export { createReachkit, CONFIG, EVENTS, type ReachkitOptions } from "./kernel/create-reachkit.ts";
+export {
+  createReachkit,
+  CONFIG,
+  EVENTS,
+  SECRET,
+  PUBLIC_URL,
+  DELETE_SUBJECT_DATA,
+  type ReachkitOptions,
+  type PublicUrl,
+  type DeleteSubjectData,
+} from "./kernel/create-reachkit.ts";
 export type { Reachkit, StartOptions, ProvisionedCompany } from "./kernel/reachkit.ts";
 export {
   definePlugin,

@@ -50,6 +50,16 @@ export interface ReachkitOptions {
 export const EVENTS = defineToken<EventBus>("EventBus", ["reachkit core (always bound)"]);
 export const CONFIG = defineToken<ReachkitConfig>("ReachkitConfig", ["reachkit core (always bound)"]);
 
+/** The public URL of `path` on a host group: `publicUrl("ui", "/integrations/oauth-install")`. */
+export type PublicUrl = (group: HostGroup, path: string) => string;
+/** Runs every plugin's `deleteSubjectData` hook; returns how many records they removed. */
+export type DeleteSubjectData = (subject: DataSubject) => Promise<number>;
+/** The kit secret (`ReachkitOptions.secret`), for HMAC signatures: URLs, tokens, CSRF. */
+export const SECRET = defineToken<string>("KitSecret", ["reachkit core (always bound)"]);
+export const PUBLIC_URL = defineToken<PublicUrl>("PublicUrl", ["reachkit core (always bound)"]);
+/** For a plugin's own jobs (privacy requests), which have no kit at hand. */
+export const DELETE_SUBJECT_DATA = defineToken<DeleteSubjectData>("DeleteSubjectData", ["reachkit core (always bound)"]);
+
 /** Builds a kit: one child container, its adapters and plugins, checked at once. */
 export function createReachkit(options: ReachkitOptions): Reachkit {
   if (typeof options.secret !== "string" || options.secret.length < 32) {
@@ -86,7 +96,10 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
   container.bind(OUTBOX, { useValue: outbox });
   jobs.register(OUTBOX_SEND_JOB, (payload: { messageId: string }, context) => outbox.deliver(payload, context));
 
-  const publicUrl = (group: HostGroup, path: string) => `${hosts[group]}${path}`;
+  const publicUrl: PublicUrl = (group, path) => `${hosts[group]}${path}`;
+  container.bind(SECRET, { useValue: options.secret });
+  container.bind(PUBLIC_URL, { useValue: publicUrl });
+  container.bind(DELETE_SUBJECT_DATA, { useValue: deleteSubjectData });
   const contexts = new Map<ReachkitPlugin, PluginContext>();
   for (const plugin of plugins) {
     contexts.set(plugin, {
