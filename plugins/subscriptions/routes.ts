@@ -36,6 +36,7 @@ const unsubscribeReply = (accepted: UnsubscribeAccepted) =>
   reply.json(202, { user: accepted.user, subscriptionResponses: accepted.subscriptionResponses });
 
 export function subscriptionRoutes(context: PluginContext, service: SubscriptionsService): AnyRoute[] {
+  const sender = context.container.has(SMS_SENDER) ? context.resolve(SMS_SENDER) : undefined;
   return [
     defineRoute({
       method: "POST",
@@ -101,7 +102,6 @@ export function subscriptionRoutes(context: PluginContext, service: Subscription
             ...(to === undefined ? [{ path: "To", message: "is required" }] : []),
           ];
           if (from === undefined || to === undefined || problems.length > 0) throw invalidFields(problems);
-          const sender = context.container.has(SMS_SENDER) ? context.resolve(SMS_SENDER) : undefined;
           const signed = sender?.verifyInbound?.({ url: context.publicUrl("api", requestPath), headers, params: body }) === true;
           const companyId = await service.senderNumbers.companyOf(normalizeSenderNumber(to));
           if (!signed && (companyId === undefined || params.token === undefined || !service.senderNumbers.verifyToken(companyId, params.token))) {
