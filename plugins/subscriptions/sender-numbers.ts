@@ -16,7 +16,7 @@ import {
 } from "../../src/index.ts";
 import { SENDER_NUMBERS, type SenderNumberRecord } from "./records.ts";
 import type { SubscriptionsPluginOptions } from "./subscriptions-plugin.ts";
-import { SUBSCRIPTIONS_OPTIONS } from "./tokens.ts";
+import { SUBSCRIPTIONS_SETTINGS } from "./tokens.ts";
 
 /** An E.164 number, or a short code of 5 or 6 digits. */
 const SENDER_NUMBER = /^(\+[1-9]\d{6,14}|\d{5,6})$/;
@@ -55,7 +55,7 @@ export class SenderNumbers {
     @inject(CLOCK) private readonly clock: Clock,
     @inject(ACCOUNTS) private readonly accounts: Accounts,
     @inject(SECRET) private readonly secret: string,
-    @inject(SUBSCRIPTIONS_OPTIONS) options: Required<SubscriptionsPluginOptions>,
+    @inject(SUBSCRIPTIONS_SETTINGS) options: Required<SubscriptionsPluginOptions>,
   ) {
     this.#numbers = storage.collection(SENDER_NUMBERS);
     this.allocate = options.allocateSenderNumber;

@@ -15,10 +15,10 @@ import {
   NOTICE_TEMPLATES,
   NOTICES,
   OPT_INS,
-  SENDER_NUMBERS,
+  SENDER_NUMBERS_SERVICE,
   SIGN_UP_UNITS_SERVICE,
   SUBSCRIPTION_STORE,
-  SUBSCRIPTIONS_OPTIONS,
+  SUBSCRIPTIONS_SETTINGS,
   SUBSCRIPTIONS_SERVICE,
   UNSUBSCRIBES,
 } from "./tokens.ts";
@@ -62,9 +62,9 @@ export function subscriptionsPlugin(options: SubscriptionsPluginOptions = {}) {
       },
     ],
     register({ container }) {
-      container.bind(SUBSCRIPTIONS_OPTIONS, { useValue: { allocateSenderNumber: options.allocateSenderNumber ?? fictitiousSenderNumber } });
+      container.bind(SUBSCRIPTIONS_SETTINGS, { useValue: { allocateSenderNumber: options.allocateSenderNumber ?? fictitiousSenderNumber } });
       container.bind(SIGN_UP_UNITS_SERVICE, { useClass: SignUpUnits });
-      container.bind(SENDER_NUMBERS, { useClass: SenderNumbers });
+      container.bind(SENDER_NUMBERS_SERVICE, { useClass: SenderNumbers });
       container.bind(NOTICE_TEMPLATES, { useClass: NoticeTemplates });
       container.bind(NOTICES, { useClass: Notices });
       container.bind(SUBSCRIPTION_STORE, { useClass: SubscriptionStore });

@@ -12,7 +12,7 @@ import {
   INBOUND_TEXTS,
   NOTICE_TEMPLATES,
   OPT_INS,
-  SENDER_NUMBERS,
+  SENDER_NUMBERS_SERVICE,
   SIGN_UP_UNITS_SERVICE,
   SUBSCRIPTION_STORE,
   UNSUBSCRIBES,
@@ -54,7 +54,7 @@ export class SubscriptionsService {
     @inject(STORAGE) storage: Storage,
     @inject(JOBS) jobs: Jobs,
     @inject(SIGN_UP_UNITS_SERVICE) readonly signUpUnits: SignUpUnits,
-    @inject(SENDER_NUMBERS) readonly senderNumbers: SenderNumbers,
+    @inject(SENDER_NUMBERS_SERVICE) readonly senderNumbers: SenderNumbers,
     /** The wording of every text this plugin sends, per company and locale. */
     @inject(NOTICE_TEMPLATES) readonly templates: NoticeTemplates,
     @inject(SUBSCRIPTION_STORE) store: SubscriptionStore,

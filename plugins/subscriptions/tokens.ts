@@ -16,8 +16,8 @@ export const SIGN_UP_UNITS_SERVICE = defineToken<SignUpUnits>("SignUpUnits", [PR
 export const SUBSCRIPTIONS_SERVICE = defineToken<SubscriptionsService>("SubscriptionsService", [PROVIDER]);
 
 /** The plugin's options, defaults applied. */
-export const SUBSCRIPTIONS_OPTIONS = defineToken<Required<SubscriptionsPluginOptions>>("SubscriptionsOptions", [PROVIDER]);
-export const SENDER_NUMBERS = defineToken<SenderNumbers>("SenderNumbers", [PROVIDER]);
+export const SUBSCRIPTIONS_SETTINGS = defineToken<Required<SubscriptionsPluginOptions>>("SubscriptionsSettings", [PROVIDER]);
+export const SENDER_NUMBERS_SERVICE = defineToken<SenderNumbers>("SenderNumbers", [PROVIDER]);
 export const NOTICE_TEMPLATES = defineToken<NoticeTemplates>("NoticeTemplates", [PROVIDER]);
 export const NOTICES = defineToken<Notices>("Notices", [PROVIDER]);
 export const SUBSCRIPTION_STORE = defineToken<SubscriptionStore>("SubscriptionStore", [PROVIDER]);
