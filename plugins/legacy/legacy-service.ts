@@ -1,7 +1,6 @@
-import type { Accounts, Clock, DataSubject, Outbox, OutboxMessage, Storage } from "../../src/index.ts";
-import type { SubscriptionsService } from "../subscriptions/index.ts";
-import { LegacySubscribers, type AddedSubscriber, type RemovedSubscriber } from "./legacy-subscribers.ts";
-import { MessagePrefixes } from "./message-prefixes.ts";
+import { inject, injectable, type DataSubject, type OutboxMessage } from "../../src/index.ts";
+import type { AddedSubscriber, LegacySubscribers, RemovedSubscriber } from "./legacy-subscribers.ts";
+import type { MessagePrefixes } from "./message-prefixes.ts";
 import type { LegacySignUp } from "./records.ts";
 import {
   parseArchivedMessage,
@@ -11,18 +10,8 @@ import {
   type RemoveSubscriberRequest,
   type TransactionalMessageRequest,
 } from "./schemas.ts";
-import { TransactionalMessages } from "./transactional-messages.ts";
-
-/** What the service is built from (the plugin binds it with a factory). */
-export interface LegacyServiceParts {
-  storage: Storage;
-  clock: Clock;
-  outbox: Outbox;
-  subscriptions: SubscriptionsService;
-  accounts: () => Accounts;
-  /** Regions whose numbers receive messages. */
-  messageRegions: readonly string[];
-}
+import { LEGACY_SUBSCRIBERS, MESSAGE_PREFIXES_SERVICE, TRANSACTIONAL_MESSAGES } from "./tokens.ts";
+import type { TransactionalMessages } from "./transactional-messages.ts";
 
 /**
  * The legacy subscriber and message endpoints in process: the routes call
@@ -30,16 +19,20 @@ export interface LegacyServiceParts {
  * Requests are validated here whatever their static type (a bad one throws the
  * route's 400 `HttpError` naming the field), so both kinds of caller share one code path.
  */
+@injectable()
 export class LegacyService {
-  /** The text every transactional message of a company starts with. */
-  readonly prefixes: MessagePrefixes;
   readonly #subscribers: LegacySubscribers;
   readonly #messages: TransactionalMessages;
 
-  constructor(parts: LegacyServiceParts) {
-    this.prefixes = new MessagePrefixes(parts.storage, parts.clock);
-    this.#subscribers = new LegacySubscribers(parts.storage, parts.clock, parts.subscriptions);
-    this.#messages = new TransactionalMessages(parts.subscriptions, parts.accounts, parts.outbox, this.prefixes, parts.messageRegions);
+  /** @internal The kit's container builds it (`LEGACY_SERVICE`). */
+  constructor(
+    /** The text every transactional message of a company starts with. */
+    @inject(MESSAGE_PREFIXES_SERVICE) readonly prefixes: MessagePrefixes,
+    @inject(LEGACY_SUBSCRIBERS) subscribers: LegacySubscribers,
+    @inject(TRANSACTIONAL_MESSAGES) messages: TransactionalMessages,
+  ) {
+    this.#subscribers = subscribers;
+    this.#messages = messages;
   }
 
   /** `POST /1/add-subscribers` (interface 4.7): a single opt-in with the welcome text; `created` says 201 or 200. */
