@@ -1,5 +1,5 @@
 import { jwtVerify, SignJWT, type JWTPayload } from "jose";
-import { sign, type Clock } from "../../src/index.ts";
+import { CLOCK, inject, injectable, PUBLIC_URL, SECRET, sign, type Clock, type PublicUrl } from "../../src/index.ts";
 
 /** How long an id_token may be relied on after the exchange. */
 export const ID_TOKEN_TTL_SECONDS = 60 * 60;
@@ -25,15 +25,18 @@ export interface IdTokenClaims extends JWTPayload {
  * nothing else). Only the kit can verify them; a client receives them straight
  * from the token endpoint over TLS and may read them without a check.
  */
+@injectable()
 export class IdTokens {
   readonly #key: Uint8Array;
+  private readonly issuer: string;
 
   constructor(
-    secret: string,
-    private readonly clock: Clock,
-    private readonly issuer: string,
+    @inject(SECRET) secret: string,
+    @inject(CLOCK) private readonly clock: Clock,
+    @inject(PUBLIC_URL) publicUrl: PublicUrl,
   ) {
     this.#key = new TextEncoder().encode(sign(secret, "reachkit oauth id_token"));
+    this.issuer = publicUrl("api", "");
   }
 
   async sign(claims: Omit<IdTokenClaims, "iss" | "iat" | "exp">): Promise<string> {
