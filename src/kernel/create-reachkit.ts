@@ -84,12 +84,15 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
   container.bind(EVENTS, { useValue: events });
   const jobs = new Jobs(options.storage, clock, options.scheduler, logger.child({ component: "jobs" }), config.jobs);
   container.bind(JOBS, { useValue: jobs });
+  // A plugin binds the accounts after the core is built: found at their first use, then kept.
+  let accounts: Accounts | undefined;
+  const accountsOnceBound = () => (accounts ??= container.has(ACCOUNTS) ? container.resolve(ACCOUNTS) : undefined);
   const outbox = new Outbox(
     options.storage,
     clock,
     jobs,
     () => options.sms,
-    () => (container.has(ACCOUNTS) ? container.resolve(ACCOUNTS) : undefined),
+    accountsOnceBound,
     logger.child({ component: "outbox" }),
     config.messaging,
   );
@@ -149,13 +152,13 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
   const apis = new Map<string, unknown>();
   for (const plugin of plugins) if (plugin.api) apis.set(plugin.name, plugin.api(contextOf(plugin)));
 
-  let accounts: Accounts | undefined;
   const http = new HttpCore({
     routes,
     bodyLimitBytes: config.bodyLimitBytes,
     logger: logger.child({ component: "http" }),
     rateLimiter: new RateLimiter(clock, config.rateLimits),
-    authenticate: (token) => (accounts ??= container.resolve(ACCOUNTS)).authenticate(token),
+    // Routes that authenticate require ACCOUNTS, checked above.
+    authenticate: (token) => accountsOnceBound()!.authenticate(token),
   });
   const commands: CliCommand[] = cliCommands(plugins);
 
