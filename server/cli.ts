@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 import { cliCommands, CliUsageError, runCli, silentLogger, stringOption, type CliCommand } from "../src/index.ts";
 import { backupCommand, restoreCommand } from "./backup.ts";
 import { configFromEnv, dataDirSecret } from "./config.ts";

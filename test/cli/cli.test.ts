@@ -107,7 +107,7 @@ describe("reachkit CLI", () => {
 
   it("runs as the reachkit bin", async () => {
     const dataDir = newDataDir();
-    const { stdout } = await promisify(execFile)(process.execPath, ["server/bin.js", "init", "--data-dir", dataDir, "--json"], {
+    const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "server/cli.ts", "init", "--data-dir", dataDir, "--json"], {
       env: { ...process.env, REACHKIT_SECRET: TEST_SECRET },
     });
     const output = JSON.parse(stdout);
