@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { cliCommands, CliUsageError, runCli, silentLogger, stringOption, type CliCommand } from "../src/index.ts";
 import { backupCommand, restoreCommand } from "./backup.ts";
-import { configFromEnv, dataDirSecret } from "./config.ts";
+import { configFromEnv, dataDirSecret, publicUrlFromEnv } from "./config.ts";
 import { migrateStorage } from "./migrate-storage.ts";
 import { createServerKit, serverPlugins } from "./server-kit.ts";
 import { startServer } from "./server.ts";
@@ -28,11 +28,12 @@ const code = await runCli(process.argv.slice(2), {
   defaultDataDir: process.env.REACHKIT_DATA_DIR ?? "./data",
   stdout: (text) => void process.stdout.write(text),
   stderr: (text) => void process.stderr.write(text),
+  interactive: process.stderr.isTTY,
   async openKit(dataDir) {
     const kit = createServerKit({
       dataDir,
       databaseUrl: process.env.REACHKIT_DATABASE_URL || undefined,
-      publicUrl: process.env.REACHKIT_PUBLIC_URL ?? "http://localhost:3000",
+      publicUrl: publicUrlFromEnv(process.env),
       secret: process.env.REACHKIT_SECRET || dataDirSecret(dataDir),
       logger: silentLogger(),
     });

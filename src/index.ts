@@ -78,6 +78,7 @@ export {
   type CliCommand,
   type CliContext,
   type CliOption,
+  type CliArgument,
   type CliResult,
   type CliValues,
 } from "./cli/command.ts";

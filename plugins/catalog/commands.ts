@@ -1,12 +1,14 @@
 import { CliUsageError, companyOption, requiredOption, type CliCommand, type CliContext } from "../../src/cli/command.ts";
 import { formatFields, formatTable } from "../../src/cli/format.ts";
 import type { CatalogApi } from "./catalog-api.ts";
+import { catalogUploadCommand } from "./upload-command.ts";
 
 async function catalogOf(context: CliContext): Promise<CatalogApi> {
   return (await context.openKit()).plugin("catalog");
 }
 
 export const catalogCommands: readonly CliCommand[] = [
+  catalogUploadCommand,
   {
     name: "catalog uploads list",
     summary: "List a company's recent catalog uploads, oldest first",
