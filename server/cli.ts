@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { cliCommands, CliUsageError, runCli, silentLogger, stringOption, type CliCommand } from "../src/index.ts";
 import { backupCommand, restoreCommand } from "./backup.ts";
-import { configFromEnv, dataDirSecret, publicUrlFromEnv } from "./config.ts";
+import { configFromEnv, dataDirSecret, publicUrlFromEnv, type ServerConfig } from "./config.ts";
 import { migrateStorage } from "./migrate-storage.ts";
 import { createServerKit, serverPlugins } from "./server-kit.ts";
 import { startServer } from "./server.ts";
@@ -14,7 +14,13 @@ const serve: CliCommand = {
     const portText = stringOption(values, "port");
     const port = portText === undefined ? undefined : Number(portText);
     if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new CliUsageError("--port must be a port number");
-    const running = await startServer(configFromEnv(process.env, { port, dataDir: context.dataDir }));
+    let config: ServerConfig;
+    try {
+      config = configFromEnv(process.env, { port, dataDir: context.dataDir });
+    } catch (error) {
+      throw new CliUsageError(`bad configuration: ${(error as Error).message}`);
+    }
+    const running = await startServer(config);
     await new Promise<void>((resolve) => {
       for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => resolve());
     });
