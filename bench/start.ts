@@ -5,7 +5,8 @@
 // first start (credentials printed) is already done.
 //   npm run bench:start        (runs `npm run build` first)
 // Server: milliseconds from spawn to the first 200 of /healthz, the CPU time spent by then, and the
-// resident memory after 3 s idle. CLI: wall milliseconds of `reachkit companies list`.
+// resident memory after 3 s idle. CLI: wall and CPU milliseconds of `reachkit companies list` (CPU from
+// GNU time, /usr/bin/time).
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { request } from "node:http";
@@ -81,14 +82,15 @@ async function startOnce(variant: Variant, dataDir: string): Promise<{ toHealthy
   return { toHealthyMs: round1(toHealthyMs), cpuMs: cpu, idleRssMb: round1(idleRssMb) };
 }
 
-function cliOnce(variant: Variant, dataDir: string): number {
+/** A CLI call's wall milliseconds, and its CPU milliseconds as GNU time reports them (steadier on a busy machine). */
+function cliOnce(variant: Variant, dataDir: string): { wallMs: number; cpuMs: number } {
   const started = performance.now();
-  const result = spawnSync(process.execPath, [...cliArgs[variant], ...(variant === "bare" ? [] : ["companies", "list", "--data-dir", dataDir])], {
-    cwd: root,
-    env: { ...process.env, REACHKIT_SECRET: SECRET },
-  });
+  const command = [process.execPath, ...cliArgs[variant], ...(variant === "bare" ? [] : ["companies", "list", "--data-dir", dataDir])];
+  const result = spawnSync("/usr/bin/time", ["-f", "CPU %U %S", ...command], { cwd: root, env: { ...process.env, REACHKIT_SECRET: SECRET }, encoding: "utf8" });
+  const wallMs = round1(performance.now() - started);
   if (result.status !== 0) throw new Error(`${variant} CLI call failed: ${result.stderr}`);
-  return round1(performance.now() - started);
+  const [user, system] = /CPU ([\d.]+) ([\d.]+)/.exec(result.stderr)!.slice(1).map(Number);
+  return { wallMs, cpuMs: Math.round((user! + system!) * 1000) };
 }
 
 const loadAtStart = loadavg().map(round1);
@@ -98,7 +100,7 @@ const dataDirs = Object.fromEntries((["bare", "built", "tsx"] as const).map((var
 for (const variant of ["built", "tsx"] as const) await startOnce(variant, dataDirs[variant]);
 
 const server: Record<Variant, Array<Awaited<ReturnType<typeof startOnce>>>> = { bare: [], built: [], tsx: [] };
-const cli: Record<Variant, number[]> = { bare: [], built: [], tsx: [] };
+const cli: Record<Variant, Array<ReturnType<typeof cliOnce>>> = { bare: [], built: [], tsx: [] };
 for (let round = 0; round < ROUNDS; round++) {
   const order: Variant[] = round % 2 === 0 ? ["bare", "built", "tsx"] : ["tsx", "built", "bare"];
   for (const variant of order) server[variant].push(await startOnce(variant, dataDirs[variant]));
@@ -109,7 +111,8 @@ const summary = (variant: Variant) => ({
   toHealthyMs: median(server[variant].map((run) => run.toHealthyMs)),
   cpuMsToHealthy: median(server[variant].map((run) => run.cpuMs)),
   idleRssMb: median(server[variant].map((run) => run.idleRssMb)),
-  cliCallMs: median(cli[variant]),
+  cliCallMs: median(cli[variant].map((call) => call.wallMs)),
+  cliCallCpuMs: median(cli[variant].map((call) => call.cpuMs)),
 });
 report("start", {
   machine: { cpus: cpus().length, loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadavg().map(round1) },

@@ -7,6 +7,7 @@ import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { TEST_SECRET, type Json } from "../support/test-kit.ts";
 import { temporaryDirectory } from "../support/temp-dir.ts";
+import { waitUntil } from "../support/wait.ts";
 
 // reachkit as a user meets it: `npm pack`, the tarball installed into a fresh folder beside
 // express and fastify, and four hosts that never see tsx or a TypeScript source.
@@ -93,13 +94,8 @@ async function assertServesReachkit(host: Host, companyName: string): Promise<vo
   assert.equal(optIn.status, 202, JSON.stringify(accepted));
   assert.equal(accepted.user.phone, "+19148440001");
 
-  // The durable job runs on the real scheduler: wait (bounded) until its text is sent.
-  for (let attempt = 0; ; attempt++) {
-    const texts = (await (await fetch(`${base}/texts`)).json()) as string[];
-    if (texts.some((text) => text.includes("Reply Y"))) break;
-    assert.ok(attempt < 200, `no "Reply Y" text after 20 s: ${JSON.stringify(texts)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  // The durable job runs on the real scheduler: its text comes a moment later.
+  await waitUntil('the "Reply Y" text', async () => ((await (await fetch(`${base}/texts`)).json()) as string[]).some((text) => text.includes("Reply Y")));
 }
 
 describe("the installed package", () => {

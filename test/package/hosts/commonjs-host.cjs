@@ -1,5 +1,7 @@
 // A CommonJS node:http app that loads the installed reachkit with require (Node 20.19 and later
-// load ES modules with require; earlier Node 20 releases use `await import("reachkit")`).
+// load ES modules with require; earlier Node 20 releases use `await import("reachkit")`). It builds its
+// kit as host-kit.mjs does for the ESM hosts, but through require: loading every entry point that way is
+// what it proves.
 const { createServer } = require("node:http");
 const { createReachkit, silentLogger } = require("reachkit");
 const { nodeHandler } = require("reachkit/adapters/http/node");
