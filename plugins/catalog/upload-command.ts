@@ -4,7 +4,7 @@ import { Readable, Transform } from "node:stream";
 import { CliUsageError, companyOption, requiredOption, type CliCommand, type CliContext } from "../../src/cli/command.ts";
 import { formatFields } from "../../src/cli/format.ts";
 import type { CatalogApi } from "./catalog-api.ts";
-import type { CatalogUpload } from "./catalog-uploads.ts";
+import { errorTotal, type CatalogUpload } from "./catalog-uploads.ts";
 
 /** How often the command reads the upload's progress while the server processes it. */
 const POLL_MS = 250;
@@ -41,13 +41,12 @@ export const catalogUploadCommand: CliCommand = {
     const lines = await sendFile(path, fileBytes, created.uploadUrl, context);
     const upload = await watchProcessing(catalog, companyId, created, lines, basename(path), context);
     const seconds = Math.round((Date.now() - started) / 100) / 10;
-    const errorCount = Object.values(upload.errorCounts).reduce((sum, count) => sum + (count ?? 0), 0);
     const summary = {
       uploadId: upload.uploadId,
       status: upload.status,
       linesValidated: upload.productsReceived,
       [upload.validateOnly ? "productsValid" : "productsSaved"]: upload.productsProcessed,
-      errors: errorCount,
+      errors: errorTotal(upload.errorCounts),
       seconds,
     };
     const errorLines = upload.errors.map((error) => `  line ${error.lineNum}  ${error.errorType}  ${error.errorMessage}`).join("\n");
@@ -98,9 +97,8 @@ async function watchProcessing(catalog: CatalogApi, companyId: string, created: 
   for (;;) {
     const upload = (await catalog.getUpload(companyId, created.uploadId)) ?? created;
     const ended = upload.status === finalStatus || upload.status === "failed" || upload.status === "expired";
-    const errors = Object.values(upload.errorCounts).reduce((sum, count) => sum + (count ?? 0), 0);
     const share = ended ? 1 : Math.min(0.99, upload.productsReceived / Math.max(1, lines));
-    context.progress(`${name}  ${bar(share)}  ${upload.status}  lines ${count(upload.productsReceived)} of ${count(lines)}  ${upload.validateOnly ? "valid" : "saved"} ${count(upload.productsProcessed)}  errors ${count(errors)}`);
+    context.progress(`${name}  ${bar(share)}  ${upload.status}  lines ${count(upload.productsReceived)} of ${count(lines)}  ${upload.validateOnly ? "valid" : "saved"} ${count(upload.productsProcessed)}  errors ${count(errorTotal(upload.errorCounts))}`);
     if (ended) return upload;
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }

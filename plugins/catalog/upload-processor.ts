@@ -6,7 +6,7 @@ import type { Logger } from "../../src/ports/logger.ts";
 import type { ObjectStorage } from "../../src/ports/object-storage.ts";
 import type { Storage } from "../../src/ports/storage.ts";
 import type { CatalogStore } from "./catalog-store.ts";
-import { PROCESS_UPLOAD_JOB, processJobKey, type CatalogUploads } from "./catalog-uploads.ts";
+import { errorTotal, PROCESS_UPLOAD_JOB, processJobKey, type CatalogUploads } from "./catalog-uploads.ts";
 import { prefixRange, type UploadRecord } from "./records.ts";
 import type { CatalogSettings } from "./settings.ts";
 import { LostClaimError, UploadRun } from "./upload-run.ts";
@@ -116,7 +116,7 @@ export class UploadProcessor {
       validateOnly: upload.validateOnly,
       lines: upload.productsReceived,
       productsSaved: upload.status === "completed" ? upload.productsProcessed : 0,
-      errors: Object.values(upload.errorCounts).reduce((sum, count) => sum + (count ?? 0), 0),
+      errors: errorTotal(upload.errorCounts),
       seconds: (this.clock.now() - started) / 1000,
     };
   }
