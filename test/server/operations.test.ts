@@ -88,7 +88,8 @@ describe("operating the self-hosted server", () => {
       assert.equal(home.status, 200);
       assert.equal(home.headers.get("content-type"), "text/html; charset=utf-8");
       const page = await home.text();
-      assert.match(page, /<a href="docs">API reference<\/a>/);
+      assert.match(page, /<a href="docs">API reference<\/a> \(<a href="openapi.json">OpenAPI document<\/a>\)/);
+      for (const link of ["docs", "openapi.json"]) assert.equal((await fetch(new URL(link, `${server.url}/`))).status, 200, link);
       const install = /<a href="(integrations\/oauth-install)">Install page<\/a>/.exec(page);
       assert.ok(install, page);
       const installPage = await fetch(new URL(install[1]!, `${server.url}/`));
