@@ -1,4 +1,4 @@
-import { definePlugin, OBJECT_STORAGE } from "../../src/index.ts";
+import { definePlugin, METRICS, OBJECT_STORAGE, type JobContext } from "../../src/index.ts";
 import { catalogApi, type CatalogApi } from "./catalog-api.ts";
 import { CatalogStore } from "./catalog-store.ts";
 import { CatalogUploads, EXPIRE_UPLOAD_JOB, PROCESS_UPLOAD_JOB } from "./catalog-uploads.ts";
@@ -37,10 +37,17 @@ export function catalogPlugin(options: CatalogOptions = {}) {
       container.bind(CATALOG_UPLOAD_PROCESSOR, { useClass: UploadProcessor });
     },
     routes: ({ resolve }) => catalogRoutes(resolve(CATALOG_UPLOADS)),
-    jobs: ({ resolve }) => ({
-      [PROCESS_UPLOAD_JOB]: (payload: { uploadId: string }, context) => resolve(CATALOG_UPLOAD_PROCESSOR).process(payload, context),
-      [EXPIRE_UPLOAD_JOB]: (payload: { uploadId: string }) => resolve(CATALOG_UPLOADS).expire(payload),
-    }),
+    jobs: ({ resolve }) => {
+      const linesProcessed = resolve(METRICS).counter({ name: "reachkit_catalog_lines_processed_total", help: "Catalog lines checked by uploads that ended (blank lines not counted)" });
+      return {
+        async [PROCESS_UPLOAD_JOB](payload: { uploadId: string }, context: JobContext) {
+          const outcome = await resolve(CATALOG_UPLOAD_PROCESSOR).process(payload, context);
+          if (outcome && "lines" in outcome) linesProcessed.inc(outcome.lines);
+          return outcome;
+        },
+        [EXPIRE_UPLOAD_JOB]: (payload: { uploadId: string }) => resolve(CATALOG_UPLOADS).expire(payload),
+      };
+    },
     api: ({ resolve, events }) => catalogApi(resolve(CATALOG_STORE), resolve(CATALOG_UPLOADS), events),
     async start({ resolve }) {
       const uploads = resolve(CATALOG_UPLOADS);

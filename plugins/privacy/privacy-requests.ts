@@ -14,6 +14,7 @@ import {
   type DeleteSubjectData,
   type EventBus,
   type JobContext,
+  type JobOutcome,
   type Jobs,
   type Outbox,
   type Patch,
@@ -144,7 +145,7 @@ export class PrivacyRequests {
    * subject is known by, run every plugin's deletion hook for each, delete the
    * outbox messages to each phone, then mask the request and mark it processed.
    */
-  async process(payload: PrivacyJob, context: JobContext): Promise<void> {
+  async process(payload: PrivacyJob, context: JobContext): Promise<JobOutcome | undefined> {
     const { clock, outbox, events } = this;
     const request = await this.#requests.get(payload.requestId);
     if (!request || request.processed) return;
@@ -174,6 +175,7 @@ export class PrivacyRequests {
       subjects: undefined,
     });
     await events.emit("privacy.request.processed", { companyId: request.companyId, requestId: request.id, removedRecords: removed, at: now });
+    return { requestId: request.id, companyId: request.companyId, removedRecords: removed };
   }
 
   /** The given phone and email, and the addresses of the subscribers holding either: all data about them goes. */

@@ -2,13 +2,13 @@ import PQueue from "p-queue";
 import type { Accounts } from "../auth/accounts.ts";
 import { sortableId } from "../kernel/ids.ts";
 import { defineToken } from "../kernel/token.ts";
-import type { JobContext } from "../jobs/job-runner.ts";
+import type { JobContext, JobOutcome } from "../jobs/job-runner.ts";
 import type { Jobs } from "../jobs/jobs.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { Logger } from "../ports/logger.ts";
 import { SmsSendError, type SmsSender } from "../ports/sms-sender.ts";
 import type { Collection, Storage, Where } from "../ports/storage.ts";
-import { OUTBOX_COLLECTION, type OutboxMessage } from "./outbox-record.ts";
+import { OUTBOX_COLLECTION, type OutboxMessage, type OutboxStatus } from "./outbox-record.ts";
 
 export interface MessagingSettings {
   /** Messages per second per sender number. `Infinity` lifts the limit. */
@@ -71,6 +71,8 @@ export class Outbox {
     private readonly accounts: () => Accounts | undefined,
     private readonly logger: Logger,
     private readonly settings: MessagingSettings,
+    /** Told each time a message reaches a status (the metrics count them). */
+    private readonly reached: (status: OutboxStatus) => void = () => undefined,
   ) {
     this.#messages = storage.collection(OUTBOX_COLLECTION);
   }
@@ -78,7 +80,8 @@ export class Outbox {
   /** Records a message and queues its delivery. Returns the stored message (maybe suppressed, maybe an earlier one). */
   async send(message: OutboundMessage): Promise<OutboxMessage> {
     const now = this.clock.now();
-    return this.storage.transaction(async () => {
+    let stored: "queued" | "suppressed" | undefined;
+    const result = await this.storage.transaction(async () => {
       if (message.idempotencyKey !== undefined) {
         const existing = await this.#messages.findOne({ companyId: message.companyId, idempotencyKey: message.idempotencyKey });
         if (existing) return existing;
@@ -101,12 +104,17 @@ export class Outbox {
         updatedAt: now,
       };
       if (message.suppressDuplicates && (await this.#isDuplicate(record))) {
+        stored = "suppressed";
         return this.#messages.insert({ ...record, status: "suppressed", reason: "duplicate: the same message went to this number recently" });
       }
       await this.#messages.insert(record);
       await this.jobs.enqueue({ type: OUTBOX_SEND_JOB, payload: { messageId: id }, key: `outbox:${id}`, companyId: message.companyId });
+      stored = "queued";
       return record;
     });
+    // Counted once committed: the caller's transaction, when there is one, is not known here.
+    if (stored) this.reached(stored);
+    return result;
   }
 
   async get(id: string): Promise<OutboxMessage | undefined> {
@@ -130,7 +138,7 @@ export class Outbox {
   }
 
   /** The job handler that delivers one message. */
-  async deliver(payload: { messageId: string }, context: JobContext): Promise<void> {
+  async deliver(payload: { messageId: string }, context: JobContext): Promise<JobOutcome | undefined> {
     // Deliveries hand their texts to the senders' queues in the order they started, which is the order
     // their jobs were claimed (due time, then creation): a booking confirmation queued before a
     // cancellation is sent before it, even when the storage's round trips finish out of order.
@@ -146,7 +154,7 @@ export class Outbox {
     }
   }
 
-  async #deliver(payload: { messageId: string }, context: JobContext, turn: { previous: Promise<void>; handedOff: () => void }): Promise<void> {
+  async #deliver(payload: { messageId: string }, context: JobContext, turn: { previous: Promise<void>; handedOff: () => void }): Promise<JobOutcome | undefined> {
     const message = await this.#messages.get(payload.messageId);
     if (!message || message.status !== "queued") return; // already handled by an earlier run
     const sender = this.sms();
@@ -167,6 +175,8 @@ export class Outbox {
       const sent = await sending;
       const now = this.clock.now();
       await this.#messages.update(message.id, { status: "sent", providerMessageId: sent?.providerMessageId, sentAt: now, updatedAt: now });
+      this.reached("sent");
+      return { messageId: message.id, status: "sent" };
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       const retryable = !(error instanceof SmsSendError) || error.retryable;
@@ -176,9 +186,11 @@ export class Outbox {
     }
   }
 
-  async #fail(message: OutboxMessage, reason: string): Promise<void> {
+  async #fail(message: OutboxMessage, reason: string): Promise<JobOutcome> {
     this.logger.warn("message not sent", { messageId: message.id, companyId: message.companyId, reason });
     await this.#messages.update(message.id, { status: "failed", reason, updatedAt: this.clock.now() });
+    this.reached("failed");
+    return { messageId: message.id, status: "failed" };
   }
 
   async #isDuplicate(record: OutboxMessage): Promise<boolean> {
