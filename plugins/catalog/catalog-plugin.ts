@@ -38,14 +38,16 @@ export function catalogPlugin(options: CatalogOptions = {}) {
     },
     routes: ({ resolve }) => catalogRoutes(resolve(CATALOG_UPLOADS)),
     jobs: ({ resolve }) => {
+      const processor = resolve(CATALOG_UPLOAD_PROCESSOR);
+      const uploads = resolve(CATALOG_UPLOADS);
       const linesProcessed = resolve(METRICS).counter({ name: "reachkit_catalog_lines_processed_total", help: "Catalog lines checked by uploads that ended (blank lines not counted)" });
       return {
         async [PROCESS_UPLOAD_JOB](payload: { uploadId: string }, context: JobContext) {
-          const outcome = await resolve(CATALOG_UPLOAD_PROCESSOR).process(payload, context);
+          const outcome = await processor.process(payload, context);
           if (outcome && "lines" in outcome) linesProcessed.inc(outcome.lines);
           return outcome;
         },
-        [EXPIRE_UPLOAD_JOB]: (payload: { uploadId: string }) => resolve(CATALOG_UPLOADS).expire(payload),
+        [EXPIRE_UPLOAD_JOB]: (payload: { uploadId: string }) => uploads.expire(payload),
       };
     },
     api: ({ resolve, events }) => catalogApi(resolve(CATALOG_STORE), resolve(CATALOG_UPLOADS), events),
