@@ -10,8 +10,7 @@ import {
   GraphQLSchema,
   GraphQLString,
 } from "graphql";
-import type { Accounts, Company } from "../../src/auth/accounts.ts";
-import type { Scope } from "../../src/auth/scopes.ts";
+import type { Accounts, Company, Scope } from "../../src/index.ts";
 import { E164, type SubscriptionEligibility, type UserRef } from "../subscriptions/index.ts";
 import type { EligibilityBatch } from "./eligibility-batch.ts";
 

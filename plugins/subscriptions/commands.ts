@@ -1,6 +1,14 @@
-import { CliUsageError, companyOption, requiredOption, stringOption, type CliCommand, type CliContext } from "../../src/cli/command.ts";
-import { formatFields, formatTable } from "../../src/cli/format.ts";
-import type { Reachkit } from "../../src/kernel/reachkit.ts";
+import {
+  CliUsageError,
+  companyOption,
+  formatFields,
+  formatTable,
+  requiredOption,
+  stringOption,
+  type CliCommand,
+  type CliContext,
+  type Reachkit,
+} from "../../src/index.ts";
 import { isNoticeKind, isNoticeLocale, NOTICE_KINDS, NOTICE_LOCALES, type NoticeKind, type NoticeLocale } from "./notice-templates.ts";
 import { SenderNumberTakenError } from "./sender-numbers.ts";
 import { SUBSCRIPTION_TYPES, type SubscriptionType } from "./sign-up-units.ts";

@@ -1,6 +1,4 @@
-import { fillPlaceholders } from "../../src/messaging/placeholders.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Collection, Storage } from "../../src/ports/storage.ts";
+import { CLOCK, fillPlaceholders, inject, injectable, STORAGE, type Clock, type Collection, type Storage } from "../../src/index.ts";
 import { TEMPLATES, type Locale, type TemplateOverride } from "./records.ts";
 import type { SubscriptionType } from "./sign-up-units.ts";
 
@@ -82,12 +80,13 @@ export function renderTemplate(text: string, values: NoticeValues): string {
 }
 
 /** The wording of each notice: a company's overrides, else the defaults. */
+@injectable()
 export class NoticeTemplates {
   readonly #overrides: Collection<TemplateOverride>;
 
   constructor(
-    storage: Storage,
-    private readonly clock: Clock,
+    @inject(STORAGE) storage: Storage,
+    @inject(CLOCK) private readonly clock: Clock,
   ) {
     this.#overrides = storage.collection(TEMPLATES);
   }

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import type { ResponseDoc, RouteDocs } from "../../src/http/route-docs.ts";
+import type { ResponseDoc, RouteDocs } from "../../src/index.ts";
 import { SUBSCRIPTION_CHANNELS } from "./records.ts";
 import { SUBSCRIPTION_TYPES } from "./sign-up-units.ts";
 

@@ -1,9 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { EventBus } from "../../src/events/event-bus.ts";
-import { invalidFields } from "../../src/http/errors.ts";
-import type { Jobs } from "../../src/jobs/jobs.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Storage } from "../../src/ports/storage.ts";
+import { CLOCK, EVENTS, inject, injectable, invalidFields, JOBS, STORAGE, type Clock, type EventBus, type Jobs, type Storage } from "../../src/index.ts";
 import { confirmRequestKind, noticeLocale, welcomeKind, type NoticeKind } from "./notice-templates.ts";
 import type { Notices } from "./notices.ts";
 import type { ChangeSource, ExternalIdentifiers, Locale, Subscriber, SubscriptionChannel, SubscriptionKind } from "./records.ts";
@@ -11,6 +7,7 @@ import { parseOptInRequest, type OptInRequest, type UserRef, type ValidOptInRequ
 import type { SignUpUnit, SignUpUnits, SubscriptionType } from "./sign-up-units.ts";
 import { emitAll, subscriptionEvent, type PendingEvent } from "./subscription-events.ts";
 import type { SubscriptionStore } from "./subscription-store.ts";
+import { NOTICES, SIGN_UP_UNITS_SERVICE, SUBSCRIPTION_STORE } from "./tokens.ts";
 import { addressOf, channelsOf } from "./users.ts";
 
 export type CreationStatus = "NEWLY_CREATED" | "PREVIOUSLY_CREATED";
@@ -72,15 +69,16 @@ const MAX_CUSTOM_IDENTIFIERS_KEPT = 50;
  * renews them in one transaction and queues the texts, keyed so that a job
  * that runs twice changes and sends nothing twice.
  */
+@injectable()
 export class OptIns {
   constructor(
-    private readonly storage: Storage,
-    private readonly clock: Clock,
-    private readonly store: SubscriptionStore,
-    private readonly signUpUnits: SignUpUnits,
-    private readonly jobs: Jobs,
-    private readonly notices: Notices,
-    private readonly events: EventBus,
+    @inject(STORAGE) private readonly storage: Storage,
+    @inject(CLOCK) private readonly clock: Clock,
+    @inject(SUBSCRIPTION_STORE) private readonly store: SubscriptionStore,
+    @inject(SIGN_UP_UNITS_SERVICE) private readonly signUpUnits: SignUpUnits,
+    @inject(JOBS) private readonly jobs: Jobs,
+    @inject(NOTICES) private readonly notices: Notices,
+    @inject(EVENTS) private readonly events: EventBus,
   ) {}
 
   async accept(companyId: string, request: OptInRequest, options: OptInOptions = {}): Promise<OptInAccepted> {

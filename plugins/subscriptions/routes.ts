@@ -1,8 +1,16 @@
 import * as v from "valibot";
-import { HttpError, invalidFields, unauthorized } from "../../src/http/errors.ts";
-import { defineRoute, formBody, jsonBodyCheckedBy, reply, type AnyRoute } from "../../src/http/route.ts";
-import type { PluginContext } from "../../src/kernel/plugin.ts";
-import { SMS_SENDER } from "../../src/ports/sms-sender.ts";
+import {
+  defineRoute,
+  formBody,
+  HttpError,
+  invalidFields,
+  jsonBodyCheckedBy,
+  reply,
+  SMS_SENDER,
+  unauthorized,
+  type AnyRoute,
+  type PluginContext,
+} from "../../src/index.ts";
 import type { OptInAccepted } from "./opt-ins.ts";
 import { eligibilityDocs, inboundSecretPathDocs, inboundSignedDocs, optInDocs, optOutPhoneDocs, unsubscribeDocs } from "./openapi.ts";
 import { E164, optInRequestSchema, unsubscribeRequestSchema, userFromQuery, type OptInRequest, type UnsubscribeRequest } from "./schemas.ts";
@@ -28,6 +36,7 @@ const unsubscribeReply = (accepted: UnsubscribeAccepted) =>
   reply.json(202, { user: accepted.user, subscriptionResponses: accepted.subscriptionResponses });
 
 export function subscriptionRoutes(context: PluginContext, service: SubscriptionsService): AnyRoute[] {
+  const sender = context.container.has(SMS_SENDER) ? context.resolve(SMS_SENDER) : undefined;
   return [
     defineRoute({
       method: "POST",
@@ -93,7 +102,6 @@ export function subscriptionRoutes(context: PluginContext, service: Subscription
             ...(to === undefined ? [{ path: "To", message: "is required" }] : []),
           ];
           if (from === undefined || to === undefined || problems.length > 0) throw invalidFields(problems);
-          const sender = context.container.has(SMS_SENDER) ? context.resolve(SMS_SENDER) : undefined;
           const signed = sender?.verifyInbound?.({ url: context.publicUrl("api", requestPath), headers, params: body }) === true;
           const companyId = await service.senderNumbers.companyOf(normalizeSenderNumber(to));
           if (!signed && (companyId === undefined || params.token === undefined || !service.senderNumbers.verifyToken(companyId, params.token))) {

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Collection, CollectionSpec, Storage } from "../../src/ports/storage.ts";
+import { CLOCK, inject, injectable, STORAGE, type Clock, type Collection, type CollectionSpec, type Storage } from "../../src/index.ts";
 
 export const SUBSCRIPTION_TYPES = ["MARKETING", "TRANSACTIONAL"] as const;
 export type SubscriptionType = (typeof SUBSCRIPTION_TYPES)[number];
@@ -33,12 +32,13 @@ export interface NewSignUpUnit {
   name?: string;
 }
 
+@injectable()
 export class SignUpUnits {
   readonly #units: Collection<SignUpUnit>;
 
   constructor(
-    storage: Storage,
-    private readonly clock: Clock,
+    @inject(STORAGE) storage: Storage,
+    @inject(CLOCK) private readonly clock: Clock,
   ) {
     this.#units = storage.collection(SIGN_UP_UNITS);
   }

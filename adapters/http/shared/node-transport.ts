@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Reachkit } from "../../../src/kernel/reachkit.ts";
-import type { NeutralRequest, NeutralResponse, RequestBody } from "../../../src/http/neutral.ts";
+import type { NeutralRequest, NeutralResponse, Reachkit, RequestBody } from "../../../src/index.ts";
 
 /** A node:http request, perhaps with a body a connect-style host (Express's `express.json()`...) parsed already. */
 export type HostRequest = IncomingMessage & { body?: unknown };
