@@ -92,6 +92,8 @@ export interface RouteDefinition<
   query?: Q;
   /** Rate-limit class (see DEFAULT_RATE_LIMITS); default "default". */
   rateLimit?: string;
+  /** The largest body this route takes (413 above), when smaller than the kit's `bodyLimitBytes`. */
+  bodyLimitBytes?: number;
   /** One line for docs and logs. */
   summary?: string;
   // Method syntax on purpose: routes of different shapes share one array.
