@@ -14,7 +14,7 @@ import {
 } from "../../src/index.ts";
 import type { EventPropertyKeys } from "./event-property-keys.ts";
 import type { IdentityGraph } from "./identity-graph.ts";
-import { EVENTS_COLLECTION, type EventKind, type EventRecord } from "./records.ts";
+import { eventId, EVENTS_COLLECTION, type EventKind, type EventRecord } from "./records.ts";
 import type { CustomEventInput, EcommerceEventInput, EventFields, PurchaseEventInput } from "./schemas.ts";
 import { EVENT_PROPERTY_KEYS, IDENTITY_GRAPH } from "./tokens.ts";
 
@@ -47,8 +47,8 @@ declare module "../../src/index.ts" {
 /** The outcome of recording an event. */
 export interface RecordedEvent {
   profileId: string;
-  /** The stored event; the one stored before when `duplicate`. */
-  eventId?: string;
+  /** The stored event, or the one stored before when `duplicate`. */
+  eventId: string;
   /** An event with the same externalEventId was stored before: nothing was stored now. */
   duplicate: boolean;
   /** Older than 12 hours: stored, triggered nothing. */
@@ -113,7 +113,7 @@ export class EventTimeline {
     if (options.first === 0) return { events: [], hasNextPage: false };
     const ids = await this.identity.aliases(companyId, profileId);
     const page = await this.events.find({
-      where: { companyId, profileId: ids.length === 1 ? ids[0]! : { in: ids }, ...(options.after !== undefined ? { seq: { lt: options.after } } : {}) },
+      where: { profileId: ids.length === 1 ? ids[0]! : { in: ids }, companyId, ...(options.after !== undefined ? { seq: { lt: options.after } } : {}) },
       orderBy: [{ field: "seq", direction: "desc" }],
       limit: options.first,
     });
@@ -138,7 +138,7 @@ export class EventTimeline {
   ): Promise<RecordedEvent> {
     const occurredAt = input.occurredAt ?? now;
     const late = now - occurredAt > LATE_EVENT_MS;
-    const id = sortableId(now);
+    const id = eventId(companyId, input.externalEventId, () => sortableId(now));
     const event: EventRecord = {
       id,
       companyId,
@@ -154,8 +154,7 @@ export class EventTimeline {
       await this.events.insert(event);
     } catch (error) {
       if (!(error instanceof UniqueConstraintError) || input.externalEventId === undefined) throw error;
-      const earlier = await this.events.findOne({ companyId, externalEventId: input.externalEventId });
-      return { profileId, eventId: earlier?.id, duplicate: true, late };
+      return { profileId, eventId: id, duplicate: true, late };
     }
     if (!late) {
       await this.bus.emit("profile.event.recorded", { companyId, profileId, eventId: id, kind: event.kind, ...(event.type !== undefined ? { type: event.type } : {}), occurredAt, at: now });

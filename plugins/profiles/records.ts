@@ -74,7 +74,11 @@ export interface ProductItem {
   quantity?: number;
 }
 
-/** A custom or ecommerce event in a profile's timeline. */
+/**
+ * A custom or ecommerce event in a profile's timeline. Its id is made of the
+ * company and the externalEventId when one was given (see eventId), so the
+ * primary key makes a second event with that id a duplicate.
+ */
 export interface EventRecord extends Doc {
   companyId: string;
   profileId: string;
@@ -85,7 +89,7 @@ export interface EventRecord extends Doc {
   type?: string;
   occurredAt: number;
   receivedAt: number;
-  /** Unique per company: the same id twice stores one event. */
+  /** The same one twice at a company stores one event. */
   externalEventId?: string;
   properties?: { [key: string]: JsonValue };
   items?: ProductItem[];
@@ -120,17 +124,17 @@ export const profileCollections: readonly CollectionSpec[] = [
   },
   { name: ATTRIBUTES, indexes: [{ fields: ["companyId", "profileId"] }] },
   { name: ATTRIBUTE_TYPES_COLLECTION, indexes: [{ fields: ["companyId"] }] },
-  {
-    name: EVENTS_COLLECTION,
-    indexes: [
-      { fields: ["companyId", "profileId", "seq"] },
-      { fields: ["companyId", "externalEventId"], unique: true },
-    ],
-  },
+  // One index: the hottest write of the platform pays for no other. externalEventId is unique through the id (eventId).
+  { name: EVENTS_COLLECTION, indexes: [{ fields: ["profileId", "seq"] }] },
   { name: EVENT_KEYS, indexes: [{ fields: ["companyId", "type"] }] },
 ];
 
 /** The unique key of an identifier within a company. */
 export function identifierKey(identifier: Identifier): string {
   return identifier.kind === "custom" ? `custom:${JSON.stringify([identifier.name, identifier.value])}` : `${identifier.kind}:${identifier.value}`;
+}
+
+/** The id of an event: the company and its externalEventId when it has one, else a new sortable id. */
+export function eventId(companyId: string, externalEventId: string | undefined, newId: () => string): string {
+  return externalEventId === undefined ? newId() : `${companyId}:${externalEventId}`;
 }
