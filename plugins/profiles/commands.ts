@@ -43,7 +43,11 @@ export const profilesCommands: readonly CliCommand[] = [
         occurredAt: new Date(event.occurredAt).toISOString(),
         kind: event.kind,
         type: event.type ?? "",
-        detail: JSON.stringify(event.properties ?? event.items ?? {}),
+        detail: JSON.stringify(
+          event.kind === "custom"
+            ? (event.properties ?? {})
+            : { ...(event.orderId !== undefined ? { orderId: event.orderId } : {}), ...(event.salesChannel ? { salesChannel: event.salesChannel } : {}), items: event.items },
+        ),
       }));
       const text = [
         formatFields({

@@ -37,7 +37,9 @@ export interface ProfileEventRecorded {
   at: number;
 }
 
-declare module "../../src/index.ts" {
+// Augments the module that declares the interface, not src/index.ts that re-exports it: with an
+// augmentation through the re-export, TypeScript 5.9 lost the augmentations of plugins it read later.
+declare module "../../src/events/event-bus.ts" {
   interface ReachkitEvents {
     /** A custom or ecommerce event was stored that occurred within the last 12 hours (older ones trigger nothing). */
     "profile.event.recorded": ProfileEventRecorded;

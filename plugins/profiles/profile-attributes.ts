@@ -25,7 +25,9 @@ export interface ProfileAttributesSet {
   at: number;
 }
 
-declare module "../../src/index.ts" {
+// Augments the module that declares the interface, not src/index.ts that re-exports it: with an
+// augmentation through the re-export, TypeScript 5.9 lost the augmentations of plugins it read later.
+declare module "../../src/events/event-bus.ts" {
   interface ReachkitEvents {
     /** Custom attributes were set on a profile (the reference's `custom_attribute.set` webhook). */
     "profile.attributes.set": ProfileAttributesSet;

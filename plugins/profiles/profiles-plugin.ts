@@ -9,7 +9,9 @@ import { profileCollections } from "./records.ts";
 import { profileRoutes } from "./routes.ts";
 import { EVENT_PROPERTY_KEYS, EVENT_TIMELINE, IDENTITY_GRAPH, PROFILE_ATTRIBUTES, PROFILES_SERVICE, PROFILES_SETTINGS, type ProfilesSettings } from "./tokens.ts";
 
-declare module "../../src/index.ts" {
+// Augments the module that declares the interface, not src/index.ts that re-exports it: with an
+// augmentation through the re-export, TypeScript 5.9 lost the augmentations of plugins it read later.
+declare module "../../src/kernel/plugin.ts" {
   interface PluginApis {
     profiles: ProfilesService;
   }
