@@ -5,9 +5,11 @@ import { defineRoute, jsonBody, reply } from "../../src/http/route.ts";
 import { plainObject } from "../../src/http/validation.ts";
 import { definePlugin } from "../../src/kernel/plugin.ts";
 import type { Logger } from "../../src/ports/logger.ts";
+import { PROFILES_SERVICE } from "../profiles/index.ts";
 import { SUBSCRIPTIONS_SERVICE } from "../subscriptions/index.ts";
 import { EligibilityBatch } from "./eligibility-batch.ts";
 import { checkLimits, DEFAULT_QUERY_LIMITS, type QueryLimits } from "./limits.ts";
+import { ProfileReader } from "./profile-fields.ts";
 import { schema, type GraphqlContext } from "./schema.ts";
 
 export interface GraphqlPluginOptions {
@@ -21,7 +23,8 @@ const isPlainObject = (value: unknown) => typeof value === "object" && value !==
 
 /**
  * `POST /v1/graphql` (interface 4.1): the subscription eligibilities of users
- * of the caller's company. GraphQL errors answer 200 with `errors`; every
+ * of the caller's company, and with the profiles plugin their external
+ * identifiers, custom attributes and events. GraphQL errors answer 200 with `errors`; every
  * answer carries `extensions.traceId`. Introspection needs a valid token, like
  * every query.
  */
@@ -35,7 +38,7 @@ export function graphqlPlugin(options: GraphqlPluginOptions = {}) {
   return definePlugin({
     name: "graphql",
     requires: [SUBSCRIPTIONS_SERVICE, ACCOUNTS],
-    routes({ resolve, logger }) {
+    routes({ resolve, logger, container }) {
       const documents = new DocumentCache(limits);
       return [
         defineRoute({
@@ -54,6 +57,8 @@ export function graphqlPlugin(options: GraphqlPluginOptions = {}) {
               scopes: principal.scopes,
               eligibilities: new EligibilityBatch((users) => subscriptions.eligibilityOfMany(principal.companyId, users)),
               accounts: resolve(ACCOUNTS),
+              // The profile fields of a user answer as for an unknown person in a kit without the profiles plugin.
+              profiles: container.has(PROFILES_SERVICE) ? new ProfileReader(resolve(PROFILES_SERVICE), principal.companyId) : undefined,
             };
             const result = (await execute({
               schema,

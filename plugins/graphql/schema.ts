@@ -14,9 +14,10 @@ import type { Accounts, Company } from "../../src/auth/accounts.ts";
 import type { Scope } from "../../src/auth/scopes.ts";
 import { E164, type SubscriptionEligibility, type UserRef } from "../subscriptions/index.ts";
 import type { EligibilityBatch } from "./eligibility-batch.ts";
+import { profileFields, type ProfileFieldsContext } from "./profile-fields.ts";
 
 /** What every resolver sees: the caller's company, never another. */
-export interface GraphqlContext {
+export interface GraphqlContext extends ProfileFieldsContext {
   companyId: string;
   scopes: ReadonlySet<Scope>;
   /** Eligibility lookups of this request, batched. */
@@ -79,6 +80,7 @@ const User = new GraphQLObjectType<UserRef, GraphqlContext>({
       type: nonNull(Subscriptions),
       resolve: async (user, _args, context) => ({ subscriptionEligibilities: await context.eligibilities.load(user) }),
     },
+    ...profileFields<GraphqlContext>(),
   },
 });
 

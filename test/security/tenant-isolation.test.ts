@@ -90,7 +90,8 @@ const legacy = (w: World) => w.b.legacyToken;
 const phoneQuery = (phone: string) => `phone=${encodeURIComponent(phone)}`;
 const emailQuery = (email: string) => `email=${encodeURIComponent(email)}`;
 const graphqlUser = (args: string) =>
-  `{ viewer { installedApplication { installerCompany { id name user(${args}) { phone email subscriptions { subscriptionEligibilities { subscription { channel type } eligibility { isEligible ineligibilityReason } } } } } } } }`;
+  `{ viewer { installedApplication { installerCompany { id name user(${args}) { phone email subscriptions { subscriptionEligibilities { subscription { channel type } eligibility { isEligible ineligibilityReason } } }
+    externalIdentifiers { clientUserId customIdentifiers { name value } } attributes { name value } events(first: 5) { edges { cursor node { kind type } } } } } } } }`;
 
 const ROWS: Row[] = [
   // Subscriptions and eligibility.

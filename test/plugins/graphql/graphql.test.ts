@@ -123,6 +123,7 @@ describe("POST /v1/graphql", () => {
         SubscriptionChannel: ["CHANNEL_TEXT", "CHANNEL_EMAIL"],
         SubscriptionType: ["TYPE_MARKETING", "TYPE_TRANSACTIONAL"],
         IneligibilityReason: ["INELIGIBILITY_REASON_OPTED_OUT", "INELIGIBILITY_REASON_NOT_FULLY_OPTED_IN"],
+        EventKind: ["CUSTOM", "PRODUCT_VIEW", "ADD_TO_CART", "PURCHASE"],
       },
     );
     assert.equal((await graphql(t, introspection, { token: null })).status, 401);
