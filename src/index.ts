@@ -31,6 +31,7 @@ export * from "./ports/index.ts";
 export {
   defineRoute,
   jsonBody,
+  jsonBodyCheckedBy,
   formBody,
   rawBody,
   reply,
@@ -48,6 +49,9 @@ export {
   type Headers,
   type ReplyHeaders,
 } from "./http/route.ts";
+export type { RouteDocs, ResponseDoc, RequestExample, OpenApiSecurityScheme } from "./http/route-docs.ts";
+export { openApiDocument, oauthScheme, type OpenApiOptions } from "./openapi/openapi-document.ts";
+export { OPENAPI_PATH, DOCS_PATH } from "./openapi/api-reference.ts";
 export { HttpError, badRequest, invalidFields, unauthorized, forbidden, notFound, conflict, errorBody, type ErrorDetail } from "./http/errors.ts";
 export { HttpCore, firstHeader, type HandleOptions, type HttpCoreOptions, type RouteLookup } from "./http/http-core.ts";
 export { neutralFromFetch, fetchResponse, pathAndQuery, type FetchRequestInfo } from "./http/fetch.ts";

@@ -5,6 +5,7 @@ import { defineToken } from "../../src/kernel/token.ts";
 import { definePlugin } from "../../src/kernel/plugin.ts";
 import { AccountsService } from "./accounts-service.ts";
 import { accountsCommands } from "./commands.ts";
+import { meDocs } from "./openapi.ts";
 import { accountsCollections } from "./records.ts";
 
 declare module "../../src/kernel/plugin.ts" {
@@ -32,7 +33,8 @@ export function accountsPlugin() {
           method: "GET",
           path: "/v1/me",
           auth: { kind: "api" },
-          summary: "Identity check: which company and application the token belongs to",
+          summary: "Get me",
+          docs: meDocs,
           async handler({ principal }) {
             const [company, application] = await Promise.all([
               accounts.getCompany(principal.companyId),

@@ -9,6 +9,7 @@ import { PROFILES_SERVICE } from "../profiles/index.ts";
 import { SUBSCRIPTIONS_SERVICE } from "../subscriptions/index.ts";
 import { EligibilityBatch } from "./eligibility-batch.ts";
 import { checkLimits, DEFAULT_QUERY_LIMITS, type QueryLimits } from "./limits.ts";
+import { graphqlDocs } from "./openapi.ts";
 import { ProfileReader } from "./profile-fields.ts";
 import { schema, type GraphqlContext } from "./schema.ts";
 
@@ -46,7 +47,8 @@ export function graphqlPlugin(options: GraphqlPluginOptions = {}) {
           path: "/v1/graphql",
           auth: { kind: "api" },
           body: jsonBody(bodySchema),
-          summary: "The graph query endpoint (interface 4.1)",
+          summary: "Run a GraphQL query",
+          docs: graphqlDocs,
           async handler({ body, principal, traceId }) {
             const extensions = { traceId };
             const prepared = documents.get(body.query);

@@ -8,6 +8,7 @@ import type { AuthorizationCodes } from "./authorization-codes.ts";
 import { parseCookies, serializeCookie } from "./cookies.ts";
 import { normalizeEmail, type DashboardUsers } from "./dashboard-users.ts";
 import { consentPage, errorPage, loginPage, pageHeaders, type InstallParameters } from "./install-pages.ts";
+import { consentDocs, installPageDocs, signInDocs } from "./openapi.ts";
 import type { LoginSessions } from "./login-sessions.ts";
 import type { LoginThrottle } from "./login-throttle.ts";
 import type { OAuthClients, ResolvedClient } from "./oauth-clients.ts";
@@ -146,7 +147,8 @@ export function installRoutes(dependencies: InstallRouteDependencies): AnyRoute[
       path: INSTALL_PATH,
       host: "ui",
       auth: { kind: "none" },
-      summary: "The install page: sign in, then consent to the application's scopes",
+      summary: "Show the install page",
+      docs: installPageDocs,
       async handler(context) {
         const resolved = await resolveClient(context.query);
         if (resolved.kind === "page") return resolved.reply;
@@ -174,7 +176,8 @@ export function installRoutes(dependencies: InstallRouteDependencies): AnyRoute[
       host: "ui",
       auth: { kind: "none" },
       body: formBody(v.object({ ...installForm, email: optionalString, password: optionalString })),
-      summary: "Sign in to the install page (rate-limited per email and per address)",
+      summary: "Sign in on the install page",
+      docs: signInDocs,
       async handler(context) {
         const { body } = context;
         if (!csrfValid(context, body.csrf_token)) return forbiddenForm();
@@ -205,7 +208,8 @@ export function installRoutes(dependencies: InstallRouteDependencies): AnyRoute[
       host: "ui",
       auth: { kind: "none" },
       body: formBody(v.object({ ...installForm, decision: optionalString })),
-      summary: "Answer the consent page: Authorize redirects with a code, Cancel with access_denied",
+      summary: "Answer the consent page",
+      docs: consentDocs,
       async handler(context) {
         const { body } = context;
         if (!csrfValid(context, body.csrf_token)) return forbiddenForm();

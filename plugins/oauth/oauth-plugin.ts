@@ -1,4 +1,5 @@
 import { definePlugin } from "../../src/kernel/plugin.ts";
+import { oauthScheme } from "../../src/openapi/openapi-document.ts";
 import { defineToken } from "../../src/kernel/token.ts";
 import { ACCOUNTS_SERVICE } from "../accounts/index.ts";
 import { AuthorizationCodes } from "./authorization-codes.ts";
@@ -12,7 +13,7 @@ import { DEFAULT_LOGIN_THROTTLE, LoginThrottle, type LoginThrottleSettings } fro
 import { OAuthClients } from "./oauth-clients.ts";
 import { scryptPasswordHasher, type PasswordHasher } from "./passwords.ts";
 import { oauthCollections } from "./records.ts";
-import { tokenEndpoint } from "./token-endpoint.ts";
+import { TOKEN_PATH, tokenEndpoint } from "./token-endpoint.ts";
 
 export interface OAuthPluginOptions {
   /** How long a dashboard sign-in lasts (default 8 hours). */
@@ -100,7 +101,15 @@ export function oauthPlugin(options: OAuthPluginOptions = {}) {
           secret,
           uiUrl: (path) => publicUrl("ui", path),
         }),
-        tokenEndpoint({ clients: api.applications, codes, idTokens: api.idTokens, accounts, bodyLimitBytes: config.bodyLimitBytes }),
+        tokenEndpoint({
+          clients: api.applications,
+          codes,
+          idTokens: api.idTokens,
+          accounts,
+          bodyLimitBytes: config.bodyLimitBytes,
+          // The reference service's name for its OAuth scheme.
+          issuedTokens: { name: "OAuthFlow", scheme: oauthScheme({ publicUrl }, INSTALL_PATH, TOKEN_PATH) },
+        }),
       ];
     },
     api: ({ resolve }) => resolve(OAUTH_API),

@@ -19,7 +19,7 @@ const optionalText = (max: number) =>
     ),
   );
 
-const requestSchema = plainObject({
+export const privacyRequestSchema = plainObject({
   subjectPhone: optionalText(MAX_PHONE_INPUT_LENGTH),
   subjectEmail: optionalText(MAX_EMAIL_LENGTH),
   requestMsg: optionalText(MAX_REQUEST_MESSAGE_LENGTH),
@@ -40,7 +40,7 @@ export interface PrivacyRequestInput {
  * and the email in lower case.
  */
 export function parsePrivacyRequest(body: unknown): PrivacyRequestInput {
-  const input = parseOrThrow(requestSchema, body, "body");
+  const input = parseOrThrow(privacyRequestSchema, body, "body");
   if (input.subjectPhone === undefined && input.subjectEmail === undefined) {
     throw invalidFields([
       { path: "subjectPhone", message: "subjectPhone or subjectEmail is required" },

@@ -316,6 +316,10 @@ function toResponse(reply: RouteReply, traceId: string, extraHeaders: Record<str
     headers.location = reply.redirect;
     return { status: reply.status, headers };
   }
+  if ("body" in reply) {
+    headers["content-type"] = reply.contentType;
+    return { status: reply.status, headers, body: reply.body };
+  }
   return { status: reply.status, headers };
 }
 

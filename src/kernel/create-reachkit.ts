@@ -11,6 +11,8 @@ import { jobsCollection } from "../jobs/job-record.ts";
 import { JOBS, Jobs } from "../jobs/jobs.ts";
 import { jsonLogger } from "../logging/json-logger.ts";
 import { outboxCollection } from "../messaging/outbox-record.ts";
+import { apiReferenceRoutes } from "../openapi/api-reference.ts";
+import { openApiDocument } from "../openapi/openapi-document.ts";
 import { Outbox, OUTBOX, OUTBOX_SEND_JOB } from "../messaging/outbox.ts";
 import { CLOCK, type Clock } from "../ports/clock.ts";
 import { LOGGER, type Logger } from "../ports/logger.ts";
@@ -41,6 +43,8 @@ export interface ReachkitOptions {
   /** Signs URLs, webhook tokens, CSRF tokens and id tokens. At least 32 characters. */
   secret: string;
   config?: ReachkitConfigInput;
+  /** Serve the OpenAPI document at `/openapi.json` and the API reference page at `/docs` (default true). */
+  apiReference?: boolean;
 }
 
 export const EVENTS = defineToken<EventBus>("EventBus", ["reachkit core (always bound)"]);
@@ -118,6 +122,14 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
   }
   // Adapters whose pre-signed upload URLs point at the kit itself (fs, memory) serve them here.
   routes.push(...(options.objectStorage?.routes?.() ?? []));
+  if (options.apiReference ?? true) {
+    routes.push(
+      ...apiReferenceRoutes({
+        document: () => openApiDocument(routes, { publicUrl }),
+        apiOrigins: () => [...new Set(HOST_GROUPS.map((group) => new URL(hosts[group]).origin))],
+      }),
+    );
+  }
   for (const plugin of plugins) {
     for (const [type, handler] of Object.entries(plugin.jobs?.(contextOf(plugin)) ?? {})) jobs.register(type, handler);
   }

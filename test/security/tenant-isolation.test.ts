@@ -300,6 +300,12 @@ const ROWS: Row[] = [
     onNothing: (w) => ({ method: "PUT", url: `/uploads/${encodeURIComponent(`catalog/${randomUUID()}`)}${w.ids.bUploadUrl.search}`, body: "{}\n", token: null }),
     expect: (answer) => assert.equal(answer.status, 403),
   },
+  {
+    route: "GET /docs/assets/:file",
+    what: "a file of the API reference page, the same for every caller",
+    onA: () => ({ url: "/docs/assets/swagger-ui.css" }),
+    expect: "success",
+  },
   // Appointments and reminders.
   {
     route: "GET /events/types/:uuid",
@@ -392,6 +398,8 @@ const NAMES_NO_RESOURCE: Record<string, string> = {
   "GET /v1/me": "answers the caller's own company; takes no input",
   "POST /v1/product-catalog/uploads": "creates an upload of the caller's company; its only field is validateOnly",
   "POST /events/types": "creates a type of the caller's company from a name",
+  "GET /openapi.json": "the kit's OpenAPI document, the same for every caller; takes no input",
+  "GET /docs": "the API reference page, the same for every caller; takes no input",
 };
 
 /** Routes proven by their own test below rather than by a row (the install pages act for the signed-in user's company). */

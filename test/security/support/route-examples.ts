@@ -40,6 +40,9 @@ const install = (w: FuzzWorld) => ({ client_id: w.oauth.clientId, redirect_uri: 
  */
 export const ROUTE_EXAMPLES: Readonly<Record<string, (world: FuzzWorld) => RouteExample>> = {
   "GET /v1/me": () => ({}),
+  "GET /openapi.json": () => ({}),
+  "GET /docs": () => ({}),
+  "GET /docs/assets/:file": () => ({ params: { file: "swagger-ui-bundle.js" } }),
   "POST /v1/subscriptions": (w) => ({
     body: {
       user: { phone: PHONE, email: "ada@example.com", firstName: "Ada", lastName: "Lovelace" },
