@@ -50,8 +50,7 @@ export function profilesPlugin(options: ProfilesPluginOptions = {}) {
       container.bind(PROFILE_ATTRIBUTES, { useClass: ProfileAttributes });
       container.bind(PROFILES_SERVICE, { useClass: ProfilesService });
     },
-    routes: ({ resolve }) =>
-      profileRoutes({ service: resolve(PROFILES_SERVICE), timeline: resolve(EVENT_TIMELINE), attributes: resolve(PROFILE_ATTRIBUTES), settings: resolve(PROFILES_SETTINGS) }),
+    routes: ({ resolve }) => profileRoutes(resolve(PROFILES_SERVICE), resolve(PROFILES_SETTINGS)),
     api: ({ resolve }) => resolve(PROFILES_SERVICE),
     deleteSubjectData: ({ resolve }, subject) => resolve(PROFILES_SERVICE).deleteSubjectData(subject),
   });

@@ -1,16 +1,15 @@
 import * as v from "valibot";
-import { defineRoute, invalidFields, jsonBody, parseOrThrow, reply, singleQueryParam, type AnyRoute, type RawQuery } from "../../src/index.ts";
-import type { EventTimeline } from "./event-timeline.ts";
-import type { ProfileAttributes } from "./profile-attributes.ts";
-import type { ProfilesService } from "./profiles-service.ts";
+import { defineRoute, invalidFields, jsonBodyCheckedBy, parseOrThrow, reply, singleQueryParam, type AnyRoute, type RawQuery } from "../../src/index.ts";
+import * as docs from "./openapi.ts";
+import type { AttributesRequest, CustomEventRequest, EcommerceEventRequest, IdentifyRequest, ProfilesService, PurchaseEventRequest } from "./profiles-service.ts";
 import type { Identifier } from "./records.ts";
 import { emailSchema, phoneSchema, profileSchemas } from "./schemas.ts";
 import type { ProfilesSettings } from "./tokens.ts";
 
 const ECOMMERCE = [
-  { path: "product-view", kind: "product_view", schema: profileSchemas.ecommerceEvent },
-  { path: "add-to-cart", kind: "add_to_cart", schema: profileSchemas.ecommerceEvent },
-  { path: "purchase", kind: "purchase", schema: profileSchemas.purchaseEvent },
+  { path: "product-view", kind: "product_view", schema: profileSchemas.ecommerceEvent, docs: docs.productViewDocs },
+  { path: "add-to-cart", kind: "add_to_cart", schema: profileSchemas.ecommerceEvent, docs: docs.addToCartDocs },
+  { path: "purchase", kind: "purchase", schema: profileSchemas.purchaseEvent, docs: docs.purchaseDocs },
 ] as const;
 
 const attributesQuery = v.object({ phone: singleQueryParam(), email: singleQueryParam() });
@@ -36,33 +35,39 @@ function identifierFromQuery(raw: RawQuery): Identifier {
   return { kind: field, value: parsed.output };
 }
 
-/** The v1 routes of events, attributes and identity, with the reference's statuses and empty bodies. */
-export function profileRoutes(parts: { service: ProfilesService; timeline: EventTimeline; attributes: ProfileAttributes; settings: ProfilesSettings }): AnyRoute[] {
-  const { service, timeline, attributes, settings } = parts;
+/**
+ * The v1 routes of events, attributes and identity, with the reference's
+ * statuses and empty bodies. Bodies are validated by the service
+ * (jsonBodyCheckedBy), so HTTP and in-process callers share one code path.
+ */
+export function profileRoutes(service: ProfilesService, settings: ProfilesSettings): AnyRoute[] {
   const bodyLimitBytes = settings.eventBodyLimitBytes;
   return [
     defineRoute({
       method: "POST",
       path: "/v1/events/custom",
       auth: { kind: "api", anyOfScopes: ["events:write"] },
-      body: jsonBody(profileSchemas.customEvent),
+      body: jsonBodyCheckedBy(profileSchemas.customEvent),
       bodyLimitBytes,
-      summary: "Record a custom event of a person (200, empty body)",
+      summary: "Record a custom event",
+      docs: docs.customEventDocs,
       async handler({ body, principal }) {
-        await timeline.recordCustom(principal.companyId, body);
+        await service.recordCustomEvent(principal.companyId, body as CustomEventRequest);
         return reply.empty(200);
       },
     }),
-    ...ECOMMERCE.map(({ path, kind, schema }) =>
+    ...ECOMMERCE.map(({ path, kind, schema, docs: routeDocs }) =>
       defineRoute({
         method: "POST",
         path: `/v1/events/ecommerce/${path}`,
         auth: { kind: "api", anyOfScopes: ["ecommerce:write"] },
-        body: jsonBody(schema),
+        body: jsonBodyCheckedBy(schema),
         bodyLimitBytes,
-        summary: `Record a ${path} ecommerce event of a person (200, empty body)`,
+        summary: `Record a ${path} event`,
+        docs: routeDocs,
         async handler({ body, principal }) {
-          await timeline.recordEcommerce(principal.companyId, kind, body);
+          // The purchase schema is a superset of the others: one signature takes all three.
+          await service.recordEcommerceEvent(principal.companyId, kind as "purchase", body as EcommerceEventRequest & PurchaseEventRequest);
           return reply.empty(200);
         },
       }),
@@ -71,11 +76,12 @@ export function profileRoutes(parts: { service: ProfilesService; timeline: Event
       method: "POST",
       path: "/v1/attributes/custom",
       auth: { kind: "api", anyOfScopes: ["attributes:write"] },
-      body: jsonBody(profileSchemas.attributes),
+      body: jsonBodyCheckedBy(profileSchemas.attributes),
       bodyLimitBytes,
-      summary: "Set custom attributes of a person (200, empty body)",
+      summary: "Set custom attributes",
+      docs: docs.setAttributesDocs,
       async handler({ body, principal }) {
-        await attributes.set(principal.companyId, body);
+        await service.setAttributes(principal.companyId, body as AttributesRequest);
         return reply.empty(200);
       },
     }),
@@ -83,7 +89,8 @@ export function profileRoutes(parts: { service: ProfilesService; timeline: Event
       method: "GET",
       path: "/v1/attributes/custom",
       auth: { kind: "api", anyOfScopes: ["attributes:write"] },
-      summary: "The custom attributes of the person a phone or an email names: [{name, value}]",
+      summary: "Get the custom attributes of a person",
+      docs: docs.getAttributesDocs,
       async handler({ query, principal }) {
         return reply.json(200, await service.attributes(principal.companyId, identifierFromQuery(query)));
       },
@@ -92,12 +99,13 @@ export function profileRoutes(parts: { service: ProfilesService; timeline: Event
       method: "POST",
       path: "/v1/identity-resolution/user-identifiers",
       auth: { kind: "api", anyOfScopes: ["identity:write"] },
-      body: jsonBody(profileSchemas.identify),
+      body: jsonBodyCheckedBy(profileSchemas.identify),
       bodyLimitBytes,
       rateLimit: "identity",
-      summary: "Link a person's identifiers to one profile (202, empty body)",
+      summary: "Link a person's identifiers",
+      docs: docs.identifyDocs,
       async handler({ body, principal }) {
-        await service.link(principal.companyId, body);
+        await service.identify(principal.companyId, body as IdentifyRequest);
         return reply.empty(202);
       },
     }),

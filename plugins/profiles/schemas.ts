@@ -39,16 +39,18 @@ const emailSchema = v.pipe(
   v.transform((email) => email.trim().toLowerCase()),
 );
 
-/** A list of `{name, value}` or, as one CDP destination sends it, an object of names to values. */
+/**
+ * A list of `{name, value}` or, as one CDP destination sends it, an object of
+ * names to values: an object is read as the list of its entries, so errors
+ * name an entry by its place (`customIdentifiers.0.value`) either way.
+ */
 const customIdentifiersSchema = v.pipe(
-  // The form is chosen by the value, so errors name the entry at fault rather than both forms.
-  v.lazy((input) =>
-    Array.isArray(input)
-      ? v.array(plainObject({ name: identifierText, value: identifierText }))
-      : v.pipe(v.custom<Record<string, unknown>>(isPlainObject, "must be a list of {name, value} or an object of names to values"), v.record(v.string(), identifierText)),
-  ),
-  v.transform((value) => (Array.isArray(value) ? value.map(({ name, value }) => ({ name, value })) : Object.entries(value).map(([name, value]) => ({ name, value })))),
+  v.custom<unknown[] | Record<string, unknown>>((value) => Array.isArray(value) || isPlainObject(value), "must be a list of {name, value} or an object of names to values"),
+  v.transform((value) => (Array.isArray(value) ? value : Object.entries(value).map(([name, value]) => ({ name, value })))),
+  v.array(plainObject({ name: identifierText, value: identifierText })),
+  v.transform((entries) => entries.map(({ name, value }) => ({ name, value }))),
   v.maxLength(MAX_CUSTOM_IDENTIFIERS, `must have at most ${MAX_CUSTOM_IDENTIFIERS} entries`),
+  v.description("A list of {name, value}, or an object of names to values"),
 );
 
 /** The identifiers of other systems, as `externalIdentifiers` and the identity route carry them. */
