@@ -39,7 +39,7 @@ const SubscriptionChannel = new GraphQLEnumType({
 
 const SubscriptionType = new GraphQLEnumType({
   name: "SubscriptionType",
-  values: { TYPE_MARKETING: { value: "MARKETING" }, TYPE_TRANSACTIONAL: { value: "TRANSACTIONAL" } },
+  values: { TYPE_MARKETING: { value: "MARKETING" }, TYPE_TRANSACTIONAL: { value: "TRANSACTIONAL" }, TYPE_CHECKOUT_ABANDONED: { value: "CHECKOUT_ABANDONED" } },
 });
 
 const IneligibilityReason = new GraphQLEnumType({

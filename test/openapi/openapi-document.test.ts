@@ -128,7 +128,7 @@ describe("the OpenAPI document", () => {
     const body = optIn.requestBody.content["application/json"].schema;
     assert.deepEqual(body.required, ["user"]);
     assert.equal(body.properties.user.properties.phone.pattern, "^\\+[1-9]\\d{6,14}$");
-    assert.deepEqual(body.properties.subscriptionType.enum, ["MARKETING", "TRANSACTIONAL"]);
+    assert.deepEqual(body.properties.subscriptionType.enum, ["MARKETING", "TRANSACTIONAL", "CHECKOUT_ABANDONED"]);
     const accepted = optIn.responses["202"].content["application/json"].schema;
     assert.deepEqual(accepted.properties.subscriptionResponses.items.properties.subscriptionCreationStatus.enum, ["NEWLY_CREATED", "PREVIOUSLY_CREATED"]);
     assert.equal(document.paths["/v1/product-catalog/uploads"].post.requestBody.required, false);
