@@ -149,6 +149,14 @@ const ROWS: Row[] = [
     expect: "success",
   },
   {
+    route: "DELETE /v1/subscriptions",
+    what: "opt-out of all emails of A's email",
+    onA: (w, i) => ({ method: "DELETE", url: `/v1/subscriptions?${emailQuery(w.aEmail(i))}` }),
+    onNothing: (w, i) => ({ method: "DELETE", url: `/v1/subscriptions?${emailQuery(w.freshEmail(i))}` }),
+    echoes: (w, i) => [[w.aEmail(i), w.freshEmail(i)]],
+    expect: "success",
+  },
+  {
     route: "POST /sms/inbound/:token",
     what: "B's webhook path with A's sender number (a STOP from A's subscriber)",
     onA: (w, i) => form(w.b.inboundWebhookPath, { From: w.aPhone(i), To: w.a.senderNumber, Body: "STOP" }),
