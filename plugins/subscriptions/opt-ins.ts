@@ -4,6 +4,7 @@ import { invalidFields } from "../../src/http/errors.ts";
 import type { Jobs } from "../../src/jobs/jobs.ts";
 import type { Clock } from "../../src/ports/clock.ts";
 import type { Storage } from "../../src/ports/storage.ts";
+import type { Identifier, ProfilesService } from "../profiles/index.ts";
 import { confirmRequestKind, noticeLocale, welcomeKind, type NoticeKind } from "./notice-templates.ts";
 import type { Notices } from "./notices.ts";
 import type { ChangeSource, ExternalIdentifiers, Locale, Subscriber, SubscriptionChannel, SubscriptionKind } from "./records.ts";
@@ -81,6 +82,8 @@ export class OptIns {
     private readonly jobs: Jobs,
     private readonly notices: Notices,
     private readonly events: EventBus,
+    /** The profiles service when the kit has one: a subscriber is a profile with consent. */
+    private readonly profiles: () => Pick<ProfilesService, "link"> | undefined,
   ) {}
 
   async accept(companyId: string, request: OptInRequest, options: OptInOptions = {}): Promise<OptInAccepted> {
@@ -153,6 +156,8 @@ export class OptIns {
     const todo: SubscriptionChannel[] = [];
     for (const channel of subscribedChannels(job.user, job.channels)) if (!(await this.store.recorded(changeId(channel)))) todo.push(channel);
     if (todo.length === 0) return; // an earlier run of this job did it all
+    // In the job's transaction: a link that fails fails the job, which runs again.
+    await this.profiles()?.link(job.companyId, identifiersOf(job.user, job.externalIdentifiers));
     const owners = await this.#owners(job, now);
     for (const channel of todo) {
       const notice = await this.#optIn(job, channel, owners[channel]!, changeId(channel), now, events);
@@ -276,4 +281,13 @@ function mergeIdentifiers(stored: ExternalIdentifiers | undefined, given: Extern
     merged.customIdentifiers = [...custom].map(([name, value]) => ({ name, value })).slice(-MAX_CUSTOM_IDENTIFIERS_KEPT);
   }
   return merged;
+}
+
+/** The phone, email and external identifiers of an opt-in, as the profiles plugin links them. */
+function identifiersOf(user: UserRef, external: ExternalIdentifiers | undefined): Identifier[] {
+  const identifiers: Identifier[] = [];
+  for (const kind of ["phone", "email"] as const) if (user[kind] !== undefined) identifiers.push({ kind, value: user[kind]! });
+  for (const kind of ["clientUserId", "shopifyId", "klaviyoId"] as const) if (external?.[kind] !== undefined) identifiers.push({ kind, value: external[kind]! });
+  for (const { name, value } of external?.customIdentifiers ?? []) identifiers.push({ kind: "custom", name, value });
+  return identifiers;
 }

@@ -2,6 +2,7 @@ import { ACCOUNTS } from "../../src/auth/accounts.ts";
 import { definePlugin } from "../../src/kernel/plugin.ts";
 import { defineToken } from "../../src/kernel/token.ts";
 import { SMS_SENDER } from "../../src/ports/sms-sender.ts";
+import { PROFILES_SERVICE } from "../profiles/index.ts";
 import { subscriptionsCommands } from "./commands.ts";
 import { subscriptionCollections } from "./records.ts";
 import { subscriptionRoutes } from "./routes.ts";
@@ -65,6 +66,7 @@ export function subscriptionsPlugin(options: SubscriptionsPluginOptions = {}) {
             signUpUnits: c.resolve(SIGN_UP_UNITS_SERVICE),
             secret,
             allocateSenderNumber: options.allocateSenderNumber ?? fictitiousSenderNumber,
+            profiles: () => (c.has(PROFILES_SERVICE) ? c.resolve(PROFILES_SERVICE) : undefined),
           }),
       });
     },

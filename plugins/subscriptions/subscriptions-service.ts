@@ -6,6 +6,7 @@ import type { DataSubject } from "../../src/kernel/plugin.ts";
 import type { Outbox } from "../../src/messaging/outbox.ts";
 import type { Clock } from "../../src/ports/clock.ts";
 import type { Storage } from "../../src/ports/storage.ts";
+import type { ProfilesService } from "../profiles/index.ts";
 import { eligibilityOf, NOT_SUBSCRIBED, type Eligibility, type SubscriptionEligibility } from "./eligibility.ts";
 import { InboundTexts, type InboundResult, type InboundText } from "./inbound-texts.ts";
 import { NoticeTemplates } from "./notice-templates.ts";
@@ -38,6 +39,8 @@ export interface SubscriptionsServiceParts {
   secret: string;
   /** Picks a sender number for a new company. */
   allocateSenderNumber: () => string;
+  /** The profiles service, when the kit has the profiles plugin: opt-ins link the subscriber's identifiers. */
+  profiles: () => Pick<ProfilesService, "link"> | undefined;
 }
 
 /** A company's sender number and the webhook path its SMS provider calls, as `reachkit init` prints them. */
@@ -73,7 +76,7 @@ export class SubscriptionsService {
     this.templates = new NoticeTemplates(storage, clock);
     this.#store = new SubscriptionStore(storage);
     const notices = new Notices(this.templates, parts.outbox, parts.accounts);
-    this.#optIns = new OptIns(storage, clock, this.#store, parts.signUpUnits, jobs, notices, events);
+    this.#optIns = new OptIns(storage, clock, this.#store, parts.signUpUnits, jobs, notices, events, parts.profiles);
     this.#unsubscribes = new Unsubscribes(storage, clock, this.#store, jobs, notices, events);
     this.#inbound = new InboundTexts(storage, clock, this.#store, notices, events);
   }
