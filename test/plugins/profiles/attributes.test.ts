@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { MAX_ATTRIBUTE_VALUE_LENGTH, MAX_ATTRIBUTES_PER_REQUEST, MAX_NAME_LENGTH } from "../../../plugins/profiles/index.ts";
-import { EMAIL, PHONE, post, startProfilesKit, storedCounts } from "./support.ts";
+import { EMAIL, PHONE, post, startProfilesKit, storedCounts, tokenWith } from "./support.ts";
 
 const attributes = (properties: Record<string, unknown>, user: Record<string, unknown> = { phone: PHONE }) => ({ properties, user });
 const read = (query: string) => ({ url: `/v1/attributes/custom?${query}` });
@@ -69,9 +69,7 @@ describe("POST and GET /v1/attributes/custom", () => {
       assert.equal(response.status, 400, `${query}: ${response.body}`);
       assert.ok(t.json(response).error.details.length > 0);
     }
-    const accounts = t.kit.plugin("accounts");
-    const application = await accounts.createApplication({ companyId: t.company.companyId, name: "events", scopes: ["events:write", "subscriptions:read"] });
-    const { token } = await accounts.issueCredential({ companyId: t.company.companyId, kind: "api_key", applicationId: application.id });
+    const token = await tokenWith(t, ["events:write", "subscriptions:read"]);
     assert.equal((await t.request({ ...read(`email=${EMAIL}`), token })).status, 403);
     assert.equal((await post(t, "/v1/attributes/custom", attributes({ a: 1 }), token)).status, 403);
     await t.stop();

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { DEFAULT_EVENT_BODY_LIMIT_BYTES, LATE_EVENT_MS } from "../../../plugins/profiles/index.ts";
-import { EMAIL, eventsOf, PHONE, post, startProfilesKit, storedCounts } from "./support.ts";
+import { EMAIL, PHONE, eventsOf, post, startProfilesKit, storedCounts, tokenWith } from "./support.ts";
 
 const custom = (body: Record<string, unknown>) => ({ type: "Order Shipped", user: { phone: PHONE }, ...body });
 
@@ -159,9 +159,7 @@ describe("POST /v1/events/custom", () => {
 
   it("needs the events:write scope", async () => {
     const t = await startProfilesKit();
-    const accounts = t.kit.plugin("accounts");
-    const application = await accounts.createApplication({ companyId: t.company.companyId, name: "ecommerce only", scopes: ["ecommerce:write"] });
-    const { token } = await accounts.issueCredential({ companyId: t.company.companyId, kind: "api_key", applicationId: application.id });
+    const token = await tokenWith(t, ["ecommerce:write"]);
     const response = await post(t, "/v1/events/custom", custom({}), token);
     assert.equal(response.status, 403);
     assert.match(t.json(response).error.message, /events:write/);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { MAX_ITEMS } from "../../../plugins/profiles/index.ts";
-import { eventsOf, PHONE, post, startProfilesKit, storedCounts } from "./support.ts";
+import { PHONE, eventsOf, post, startProfilesKit, storedCounts, tokenWith } from "./support.ts";
 
 const mug = { productId: "p-1", productVariantId: "p-1-blue", productImage: "https://acme.example/m.png", productUrl: "https://acme.example/p/1", name: "Mug", price: [{ value: 12.5, currency: "usd" }], quantity: 2 };
 const ecommerce = (body: Record<string, unknown> = {}) => ({ items: [mug], user: { phone: PHONE }, ...body });
@@ -65,9 +65,7 @@ describe("POST /v1/events/ecommerce/{product-view,add-to-cart,purchase}", () => 
 
   it("needs the ecommerce:write scope on each route", async () => {
     const t = await startProfilesKit();
-    const accounts = t.kit.plugin("accounts");
-    const application = await accounts.createApplication({ companyId: t.company.companyId, name: "events only", scopes: ["events:write"] });
-    const { token } = await accounts.issueCredential({ companyId: t.company.companyId, kind: "api_key", applicationId: application.id });
+    const token = await tokenWith(t, ["events:write"]);
     for (const path of ["product-view", "add-to-cart", "purchase"]) {
       const response = await post(t, `/v1/events/ecommerce/${path}`, ecommerce(), token);
       assert.equal(response.status, 403, path);

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { EventRecord } from "../../../plugins/profiles/index.ts";
 import { sortableId } from "../../../src/index.ts";
-import { EMAIL, eventsOf, PHONE, post, profileOf, startProfilesKit, storedCounts } from "./support.ts";
+import { EMAIL, PHONE, eventsOf, post, profileOf, startProfilesKit, storedCounts, tokenWith } from "./support.ts";
 
 const identify = (body: unknown, token?: string) => ["/v1/identity-resolution/user-identifiers", body, token] as const;
 
@@ -62,9 +62,7 @@ describe("POST /v1/identity-resolution/user-identifiers", () => {
 
   it("needs the identity:write scope", async () => {
     const t = await startProfilesKit();
-    const accounts = t.kit.plugin("accounts");
-    const application = await accounts.createApplication({ companyId: t.company.companyId, name: "no identity", scopes: ["events:write", "attributes:write", "subscriptions:write"] });
-    const { token } = await accounts.issueCredential({ companyId: t.company.companyId, kind: "api_key", applicationId: application.id });
+    const token = await tokenWith(t, ["events:write", "attributes:write", "subscriptions:write"]);
     const response = await post(t, ...identify({ phone: PHONE }, token));
     assert.equal(response.status, 403);
     assert.match(t.json(response).error.message, /identity:write/);

@@ -1,5 +1,5 @@
 import { profilesPlugin, type ProfilesPluginOptions } from "../../../plugins/profiles/index.ts";
-import type { InjectResponse } from "../../../src/index.ts";
+import type { InjectResponse, Scope } from "../../../src/index.ts";
 import { defaultPlugins, startTestKit, type Json, type TestKit, type TestKitOptions } from "../../support/test-kit.ts";
 
 export const PHONE = "+19148440001";
@@ -31,4 +31,11 @@ export async function storedCounts(t: TestKit): Promise<Record<string, number>> 
     counts[name] = await t.kit.storage.collection(name).count();
   }
   return counts;
+}
+
+/** An API key of the test company holding exactly these scopes. */
+export async function tokenWith(t: TestKit, scopes: Scope[]): Promise<string> {
+  const accounts = t.kit.plugin("accounts");
+  const application = await accounts.createApplication({ companyId: t.company.companyId, name: `only ${scopes.join(" ")}`, scopes });
+  return (await accounts.issueCredential({ companyId: t.company.companyId, kind: "api_key", applicationId: application.id })).token;
 }
