@@ -26,8 +26,12 @@ export {
   type ProductPrice,
   type AttributeType,
   type AttributeValue,
+  type ProfileRecord,
+  type IdentifierRecord,
 } from "./records.ts";
 export {
+  profileSchemas,
+  type ExternalIdentifierFields,
   parseTimestamp,
   SALES_CHANNELS,
   MAX_NAME_LENGTH,

@@ -61,9 +61,10 @@ const externalEntries = {
   customIdentifiers: v.optional(customIdentifiersSchema),
 };
 
-type ExternalFields = { clientUserId?: string; shopifyId?: string; klaviyoId?: string; customIdentifiers?: Array<{ name: string; value: string }> };
+/** The identifiers of other systems as requests carry them, validated. */
+export type ExternalIdentifierFields = { clientUserId?: string; shopifyId?: string; klaviyoId?: string; customIdentifiers?: Array<{ name: string; value: string }> };
 
-function identifiersOf(fields: ExternalFields & { phone?: string; email?: string }): Identifier[] {
+function identifiersOf(fields: ExternalIdentifierFields & { phone?: string; email?: string }): Identifier[] {
   const identifiers: Identifier[] = [];
   for (const kind of ["phone", "email", "clientUserId", "shopifyId", "klaviyoId"] as const) {
     const value = fields[kind];
