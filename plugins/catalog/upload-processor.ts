@@ -66,13 +66,17 @@ export class UploadProcessor {
         return;
       }
       const run = new UploadRun(claimed, claim, version, this.store, this.uploads.records, this.storage, this.clock, this.settings);
-      if (!(await run.run(file, context.signal))) {
+      const end = await run.run(file, context.signal);
+      if (end === "stopped") {
         // The kit is stopping: start again after the restart, without spending an attempt.
         await this.store.deleteVersion(upload.companyId, version);
         await this.#requeue(upload, this.clock.now());
         return;
       }
-      if (upload.validateOnly) {
+      if (end === "no products") {
+        // Nothing was written (there was no product); the run recorded why it stopped.
+        await this.#finish(claim, upload.id, "failed");
+      } else if (upload.validateOnly) {
         await this.store.deleteVersion(upload.companyId, version);
         await this.#finish(claim, upload.id, "validated");
       } else {
@@ -133,7 +137,7 @@ export class UploadProcessor {
   }
 
   /** Ends processing: the next upload of the company may run. */
-  #finish(claim: string, uploadId: string, status: "validated" | "completed"): Promise<void> {
+  #finish(claim: string, uploadId: string, status: "validated" | "completed" | "failed"): Promise<void> {
     return this.#settle(claim, uploadId, { status, queued: null, claim: null });
   }
 
