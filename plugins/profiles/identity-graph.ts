@@ -16,7 +16,7 @@ import {
 const LINK_ATTEMPTS = 5;
 
 /** The error of a user whose identifiers name no person with a phone or an email. */
-export const unknownUser = () =>
+const unknownUser = () =>
   invalidFields([{ path: "user", message: "needs a phone or an email, or an external identifier already linked to one (identity-resolution/user-identifiers)" }]);
 
 /**
