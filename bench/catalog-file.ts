@@ -71,3 +71,37 @@ export async function writeCatalogFile(path: string, lines: number, seed = 1): P
   await once(out, "finish");
   return bytes;
 }
+
+/**
+ * Files that hold almost nothing a catalog can use, each with the line it repeats. Those
+ * starting with a product hold one valid line first, so they are read to the end.
+ */
+const DEGENERATE_LINES = {
+  "blank lines": "\n",
+  "product, then blank lines": "\n",
+  "product, then CRLF blank lines": "\r\n",
+  "product, then lines of white space": "  \n",
+  "product, then lines that are not JSON": "x\n",
+  "product, then empty objects": "{}\n",
+  "lines that are not JSON": "x\n",
+} as const;
+
+export type DegenerateFile = keyof typeof DEGENERATE_LINES;
+export const DEGENERATE_FILES = Object.keys(DEGENERATE_LINES) as DegenerateFile[];
+
+/** Writes a degenerate file of about `bytes` bytes to `path`; resolves with its byte count. */
+export async function writeDegenerateFile(path: string, kind: DegenerateFile, bytes: number): Promise<number> {
+  const line = DEGENERATE_LINES[kind];
+  const first = kind.startsWith("product") ? `${productLine(0, random(1))}\n` : "";
+  const block = line.repeat(Math.ceil(64 * 1024 / line.length));
+  const out = createWriteStream(path);
+  let written = Buffer.byteLength(first);
+  out.write(first);
+  while (written < bytes) {
+    written += block.length;
+    if (!out.write(block)) await once(out, "drain");
+  }
+  out.end();
+  await once(out, "finish");
+  return written;
+}

@@ -8,8 +8,19 @@
  */
 import "reflect-metadata";
 
-export { createReachkit, CONFIG, EVENTS, type ReachkitOptions } from "./kernel/create-reachkit.ts";
-export type { Reachkit, StartOptions, ProvisionedCompany } from "./kernel/reachkit.ts";
+export {
+  createReachkit,
+  CONFIG,
+  EVENTS,
+  SECRET,
+  PUBLIC_URL,
+  DELETE_SUBJECT_DATA,
+  type ReachkitOptions,
+  type PublicUrl,
+  type DeleteSubjectData,
+} from "./kernel/create-reachkit.ts";
+export type { Reachkit, KitStatus, StartOptions, ProvisionedCompany } from "./kernel/reachkit.ts";
+export { Metrics, METRICS } from "./metrics/metrics.ts";
 export {
   definePlugin,
   MissingDependencyError,
@@ -24,12 +35,14 @@ export { inject, injectable } from "./kernel/di.ts";
 export { DuplicateBindingError, type ContainerFacade, type Binding, type BindOptions, type InjectableClass } from "./kernel/container.ts";
 export { resolveConfig, DEFAULT_BODY_LIMIT_BYTES, type ReachkitConfig, type ReachkitConfigInput } from "./kernel/config.ts";
 export { systemClock } from "./kernel/system-clock.ts";
+export { sortableId } from "./kernel/ids.ts";
 
 export * from "./ports/index.ts";
 
 export {
   defineRoute,
   jsonBody,
+  jsonBodyCheckedBy,
   formBody,
   rawBody,
   reply,
@@ -47,12 +60,16 @@ export {
   type Headers,
   type ReplyHeaders,
 } from "./http/route.ts";
+export type { RouteDocs, ResponseDoc, RequestExample, OpenApiSecurityScheme } from "./http/route-docs.ts";
+export { openApiDocument, oauthScheme, type OpenApiOptions } from "./openapi/openapi-document.ts";
+export { OPENAPI_PATH, DOCS_PATH } from "./openapi/api-reference.ts";
 export { HttpError, badRequest, invalidFields, unauthorized, forbidden, notFound, conflict, errorBody, type ErrorDetail } from "./http/errors.ts";
 export { HttpCore, firstHeader, type HandleOptions, type HttpCoreOptions, type RouteLookup } from "./http/http-core.ts";
 export { neutralFromFetch, fetchResponse, pathAndQuery, type FetchRequestInfo } from "./http/fetch.ts";
 export type { NeutralRequest, NeutralResponse, RequestBody } from "./http/neutral.ts";
 export type { InjectRequest, InjectResponse } from "./http/inject.ts";
 export { parseOrThrow, plainObject, issuesToDetails, queryToObject, singleQueryParam, type RawQuery } from "./http/validation.ts";
+export { readLimited, decodeUtf8, mediaType, parseFormText, payloadTooLarge } from "./http/body.ts";
 
 export { ACCOUNTS, type Accounts, type Company } from "./auth/accounts.ts";
 export { isV1Credential, type Principal, type CredentialKind } from "./auth/principal.ts";
@@ -60,9 +77,9 @@ export { SCOPES, SCOPE_DESCRIPTIONS, isScope, parseScopes, type Scope } from "./
 export { generateSecret, hashSecret, safeEqual, sign } from "./auth/secrets.ts";
 export { RateLimiter, DEFAULT_RATE_LIMITS, type RateDecision } from "./auth/rate-limiter.ts";
 
-export { Jobs, JOBS, DEFAULT_JOB_SETTINGS, type EnqueueOptions, type JobListOptions, type JobSettings } from "./jobs/jobs.ts";
+export { Jobs, JOBS, DEFAULT_JOB_SETTINGS, type EnqueueOptions, type JobListOptions, type JobQueueStats, type JobSettings } from "./jobs/jobs.ts";
 export { PermanentJobError, RunLaterError, type JobRecord, type JobStatus } from "./jobs/job-record.ts";
-export type { JobDefinition, JobHandler, JobContext, JobRunnerSettings } from "./jobs/job-runner.ts";
+export type { JobDefinition, JobHandler, JobContext, JobOutcome, JobRunnerSettings } from "./jobs/job-runner.ts";
 
 export { EventBus, type ReachkitEvents, type EventName, type EventHandler } from "./events/event-bus.ts";
 export { jsonLogger, silentLogger, isLogLevel, redactLogText, type JsonLoggerOptions } from "./logging/json-logger.ts";
@@ -78,6 +95,7 @@ export {
   type CliCommand,
   type CliContext,
   type CliOption,
+  type CliArgument,
   type CliResult,
   type CliValues,
 } from "./cli/command.ts";

@@ -1,6 +1,7 @@
 // The self-hosted kit (SQLite, files for objects, catalog plugin) behind node:http, request logs off.
 // Once listening it prints its peak RSS so far ("IDLE {...}": start-up, before any upload); on SIGTERM its
 // peak RSS ("STATS {...}"): the benchmark's memory figure for the processing process.
+import "./cpu-probe.ts";
 import { nodeHttpServer } from "../../adapters/http/node/index.ts";
 import { createServerKit } from "../../server/server-kit.ts";
 import { jsonLogger } from "../../src/index.ts";

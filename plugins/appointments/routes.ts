@@ -1,23 +1,26 @@
-import * as v from "valibot";
-import { defineRoute, jsonBody, reply, type AnyRoute } from "../../src/http/route.ts";
+import { defineRoute, jsonBodyCheckedBy, reply, type AnyRoute } from "../../src/index.ts";
 import type { AppointmentsService } from "./appointments-service.ts";
+import { TimeZoneNames } from "./event-time.ts";
+import * as docs from "./openapi.ts";
+import { createMessageSchema, createTypeSchema, reminderSchemas, updateMessageSchema } from "./schemas.ts";
 
-/** The body is validated by the service, so HTTP and in-process callers share one code path. */
-const anyJson = jsonBody(v.unknown());
+// Bodies are validated by the service (jsonBodyCheckedBy), so HTTP and in-process callers share one code path.
 const host = "tactical" as const;
 const auth = { kind: "legacy" } as const;
 
 /** The tactical host's appointment routes (interface 4.14, 4.15; types and GET reminder: wire-compat and reachkit). */
 export function appointmentRoutes(service: AppointmentsService): AnyRoute[] {
   const { types, messages, reminders } = service;
+  const reminderBodies = reminderSchemas(new TimeZoneNames());
   return [
     defineRoute({
       method: "POST",
       path: "/events/types",
       host,
       auth,
-      body: anyJson,
-      summary: "Create an appointment type: {type} → {uuid, type}",
+      body: jsonBodyCheckedBy(createTypeSchema),
+      summary: "Create an appointment type",
+      docs: docs.createTypeDocs,
       handler: async ({ principal, body }) => reply.json(200, await types.create(principal.companyId, body)),
     }),
     defineRoute({
@@ -25,7 +28,8 @@ export function appointmentRoutes(service: AppointmentsService): AnyRoute[] {
       path: "/events/types/:uuid",
       host,
       auth,
-      summary: "Read an appointment type",
+      summary: "Get an appointment type",
+      docs: docs.getTypeDocs,
       handler: async ({ principal, params }) => reply.json(200, await types.get(principal.companyId, params.uuid!)),
     }),
     defineRoute({
@@ -33,8 +37,9 @@ export function appointmentRoutes(service: AppointmentsService): AnyRoute[] {
       path: "/events/types/messages",
       host,
       auth,
-      body: anyJson,
-      summary: "Create the message of an appointment type for one messageType (interface 4.14)",
+      body: jsonBodyCheckedBy(createMessageSchema),
+      summary: "Create an appointment message",
+      docs: docs.createMessageDocs,
       handler: async ({ principal, body }) => reply.json(200, await messages.create(principal.companyId, body)),
     }),
     defineRoute({
@@ -42,7 +47,8 @@ export function appointmentRoutes(service: AppointmentsService): AnyRoute[] {
       path: "/events/types/messages/:uuid",
       host,
       auth,
-      summary: "Read an appointment message",
+      summary: "Get an appointment message",
+      docs: docs.getMessageDocs,
       handler: async ({ principal, params }) => reply.json(200, await messages.get(principal.companyId, params.uuid!)),
     }),
     defineRoute({
@@ -50,8 +56,9 @@ export function appointmentRoutes(service: AppointmentsService): AnyRoute[] {
       path: "/events/types/messages/:uuid",
       host,
       auth,
-      body: anyJson,
-      summary: "Update an appointment message with any subset of its fields",
+      body: jsonBodyCheckedBy(updateMessageSchema),
+      summary: "Update an appointment message",
+      docs: docs.updateMessageDocs,
       handler: async ({ principal, params, body }) => reply.json(200, await messages.update(principal.companyId, params.uuid!, body)),
     }),
     defineRoute({
@@ -59,8 +66,9 @@ export function appointmentRoutes(service: AppointmentsService): AnyRoute[] {
       path: "/events/reminders",
       host,
       auth,
-      body: anyJson,
-      summary: "Create a reminder: confirmation now, reminder and follow-up later (interface 4.15)",
+      body: jsonBodyCheckedBy(reminderBodies.create),
+      summary: "Create a reminder",
+      docs: docs.createReminderDocs,
       handler: async ({ principal, body }) => reply.json(200, await reminders.create(principal.companyId, body)),
     }),
     defineRoute({
@@ -68,7 +76,8 @@ export function appointmentRoutes(service: AppointmentsService): AnyRoute[] {
       path: "/events/reminders/:uuid",
       host,
       auth,
-      summary: "Read a reminder, its state and each step's send status (reachkit addition)",
+      summary: "Get a reminder",
+      docs: docs.getReminderDocs,
       handler: async ({ principal, params }) => reply.json(200, await reminders.get(principal.companyId, params.uuid!)),
     }),
     defineRoute({
@@ -76,8 +85,9 @@ export function appointmentRoutes(service: AppointmentsService): AnyRoute[] {
       path: "/events/reminders/:uuid",
       host,
       auth,
-      body: anyJson,
-      summary: "Update a reminder with any subset of its fields; pending sends are planned again",
+      body: jsonBodyCheckedBy(reminderBodies.update),
+      summary: "Update a reminder",
+      docs: docs.updateReminderDocs,
       handler: async ({ principal, params, body }) => reply.json(200, await reminders.update(principal.companyId, params.uuid!, body)),
     }),
     defineRoute({
@@ -85,7 +95,8 @@ export function appointmentRoutes(service: AppointmentsService): AnyRoute[] {
       path: "/events/reminders/:uuid/cancel",
       host,
       auth,
-      summary: "Cancel a reminder: pending sends removed, cancellation sent",
+      summary: "Cancel a reminder",
+      docs: docs.cancelReminderDocs,
       handler: async ({ principal, params }) => reply.json(200, await reminders.cancel(principal.companyId, params.uuid!)),
     }),
     defineRoute({
@@ -93,7 +104,8 @@ export function appointmentRoutes(service: AppointmentsService): AnyRoute[] {
       path: "/events/reminders/:uuid/no-show",
       host,
       auth,
-      summary: "Send the no-show message; the follow-up is dropped",
+      summary: "Send the no-show message",
+      docs: docs.noShowDocs,
       handler: async ({ principal, params }) => reply.json(200, await reminders.noShow(principal.companyId, params.uuid!)),
     }),
   ];

@@ -1,7 +1,5 @@
 import * as v from "valibot";
-import { HttpError, invalidFields } from "../../src/http/errors.ts";
-import { parseOrThrow, plainObject } from "../../src/http/validation.ts";
-import type { JsonValue } from "../../src/ports/storage.ts";
+import { HttpError, invalidFields, parseOrThrow, plainObject, type JsonValue } from "../../src/index.ts";
 import { E164 } from "../subscriptions/index.ts";
 import { parseOffset, resolveEventDateTime, type TimeZoneNames } from "./event-time.ts";
 import { MESSAGE_TYPES, type MessageType } from "./records.ts";
@@ -63,14 +61,14 @@ const messageFields = {
 };
 
 /** `uuid` and `macros` are generated: in a request they are ignored, so a client may PUT back what it read. */
-const createMessageSchema = plainObject(messageFields);
-const updateMessageSchema = plainObject({
+export const createMessageSchema = plainObject(messageFields);
+export const updateMessageSchema = plainObject({
   eventType: v.optional(messageFields.eventType),
   messageType: v.optional(messageFields.messageType),
   text: v.optional(messageFields.text),
 });
 
-function reminderSchemas(zones: TimeZoneNames) {
+export function reminderSchemas(zones: TimeZoneNames) {
   const fields = {
     eventType: eventTypeRef,
     phone,
@@ -100,7 +98,7 @@ function reminderSchemas(zones: TimeZoneNames) {
   };
 }
 
-const createTypeSchema = plainObject({ type: nonEmpty(MAX_TYPE_NAME_LENGTH) });
+export const createTypeSchema = plainObject({ type: nonEmpty(MAX_TYPE_NAME_LENGTH) });
 
 /** `POST /events/types`. */
 export interface AppointmentTypeInput {

@@ -1,10 +1,15 @@
 import { isUtf8 } from "node:buffer";
 import { jsonlParser } from "stream-json/jsonl/parser.js";
 import * as v from "valibot";
+import { isJsonText } from "./json-syntax.ts";
 import { createFieldChecks, createProductSchema, type CatalogProduct } from "./product-schema.ts";
 import { createQuickCheck } from "./quick-check.ts";
 
-/** The `errorType` values of upload errors (wire-compat.md), plus reachkit's SAVE_FAILED for a failed save. */
+/**
+ * The `errorType` values of upload errors (wire-compat.md), plus reachkit's
+ * SAVE_FAILED for a failed save and NO_PRODUCTS for a file given up because
+ * its first lines hold no product.
+ */
 export const CATALOG_ERROR_TYPES = [
   "INVALID_JSON",
   "MISSING_FIELD",
@@ -15,6 +20,7 @@ export const CATALOG_ERROR_TYPES = [
   "DUPLICATE_ID",
   "LINE_TOO_LONG",
   "SAVE_FAILED",
+  "NO_PRODUCTS",
 ] as const;
 export type CatalogErrorType = (typeof CATALOG_ERROR_TYPES)[number];
 
@@ -47,14 +53,27 @@ export class LineChecker {
   readonly #checks = createFieldChecks();
   readonly #schema = createProductSchema(this.#checks);
   readonly #quickCheck = createQuickCheck(this.#checks);
+  #parseFailures = 0;
+
+  /**
+   * @param messagesKept INVALID_JSON entries an upload keeps (errorsPerType).
+   * Once that many lines failed to parse, lines are screened by isJsonText
+   * before JSON.parse: a line it refuses is INVALID_JSON without JSON.parse's
+   * own message, which no upload would keep any more.
+   */
+  constructor(private readonly messagesKept: number) {}
 
   check(bytes: Buffer): LineOutcome {
     if (!isUtf8(bytes)) return problem("INVALID_JSON", "the line is not valid UTF-8");
     const text = bytes.toString("utf8");
     if (text.trim() === "") return { kind: "blank" };
+    if (this.#parseFailures >= this.messagesKept && !isJsonText(text)) return problem("INVALID_JSON", "the line is not valid JSON");
     const parsed = this.#parse(text);
     const value = typeof parsed === "object" ? parsed.value : undefined;
-    if (value instanceof NotJson) return problem("INVALID_JSON", `the line is not valid JSON: ${value.message}`);
+    if (value instanceof NotJson) {
+      this.#parseFailures++;
+      return problem("INVALID_JSON", `the line is not valid JSON: ${value.message}`);
+    }
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
       return problem("INVALID_TYPE", `a line must be a JSON object (one product), not ${kindOf(value)}`);
     }

@@ -1,8 +1,7 @@
 import * as v from "valibot";
-import { notFound } from "../../src/http/errors.ts";
-import { defineRoute, jsonBody, reply, type AnyRoute } from "../../src/http/route.ts";
-import { plainObject } from "../../src/http/validation.ts";
+import { defineRoute, jsonBody, notFound, plainObject, reply, type AnyRoute } from "../../src/index.ts";
 import { uploadView, type CatalogUploads } from "./catalog-uploads.ts";
+import { createUploadDocs, getUploadDocs, listUploadsDocs } from "./openapi.ts";
 
 /** The body is optional: no body is `{}`, and validateOnly defaults to false. */
 const createBody = v.optional(plainObject({ validateOnly: v.optional(v.boolean("must be true or false")) }), {});
@@ -16,7 +15,8 @@ export function catalogRoutes(uploads: CatalogUploads): AnyRoute[] {
       auth: { kind: "api", anyOfScopes: ["product_catalogs:write"] },
       rateLimit: "catalog-upload",
       body: jsonBody(createBody),
-      summary: "Start a catalog upload: answers the pre-signed uploadUrl the file is PUT to",
+      summary: "Create a catalog upload",
+      docs: createUploadDocs,
       async handler({ principal, body }) {
         return reply.json(200, uploadView(await uploads.create(principal.companyId, { validateOnly: body.validateOnly })));
       },
@@ -25,7 +25,8 @@ export function catalogRoutes(uploads: CatalogUploads): AnyRoute[] {
       method: "GET",
       path: "/v1/product-catalog/uploads",
       auth: { kind: "api", anyOfScopes: ["product_catalogs:read"] },
-      summary: "The company's recent catalog uploads, in creation order",
+      summary: "List catalog uploads",
+      docs: listUploadsDocs,
       async handler({ principal }) {
         return reply.json(200, (await uploads.list(principal.companyId)).map(uploadView));
       },
@@ -34,7 +35,8 @@ export function catalogRoutes(uploads: CatalogUploads): AnyRoute[] {
       method: "GET",
       path: "/v1/product-catalog/uploads/:uploadId",
       auth: { kind: "api", anyOfScopes: ["product_catalogs:read"] },
-      summary: "One catalog upload: its status, counters and errors",
+      summary: "Get a catalog upload",
+      docs: getUploadDocs,
       async handler({ principal, params }) {
         const upload = await uploads.get(principal.companyId, params.uploadId ?? "");
         if (!upload) throw notFound("no catalog upload with this id");

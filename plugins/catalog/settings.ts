@@ -8,6 +8,12 @@ export interface CatalogOptions {
   maxLineBytes?: number;
   /** Errors kept per errorType in an upload's `errors` (counts stay exact). Default 10. */
   errorsPerType?: number;
+  /**
+   * A file whose first this many lines hold no product (each one blank or
+   * with errors) is read no further: the upload is `failed` with a
+   * NO_PRODUCTS entry. Default 100,000.
+   */
+  maxLinesWithoutProduct?: number;
   /** `catalog.variant.low_inventory` fires when inventoryQuantity falls to or below this. Default 10. */
   lowInventoryThreshold?: number;
   /** Products written per storage transaction. Default 200 (larger batches hold more memory for no gain). */
@@ -27,6 +33,7 @@ export const DEFAULT_CATALOG_SETTINGS: CatalogSettings = {
   maxFileBytes: 2 * 1024 ** 3,
   maxLineBytes: 4 * 1024 ** 2,
   errorsPerType: 10,
+  maxLinesWithoutProduct: 100_000,
   lowInventoryThreshold: 10,
   batchSize: 200,
   listLimit: 100,

@@ -1,15 +1,33 @@
-import type { EventBus, EventName, ReachkitEvents } from "../../src/events/event-bus.ts";
-import type { JobContext } from "../../src/jobs/job-runner.ts";
-import type { Jobs } from "../../src/jobs/jobs.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Logger } from "../../src/ports/logger.ts";
-import type { ObjectStorage } from "../../src/ports/object-storage.ts";
-import type { Storage } from "../../src/ports/storage.ts";
+import {
+  CLOCK,
+  EVENTS,
+  inject,
+  injectable,
+  JOBS,
+  LOGGER,
+  OBJECT_STORAGE,
+  STORAGE,
+  type Clock,
+  type EventBus,
+  type EventName,
+  type JobContext,
+  type Jobs,
+  type Logger,
+  type ObjectStorage,
+  type ReachkitEvents,
+  type Storage,
+} from "../../src/index.ts";
 import type { CatalogStore } from "./catalog-store.ts";
-import { PROCESS_UPLOAD_JOB, processJobKey, type CatalogUploads } from "./catalog-uploads.ts";
+import { errorTotal, PROCESS_UPLOAD_JOB, processJobKey, type CatalogUploads } from "./catalog-uploads.ts";
 import { prefixRange, type UploadRecord } from "./records.ts";
 import type { CatalogSettings } from "./settings.ts";
+import { CATALOG_SETTINGS, CATALOG_STORE, CATALOG_UPLOADS } from "./tokens.ts";
 import { LostClaimError, UploadRun } from "./upload-run.ts";
+
+/** A processing job's outcome, as logged: an ended upload's counts, or why it waits. */
+export type UploadOutcome =
+  | { uploadId: string; status: string }
+  | { uploadId: string; status: string; validateOnly: boolean; lines: number; productsSaved: number; errors: number; seconds: number };
 
 /** Journey events emitted per read of the pending ones. */
 const EVENTS_PER_PAGE = 200;
@@ -23,20 +41,27 @@ const EVENTS_PER_PAGE = 200;
  * journey events the save computed. A run that dies is retried from the first
  * line; what it wrote is dropped first.
  */
+@injectable()
 export class UploadProcessor {
-  constructor(
-    private readonly storage: Storage,
-    private readonly clock: Clock,
-    private readonly jobs: Jobs,
-    private readonly objectStorage: ObjectStorage,
-    private readonly events: EventBus,
-    private readonly uploads: CatalogUploads,
-    private readonly store: CatalogStore,
-    private readonly settings: CatalogSettings,
-    private readonly logger: Logger,
-  ) {}
+  private readonly logger: Logger;
 
-  async process({ uploadId }: { uploadId: string }, context: JobContext): Promise<void> {
+  constructor(
+    @inject(STORAGE) private readonly storage: Storage,
+    @inject(CLOCK) private readonly clock: Clock,
+    @inject(JOBS) private readonly jobs: Jobs,
+    @inject(OBJECT_STORAGE) private readonly objectStorage: ObjectStorage,
+    @inject(EVENTS) private readonly events: EventBus,
+    @inject(CATALOG_UPLOADS) private readonly uploads: CatalogUploads,
+    @inject(CATALOG_STORE) private readonly store: CatalogStore,
+    @inject(CATALOG_SETTINGS) private readonly settings: CatalogSettings,
+    @inject(LOGGER) logger: Logger,
+  ) {
+    // As the plugin context's logger: every entry names the plugin.
+    this.logger = logger.child({ plugin: "catalog" });
+  }
+
+  async process({ uploadId }: { uploadId: string }, context: JobContext): Promise<UploadOutcome | undefined> {
+    const started = this.clock.now();
     const upload = await this.uploads.records.get(uploadId);
     if (!upload) return;
     if (!upload.queued) {
@@ -46,7 +71,7 @@ export class UploadProcessor {
     }
     if (!(await this.#isItsTurn(upload))) {
       await this.#requeue(upload, this.clock.now() + this.settings.queuePollMs);
-      return;
+      return { uploadId, status: "waiting for an earlier upload of the company" };
     }
     const claim = `${context.job.id}:${context.attempt}`;
     const head = await this.store.headVersion(upload.companyId);
@@ -66,13 +91,17 @@ export class UploadProcessor {
         return;
       }
       const run = new UploadRun(claimed, claim, version, this.store, this.uploads.records, this.storage, this.clock, this.settings);
-      if (!(await run.run(file, context.signal))) {
+      const end = await run.run(file, context.signal);
+      if (end === "stopped") {
         // The kit is stopping: start again after the restart, without spending an attempt.
         await this.store.deleteVersion(upload.companyId, version);
         await this.#requeue(upload, this.clock.now());
         return;
       }
-      if (upload.validateOnly) {
+      if (end === "no products") {
+        // Nothing was written (there was no product); the run recorded why it stopped.
+        await this.#finish(claim, upload.id, "failed");
+      } else if (upload.validateOnly) {
         await this.store.deleteVersion(upload.companyId, version);
         await this.#finish(claim, upload.id, "validated");
       } else {
@@ -92,11 +121,27 @@ export class UploadProcessor {
       await this.store.deletePendingEvents(upload.id);
       if (context.attempt < context.job.maxAttempts) throw error;
       await this.#fail(claimed, claim, message);
-      return;
+      return this.#outcome(upload.id, started);
     }
     const completed = await this.uploads.records.get(upload.id);
     if (completed?.status === "completed") await this.#afterCommit(completed);
     else await this.objectStorage.delete(upload.objectKey);
+    return this.#outcome(upload.id, started);
+  }
+
+  /** What the job logs when an upload ends: its lines, products saved, errors and seconds. */
+  async #outcome(uploadId: string, started: number): Promise<UploadOutcome | undefined> {
+    const upload = await this.uploads.records.get(uploadId);
+    if (!upload) return undefined;
+    return {
+      uploadId,
+      status: upload.status,
+      validateOnly: upload.validateOnly,
+      lines: upload.productsReceived,
+      productsSaved: upload.status === "completed" ? upload.productsProcessed : 0,
+      errors: errorTotal(upload.errorCounts),
+      seconds: (this.clock.now() - started) / 1000,
+    };
   }
 
   /**
@@ -133,7 +178,7 @@ export class UploadProcessor {
   }
 
   /** Ends processing: the next upload of the company may run. */
-  #finish(claim: string, uploadId: string, status: "validated" | "completed"): Promise<void> {
+  #finish(claim: string, uploadId: string, status: "validated" | "completed" | "failed"): Promise<void> {
     return this.#settle(claim, uploadId, { status, queued: null, claim: null });
   }
 

@@ -1,11 +1,18 @@
-import * as v from "valibot";
-import { defineRoute, jsonBody, reply, type AnyRoute } from "../../src/http/route.ts";
-import type { OutboxMessage } from "../../src/messaging/outbox-record.ts";
+import { defineRoute, jsonBodyCheckedBy, reply, type AnyRoute, type OutboxMessage } from "../../src/index.ts";
 import type { LegacyService } from "./legacy-service.ts";
-import type { AddSubscriberRequest, ArchivedMessageRequest, RemoveSubscriberRequest, TransactionalMessageRequest } from "./schemas.ts";
+import { addSubscriberDocs, archivedMessageDocs, removeSubscriberDocs, transactionalMessageDocs } from "./openapi.ts";
+import {
+  addSubscriberSchema,
+  archivedMessageSchema,
+  removeSubscriberSchema,
+  transactionalMessageSchema,
+  type AddSubscriberRequest,
+  type ArchivedMessageRequest,
+  type RemoveSubscriberRequest,
+  type TransactionalMessageRequest,
+} from "./schemas.ts";
 
-/** Bodies are validated by the service, so HTTP and in-process callers share one code path. */
-const anyJson = jsonBody(v.unknown());
+// Bodies are validated by the service (jsonBodyCheckedBy), so HTTP and in-process callers share one code path.
 /** Interface 4.9 and 4.10 answer a bad token with 403; the other legacy routes with 401 (§7). */
 const legacyToken = { kind: "legacy" } as const;
 const legacyToken403 = { kind: "legacy", invalidTokenStatus: 403 } as const;
@@ -19,8 +26,9 @@ export function legacyRoutes(service: LegacyService): AnyRoute[] {
       method: "POST",
       path: "/1/add-subscribers",
       auth: legacyToken,
-      body: anyJson,
-      summary: "Legacy add subscriber (interface 4.7): 201 new, 200 existing",
+      body: jsonBodyCheckedBy(addSubscriberSchema),
+      summary: "Add a subscriber",
+      docs: addSubscriberDocs,
       async handler({ principal, body }) {
         const added = await service.addSubscriber(principal.companyId, body as AddSubscriberRequest);
         return reply.json(added.created ? 201 : 200, added);
@@ -30,16 +38,18 @@ export function legacyRoutes(service: LegacyService): AnyRoute[] {
       method: "POST",
       path: "/1/subscribers/unsubscribe",
       auth: legacyToken,
-      body: anyJson,
-      summary: "Legacy remove subscriber (interface 4.8): 200 opted out, 400 unknown, 409 already opted out",
+      body: jsonBodyCheckedBy(removeSubscriberSchema),
+      summary: "Remove a subscriber",
+      docs: removeSubscriberDocs,
       handler: async ({ principal, body }) => reply.json(200, await service.removeSubscriber(principal.companyId, body as RemoveSubscriberRequest)),
     }),
     defineRoute({
       method: "POST",
       path: "/1/messages",
       auth: legacyToken403,
-      body: anyJson,
-      summary: "Send a transactional SMS/MMS to an active subscriber (interface 4.10)",
+      body: jsonBodyCheckedBy(transactionalMessageSchema),
+      summary: "Send a transactional message",
+      docs: transactionalMessageDocs,
       handler: async ({ principal, body }) => messageReply(await service.sendTransactional(principal.companyId, body as TransactionalMessageRequest)),
     }),
     defineRoute({
@@ -48,8 +58,9 @@ export function legacyRoutes(service: LegacyService): AnyRoute[] {
       path: "/v1/messages",
       host: "messages",
       auth: legacyToken403,
-      body: anyJson,
-      summary: "Archived send message (interface 4.9): echoes to, body and messageId",
+      body: jsonBodyCheckedBy(archivedMessageSchema),
+      summary: "Send a message (archived endpoint)",
+      docs: archivedMessageDocs,
       async handler({ principal, body }) {
         const input = body as ArchivedMessageRequest;
         await service.sendArchived(principal.companyId, input);

@@ -1,7 +1,5 @@
 import * as v from "valibot";
-import { invalidFields } from "../../src/http/errors.ts";
-import { issuesToDetails, plainObject } from "../../src/http/validation.ts";
-import type { JsonValue } from "../../src/ports/storage.ts";
+import { invalidFields, issuesToDetails, plainObject, type JsonValue } from "../../src/index.ts";
 
 export const MAX_PHONE_INPUT_LENGTH = 64;
 export const MAX_IDENTIFIER_LENGTH = 256;
@@ -74,7 +72,7 @@ function jsonObjectOrText(text: string): unknown {
 }
 
 /** `POST /1/add-subscribers` (interface 4.7; wire-compat: email and names at the top level or in metadata). */
-const addSubscriberSchema = v.pipe(
+export const addSubscriberSchema = v.pipe(
   plainObject({
     phone: phoneText,
     visitorId: v.optional(text(MAX_IDENTIFIER_LENGTH)),
@@ -134,7 +132,7 @@ export interface AddSubscriberInput {
 }
 
 /** `POST /1/subscribers/unsubscribe` (interface 4.8). */
-const removeSubscriberSchema = plainObject({
+export const removeSubscriberSchema = plainObject({
   phone: phoneText,
   sendOptOutMessage: booleanLike,
 });
@@ -161,14 +159,14 @@ const messageFields = {
 const transactionalType = v.picklist(["TRANSACTIONAL"], 'must be "TRANSACTIONAL" (case-sensitive)');
 
 /** `POST /1/messages` (interface 4.10): `type` is required. */
-const transactionalMessageSchema = plainObject({
+export const transactionalMessageSchema = plainObject({
   ...messageFields,
   type: transactionalType,
   link: v.optional(httpUrl),
 });
 
 /** `POST /v1/messages` on the messages host (interface 4.9): `type` optional, `messageId` for tracking. */
-const archivedMessageSchema = plainObject({
+export const archivedMessageSchema = plainObject({
   ...messageFields,
   type: v.optional(transactionalType),
   messageId: v.optional(text(MAX_IDENTIFIER_LENGTH)),

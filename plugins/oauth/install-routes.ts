@@ -1,13 +1,22 @@
 import { randomBytes } from "node:crypto";
 import * as v from "valibot";
-import type { Accounts } from "../../src/auth/accounts.ts";
-import { isScope, type Scope } from "../../src/auth/scopes.ts";
-import { safeEqual, sign } from "../../src/auth/secrets.ts";
-import { defineRoute, formBody, type AnyRoute, type RequestContext, type RouteReply } from "../../src/http/route.ts";
+import {
+  defineRoute,
+  formBody,
+  isScope,
+  safeEqual,
+  sign,
+  type Accounts,
+  type AnyRoute,
+  type RequestContext,
+  type RouteReply,
+  type Scope,
+} from "../../src/index.ts";
 import type { AuthorizationCodes } from "./authorization-codes.ts";
 import { parseCookies, serializeCookie } from "./cookies.ts";
 import { normalizeEmail, type DashboardUsers } from "./dashboard-users.ts";
 import { consentPage, errorPage, loginPage, pageHeaders, type InstallParameters } from "./install-pages.ts";
+import { consentDocs, installPageDocs, signInDocs } from "./openapi.ts";
 import type { LoginSessions } from "./login-sessions.ts";
 import type { LoginThrottle } from "./login-throttle.ts";
 import type { OAuthClients, ResolvedClient } from "./oauth-clients.ts";
@@ -62,7 +71,10 @@ interface LoginProblem {
  */
 export function installRoutes(dependencies: InstallRouteDependencies): AnyRoute[] {
   const { clients, users, sessions, throttle, codes, accounts, secret, uiUrl } = dependencies;
-  const cookiePath = new URL(uiUrl(INSTALL_PATH)).pathname;
+  // Forms post to, and redirects go to, paths of the origin the page was opened on (`form-action 'self'`):
+  // the public URL's origin may not be the one in the browser's address bar (a proxy, another host name).
+  const uiPath = (path: string) => new URL(uiUrl(path)).pathname;
+  const installPath = uiPath(INSTALL_PATH);
   const secure = uiUrl("").startsWith("https:");
   const csrfTokenOf = (cookie: string) => sign(secret, "reachkit oauth-install csrf", cookie);
 
@@ -71,7 +83,7 @@ export function installRoutes(dependencies: InstallRouteDependencies): AnyRoute[
     const existing = parseCookies(context.headers.cookie).get(CSRF_COOKIE);
     if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return { token: csrfTokenOf(existing) };
     const value = randomBytes(32).toString("base64url");
-    return { token: csrfTokenOf(value), setCookie: serializeCookie(CSRF_COOKIE, value, { path: cookiePath, secure }) };
+    return { token: csrfTokenOf(value), setCookie: serializeCookie(CSRF_COOKIE, value, { path: installPath, secure }) };
   }
 
   function csrfValid(context: RequestContext, token: string | undefined): boolean {
@@ -130,7 +142,7 @@ export function installRoutes(dependencies: InstallRouteDependencies): AnyRoute[
   function showLogin(context: RequestContext, resolved: ResolvedInstall, status: number, problem: LoginProblem = {}): RouteReply {
     const render = (csrfToken: string) =>
       loginPage({
-        action: uiUrl(LOGIN_PATH),
+        action: uiPath(LOGIN_PATH),
         applicationName: resolved.client.application.name,
         parameters: resolved.parameters,
         csrfToken,
@@ -146,7 +158,8 @@ export function installRoutes(dependencies: InstallRouteDependencies): AnyRoute[
       path: INSTALL_PATH,
       host: "ui",
       auth: { kind: "none" },
-      summary: "The install page: sign in, then consent to the application's scopes",
+      summary: "Show the install page",
+      docs: installPageDocs,
       async handler(context) {
         const resolved = await resolveClient(context.query);
         if (resolved.kind === "page") return resolved.reply;
@@ -157,7 +170,7 @@ export function installRoutes(dependencies: InstallRouteDependencies): AnyRoute[
         const { company, user } = signedInAs;
         const render = (csrfToken: string) =>
           consentPage({
-            action: uiUrl(INSTALL_PATH),
+            action: installPath,
             applicationName: resolved.client.application.name,
             companyName: company.name,
             userEmail: user.email,
@@ -174,7 +187,8 @@ export function installRoutes(dependencies: InstallRouteDependencies): AnyRoute[
       host: "ui",
       auth: { kind: "none" },
       body: formBody(v.object({ ...installForm, email: optionalString, password: optionalString })),
-      summary: "Sign in to the install page (rate-limited per email and per address)",
+      summary: "Sign in on the install page",
+      docs: signInDocs,
       async handler(context) {
         const { body } = context;
         if (!csrfValid(context, body.csrf_token)) return forbiddenForm();
@@ -195,7 +209,7 @@ export function installRoutes(dependencies: InstallRouteDependencies): AnyRoute[
         }
         throttle.recordSuccess(email);
         const { token } = await sessions.start(user);
-        const cookie = serializeCookie(SESSION_COOKIE, token, { path: cookiePath, secure, maxAge: Math.floor(sessions.ttlMs / 1000) });
+        const cookie = serializeCookie(SESSION_COOKIE, token, { path: installPath, secure, maxAge: Math.floor(sessions.ttlMs / 1000) });
         return { status: 303, redirect: installUrl(resolved.parameters), headers: { ...pageHeaders(), "set-cookie": cookie } };
       },
     }),
@@ -205,7 +219,8 @@ export function installRoutes(dependencies: InstallRouteDependencies): AnyRoute[
       host: "ui",
       auth: { kind: "none" },
       body: formBody(v.object({ ...installForm, decision: optionalString })),
-      summary: "Answer the consent page: Authorize redirects with a code, Cancel with access_denied",
+      summary: "Answer the consent page",
+      docs: consentDocs,
       async handler(context) {
         const { body } = context;
         if (!csrfValid(context, body.csrf_token)) return forbiddenForm();
@@ -232,10 +247,11 @@ export function installRoutes(dependencies: InstallRouteDependencies): AnyRoute[
     }),
   ];
 
+  /** The install page's path and query, for a redirect that stays on the origin the browser is on. */
   function installUrl(parameters: InstallParameters): string {
-    const url = new URL(uiUrl(INSTALL_PATH));
-    for (const [name, value] of Object.entries(parameters)) if (value !== undefined) url.searchParams.set(name, value);
-    return url.toString();
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries(parameters)) if (value !== undefined) query.set(name, value);
+    return `${installPath}?${query}`;
   }
 }
 

@@ -1,12 +1,25 @@
 import type { Readable } from "node:stream";
-import type { Accounts } from "../../src/auth/accounts.ts";
-import { decodeUtf8, mediaType, parseFormText, readLimited } from "../../src/http/body.ts";
-import { HttpError } from "../../src/http/errors.ts";
-import { defineRoute, rawBody, reply, type AnyRoute, type RequestContext, type RouteReply } from "../../src/http/route.ts";
+import {
+  decodeUtf8,
+  defineRoute,
+  HttpError,
+  mediaType,
+  parseFormText,
+  rawBody,
+  readLimited,
+  reply,
+  type Accounts,
+  type AnyRoute,
+  type OpenApiSecurityScheme,
+  type RequestContext,
+  type RouteReply,
+} from "../../src/index.ts";
 import { OAuthError, type AuthorizationCodes } from "./authorization-codes.ts";
 import type { IdTokens } from "./id-tokens.ts";
 import type { OAuthClients } from "./oauth-clients.ts";
+import { tokenDocs } from "./openapi.ts";
 
+export const TOKEN_PATH = "/v1/authorization-codes/tokens";
 const FORM = "application/x-www-form-urlencoded";
 /** RFC 6749 §5.1: token responses are never cached. */
 const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" };
@@ -17,6 +30,8 @@ export interface TokenEndpointDependencies {
   idTokens: IdTokens;
   accounts: Accounts;
   bodyLimitBytes: number;
+  /** The OpenAPI scheme of the tokens it issues (its URLs depend on the kit's hosts). */
+  issuedTokens: { name: string; scheme: OpenApiSecurityScheme };
 }
 
 /**
@@ -27,10 +42,11 @@ export interface TokenEndpointDependencies {
 export function tokenEndpoint(dependencies: TokenEndpointDependencies): AnyRoute {
   return defineRoute({
     method: "POST",
-    path: "/v1/authorization-codes/tokens",
+    path: TOKEN_PATH,
     auth: { kind: "none" },
     body: rawBody(),
-    summary: "Exchange an authorization code for the install's access token and an id_token",
+    summary: "Exchange an authorization code for a token",
+    docs: tokenDocs(dependencies.issuedTokens),
     async handler(context) {
       try {
         return await exchange(context, dependencies);

@@ -1,11 +1,11 @@
-import * as v from "valibot";
-import { defineRoute, jsonBody, reply, type AnyRoute } from "../../src/http/route.ts";
+import { defineRoute, jsonBodyCheckedBy, reply, type AnyRoute } from "../../src/index.ts";
+import { createDocs, fetchDocs, legacyDocs } from "./openapi.ts";
 import type { PrivacyRequests } from "./privacy-requests.ts";
-import type { PrivacyRequestInput } from "./schemas.ts";
+import { privacyRequestSchema, type PrivacyRequestInput } from "./schemas.ts";
 import { createdView, fetchedView, legacyView } from "./wire.ts";
 
 /** Bodies are validated by the service, so HTTP and in-process callers share one code path. */
-const anyJson = jsonBody(v.unknown());
+const requestBody = jsonBodyCheckedBy(privacyRequestSchema);
 
 export function privacyRoutes(requests: PrivacyRequests): AnyRoute[] {
   return [
@@ -13,15 +13,17 @@ export function privacyRoutes(requests: PrivacyRequests): AnyRoute[] {
       method: "POST",
       path: "/v1/privacy/delete-request",
       auth: { kind: "api", anyOfScopes: ["privacy_requests:write"] },
-      body: anyJson,
-      summary: "Ask for a subject's data to be deleted (interface 4.12); processed by a durable job",
+      body: requestBody,
+      summary: "Create a privacy request",
+      docs: createDocs,
       handler: async ({ principal, body }) => reply.json(200, createdView(await requests.create(principal.companyId, body as PrivacyRequestInput, "v1"))),
     }),
     defineRoute({
       method: "GET",
       path: "/v1/privacy/delete-request/:id",
       auth: { kind: "api", anyOfScopes: ["privacy_requests:read"] },
-      summary: "A privacy request, the subject masked (interface 4.12)",
+      summary: "Get a privacy request",
+      docs: fetchDocs,
       handler: async ({ principal, params }) => reply.json(200, fetchedView(await requests.get(principal.companyId, params.id!))),
     }),
     defineRoute({
@@ -29,8 +31,9 @@ export function privacyRoutes(requests: PrivacyRequests): AnyRoute[] {
       path: "/privacy/delete-request",
       host: "tactical",
       auth: { kind: "legacy" },
-      body: anyJson,
-      summary: "Legacy privacy request (interface 4.11): 202, integer ids",
+      body: requestBody,
+      summary: "Create a privacy request (legacy)",
+      docs: legacyDocs,
       async handler({ principal, body }) {
         const request = await requests.create(principal.companyId, body as PrivacyRequestInput, "legacy");
         return reply.json(202, legacyView(request, await requests.affiliateUserId(principal.companyId)));

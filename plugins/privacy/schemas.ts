@@ -1,6 +1,5 @@
 import * as v from "valibot";
-import { invalidFields } from "../../src/http/errors.ts";
-import { parseOrThrow, plainObject } from "../../src/http/validation.ts";
+import { invalidFields, parseOrThrow, plainObject } from "../../src/index.ts";
 import { readPhoneNumber } from "../subscriptions/index.ts";
 
 export const MAX_REQUEST_MESSAGE_LENGTH = 1000;
@@ -19,7 +18,7 @@ const optionalText = (max: number) =>
     ),
   );
 
-const requestSchema = plainObject({
+export const privacyRequestSchema = plainObject({
   subjectPhone: optionalText(MAX_PHONE_INPUT_LENGTH),
   subjectEmail: optionalText(MAX_EMAIL_LENGTH),
   requestMsg: optionalText(MAX_REQUEST_MESSAGE_LENGTH),
@@ -40,7 +39,7 @@ export interface PrivacyRequestInput {
  * and the email in lower case.
  */
 export function parsePrivacyRequest(body: unknown): PrivacyRequestInput {
-  const input = parseOrThrow(requestSchema, body, "body");
+  const input = parseOrThrow(privacyRequestSchema, body, "body");
   if (input.subjectPhone === undefined && input.subjectEmail === undefined) {
     throw invalidFields([
       { path: "subjectPhone", message: "subjectPhone or subjectEmail is required" },

@@ -1,10 +1,19 @@
 import * as v from "valibot";
-import { HttpError, invalidFields, unauthorized } from "../../src/http/errors.ts";
-import { defineRoute, formBody, jsonBody, reply, type AnyRoute } from "../../src/http/route.ts";
-import type { PluginContext } from "../../src/kernel/plugin.ts";
-import { SMS_SENDER } from "../../src/ports/sms-sender.ts";
+import {
+  defineRoute,
+  formBody,
+  HttpError,
+  invalidFields,
+  jsonBodyCheckedBy,
+  reply,
+  SMS_SENDER,
+  unauthorized,
+  type AnyRoute,
+  type PluginContext,
+} from "../../src/index.ts";
 import type { OptInAccepted } from "./opt-ins.ts";
-import { E164, userFromQuery, type OptInRequest, type UnsubscribeRequest } from "./schemas.ts";
+import { eligibilityDocs, inboundSecretPathDocs, inboundSignedDocs, optInDocs, optOutDocs, unsubscribeDocs } from "./openapi.ts";
+import { E164, optInRequestSchema, unsubscribeRequestSchema, userFromQuery, type OptInRequest, type UnsubscribeRequest } from "./schemas.ts";
 import { INBOUND_PATH, normalizeSenderNumber } from "./sender-numbers.ts";
 import type { SubscriptionsService } from "./subscriptions-service.ts";
 import type { UnsubscribeAccepted } from "./unsubscribes.ts";
@@ -13,8 +22,6 @@ const WRITE = ["subscriptions:write"] as const;
 // The reference's own specifications disagree on the scope of the read (wire-compat): either is accepted.
 const READ = ["subscriptions:read", "subscriptions:write"] as const;
 
-/** The body is validated by the service, so HTTP and in-process callers share one code path. */
-const anyJson = jsonBody(v.unknown());
 /** Every form field is kept: provider signatures cover all of them. */
 const inboundForm = formBody(v.record(v.string(), v.string()));
 
@@ -29,21 +36,25 @@ const unsubscribeReply = (accepted: UnsubscribeAccepted) =>
   reply.json(202, { user: accepted.user, subscriptionResponses: accepted.subscriptionResponses });
 
 export function subscriptionRoutes(context: PluginContext, service: SubscriptionsService): AnyRoute[] {
+  const sender = context.container.has(SMS_SENDER) ? context.resolve(SMS_SENDER) : undefined;
   return [
     defineRoute({
       method: "POST",
       path: "/v1/subscriptions",
       auth: { kind: "api", anyOfScopes: WRITE },
-      body: anyJson,
+      // Validated by the service, so HTTP and in-process callers share one code path.
+      body: jsonBodyCheckedBy(optInRequestSchema),
       rateLimit: "opt-in",
-      summary: "Opt a user in (interface 4.4); processed by a durable job",
+      summary: "Create subscriptions",
+      docs: optInDocs,
       handler: async ({ principal, body }) => optInReply(await service.optIn(principal.companyId, body as OptInRequest, { source: "api" })),
     }),
     defineRoute({
       method: "GET",
       path: "/v1/subscriptions",
       auth: { kind: "api", anyOfScopes: READ },
-      summary: "Eligibility of every subscription of a phone and/or email (interface 4.5)",
+      summary: "Get subscriptions",
+      docs: eligibilityDocs,
       handler: async ({ principal, query }) =>
         reply.json(200, {
           subscriptionEligibilities: (await service.eligibility(principal.companyId, userFromQuery(query))).map(({ subscription, eligibility }) => ({
@@ -56,9 +67,10 @@ export function subscriptionRoutes(context: PluginContext, service: Subscription
       method: "POST",
       path: "/v1/subscriptions/unsubscribe",
       auth: { kind: "api", anyOfScopes: WRITE },
-      body: anyJson,
+      body: jsonBodyCheckedBy(unsubscribeRequestSchema),
       rateLimit: "unsubscribe",
-      summary: "Unsubscribe a user (interface 4.6); processed by a durable job",
+      summary: "Unsubscribe subscriptions",
+      docs: unsubscribeDocs,
       handler: async ({ principal, body }) =>
         unsubscribeReply(await service.unsubscribe(principal.companyId, body as UnsubscribeRequest, { source: "api" })),
     }),
@@ -67,11 +79,10 @@ export function subscriptionRoutes(context: PluginContext, service: Subscription
       path: "/v1/subscriptions",
       auth: { kind: "api", anyOfScopes: WRITE },
       rateLimit: "unsubscribe",
-      summary: "Opt a phone out of every text subscription (wire-compat: one real client uses it)",
-      handler: async ({ principal, query }) => {
-        const { phone } = userFromQuery({ phone: query.phone });
-        return unsubscribeReply(await service.unsubscribe(principal.companyId, { user: { phone } }, { source: "api" }));
-      },
+      summary: "Opt a phone or an email out of every subscription",
+      docs: optOutDocs,
+      handler: async ({ principal, query }) =>
+        unsubscribeReply(await service.unsubscribe(principal.companyId, { user: userFromQuery(query) }, { source: "api" })),
     }),
     ...[INBOUND_PATH, `${INBOUND_PATH}/:token`].map((path) =>
       defineRoute({
@@ -79,7 +90,8 @@ export function subscriptionRoutes(context: PluginContext, service: Subscription
         path,
         auth: { kind: "none" },
         body: inboundForm,
-        summary: "The SMS provider's inbound webhook (form fields From, To, Body)",
+        summary: path === INBOUND_PATH ? "Receive an inbound text" : "Receive an inbound text at the secret path",
+        docs: path === INBOUND_PATH ? inboundSignedDocs : inboundSecretPathDocs,
         async handler({ body, params, headers, path: requestPath }) {
           const from = body.From === undefined ? undefined : normalizeSenderNumber(body.From);
           const to = body.To === "" ? undefined : body.To;
@@ -88,7 +100,6 @@ export function subscriptionRoutes(context: PluginContext, service: Subscription
             ...(to === undefined ? [{ path: "To", message: "is required" }] : []),
           ];
           if (from === undefined || to === undefined || problems.length > 0) throw invalidFields(problems);
-          const sender = context.container.has(SMS_SENDER) ? context.resolve(SMS_SENDER) : undefined;
           const signed = sender?.verifyInbound?.({ url: context.publicUrl("api", requestPath), headers, params: body }) === true;
           const companyId = await service.senderNumbers.companyOf(normalizeSenderNumber(to));
           if (!signed && (companyId === undefined || params.token === undefined || !service.senderNumbers.verifyToken(companyId, params.token))) {

@@ -1,6 +1,5 @@
 import * as v from "valibot";
-import { invalidFields } from "../../src/http/errors.ts";
-import { parseOrThrow, plainObject, singleQueryParam, type RawQuery } from "../../src/http/validation.ts";
+import { invalidFields, parseOrThrow, plainObject, singleQueryParam, type RawQuery } from "../../src/index.ts";
 import { SUBSCRIPTION_CHANNELS, type CustomIdentifier, type ExternalIdentifiers, type Locale, type SubscriptionKind } from "./records.ts";
 import { SUBSCRIPTION_TYPES, type SubscriptionType } from "./sign-up-units.ts";
 
@@ -95,7 +94,7 @@ const subscriptionTypeSchema = v.picklist(SUBSCRIPTION_TYPES, `must be one of ${
 const channelSchema = v.picklist(SUBSCRIPTION_CHANNELS, `must be one of ${SUBSCRIPTION_CHANNELS.join(", ")}`);
 
 /** The opt-in body (interface 4.4). Rule 1 (signUpSourceId, or locale and subscriptionType) is checked here too. */
-const optInRequestSchema = v.pipe(
+export const optInRequestSchema = v.pipe(
   plainObject({
     user: userSchema,
     signUpSourceId: v.optional(v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty"), v.maxLength(MAX_IDENTIFIER_LENGTH))),
@@ -118,7 +117,7 @@ const optInRequestSchema = v.pipe(
 );
 
 /** The unsubscribe body (interface 4.6). */
-const unsubscribeRequestSchema = plainObject({
+export const unsubscribeRequestSchema = plainObject({
   user: userSchema,
   subscriptions: v.optional(
     v.pipe(v.array(plainObject({ type: subscriptionTypeSchema, channel: channelSchema }), "must be a list"), v.maxLength(20, "must have at most 20 entries")),

@@ -1,14 +1,12 @@
-import type { EventBus } from "../../src/events/event-bus.ts";
-import type { Jobs } from "../../src/jobs/jobs.ts";
-import { sortableId } from "../../src/kernel/ids.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Storage } from "../../src/ports/storage.ts";
+import { CLOCK, EVENTS, inject, injectable, JOBS, sortableId, STORAGE, type Clock, type EventBus, type Jobs, type Storage } from "../../src/index.ts";
 import { noticeLocale } from "./notice-templates.ts";
 import type { Notices } from "./notices.ts";
 import type { ChangeSource, Subscription, SubscriptionKind } from "./records.ts";
 import { parseUnsubscribeRequest, type UnsubscribeRequest, type UserRef } from "./schemas.ts";
 import { emitAll, subscriptionEvent, type PendingEvent } from "./subscription-events.ts";
 import type { SubscriptionStore } from "./subscription-store.ts";
+import type { SubscriptionsPluginOptions } from "./subscriptions-plugin.ts";
+import { NOTICES, SUBSCRIPTION_STORE, SUBSCRIPTIONS_SETTINGS } from "./tokens.ts";
 import { addressOf, channelsOf } from "./users.ts";
 
 export type UnsubscribeStatus = "NEWLY_UNSUBSCRIBED" | "PREVIOUSLY_UNSUBSCRIBED";
@@ -52,16 +50,17 @@ interface Target {
  * phone only TEXT ones; an empty list means all. Already unsubscribed: the
  * attempt is recorded and, for TEXT, the notice says so.
  */
+@injectable()
 export class Unsubscribes {
   constructor(
-    private readonly storage: Storage,
-    private readonly clock: Clock,
-    private readonly store: SubscriptionStore,
-    private readonly jobs: Jobs,
-    private readonly notices: Notices,
-    private readonly events: EventBus,
-    /** A repeated unsubscribe is answered by text at most once per phone and kind within this window. */
-    private readonly repeatTextWindowMs: number,
+    @inject(STORAGE) private readonly storage: Storage,
+    @inject(CLOCK) private readonly clock: Clock,
+    @inject(SUBSCRIPTION_STORE) private readonly store: SubscriptionStore,
+    @inject(JOBS) private readonly jobs: Jobs,
+    @inject(NOTICES) private readonly notices: Notices,
+    @inject(EVENTS) private readonly events: EventBus,
+    /** repeatTextWindowMs: a repeated unsubscribe is answered by text at most once per phone and kind within it. */
+    @inject(SUBSCRIPTIONS_SETTINGS) private readonly settings: Required<SubscriptionsPluginOptions>,
   ) {}
 
   async accept(companyId: string, request: UnsubscribeRequest, options: UnsubscribeOptions = {}): Promise<UnsubscribeAccepted> {
@@ -150,7 +149,7 @@ export class Unsubscribes {
         locale: noticeLocale(job.notification.language ?? subscriber?.locale),
         idempotencyKey: `${job.requestId}:TEXT`,
         // The attempt is recorded and answered (interface 4.6 rule 4), but a burst of them sends one text.
-        ...(textNewly ? {} : { onePerKindWithinMs: this.repeatTextWindowMs }),
+        ...(textNewly ? {} : { onePerKindWithinMs: this.settings.repeatTextWindowMs }),
       });
     }
   }

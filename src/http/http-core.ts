@@ -28,6 +28,8 @@ export interface HttpCoreOptions {
   rateLimiter: RateLimiter;
   /** Verifies a bearer token; resolved lazily so kits without authenticated routes need no accounts plugin. */
   authenticate: (token: string) => Promise<Principal | undefined>;
+  /** Told of every answer: the route's pattern (`(no route)` for none), its status, and how long it took. */
+  observe?: (method: string, route: string, status: number, seconds: number) => void;
 }
 
 export interface HandleOptions {
@@ -115,6 +117,7 @@ export class HttpCore {
         : lookup.kind === "method_not_allowed"
           ? new HttpError(405, "method_not_allowed", `${method} is not allowed on ${path}`, [], { allow: lookup.allowed.join(", ") })
           : new HttpError(404, "not_found", `no route for ${method} ${path}`);
+    this.#options.observe?.(method, "(no route)", error.status, 0);
     return this.#errorResponse(traceIdOf(request), error);
   }
 
@@ -145,7 +148,7 @@ export class HttpCore {
       const query = route.query ? parseOrThrow(route.query, rawQuery, "query") : rawQuery;
       // Most routes take no body: they skip the body reader's await (one microtask turn less per request).
       let body: unknown;
-      if (route.body) body = await this.#readBody(route.body, request);
+      if (route.body) body = await this.#readBody(route, route.body, request);
       else drain(request.body);
       const context = new Context(traceId, request, queryAt, params, query, body, principal as Principal, this.#options.logger);
       response = toResponse(await route.handler(context), traceId, extraHeaders);
@@ -154,13 +157,9 @@ export class HttpCore {
     } finally {
       if (--this.#inFlight === 0) this.#drained?.();
     }
-    this.#options.logger.info("request", {
-      traceId,
-      method: request.method,
-      path: route.path,
-      status: response.status,
-      ms: Math.round((performance.now() - started) * 10) / 10,
-    });
+    const seconds = (performance.now() - started) / 1000;
+    this.#options.logger.info("request", { traceId, method: request.method, path: route.path, status: response.status, ms: Math.round(seconds * 10_000) / 10 });
+    this.#options.observe?.(request.method, route.path, response.status, seconds);
     return response;
   }
 
@@ -197,8 +196,8 @@ export class HttpCore {
     return principal;
   }
 
-  async #readBody(spec: NonNullable<AnyRoute["body"]>, request: NeutralRequest): Promise<unknown> {
-    const limit = this.#options.bodyLimitBytes;
+  async #readBody(route: AnyRoute, spec: NonNullable<AnyRoute["body"]>, request: NeutralRequest): Promise<unknown> {
+    const limit = Math.min(route.bodyLimitBytes ?? Infinity, this.#options.bodyLimitBytes);
     if (spec.kind === "raw") {
       const body = request.body;
       if (!body) return Readable.from([]);
@@ -211,6 +210,8 @@ export class HttpCore {
     const body = request.body;
     if (body?.kind === "parsed") {
       value = body.value;
+      // The host's parser applied its own limit; a route's smaller one is checked on the value's JSON.
+      if (route.bodyLimitBytes !== undefined && Buffer.byteLength(JSON.stringify(value) ?? "") > limit) throw payloadTooLarge(limit);
     } else {
       const declared = Number(firstHeader(request.headers["content-length"]) ?? 0);
       if (declared > limit) throw payloadTooLarge(limit);
@@ -313,6 +314,10 @@ function toResponse(reply: RouteReply, traceId: string, extraHeaders: Record<str
   if ("redirect" in reply) {
     headers.location = reply.redirect;
     return { status: reply.status, headers };
+  }
+  if ("body" in reply) {
+    headers["content-type"] = reply.contentType;
+    return { status: reply.status, headers, body: reply.body };
   }
   return { status: reply.status, headers };
 }

@@ -1,8 +1,9 @@
 import type { Readable } from "node:stream";
-import type * as v from "valibot";
+import * as v from "valibot";
 import type { Principal } from "../auth/principal.ts";
 import type { Scope } from "../auth/scopes.ts";
 import type { Logger } from "../ports/logger.ts";
+import type { RouteDocs } from "./route-docs.ts";
 
 /** The hosts of the interface: {base_url}, {messages_url}, {tactical_url}, {ui_url}. */
 export const HOST_GROUPS = ["api", "messages", "tactical", "ui"] as const;
@@ -19,12 +20,19 @@ export type RouteAuth =
   | { kind: "none" };
 
 export type BodySpec =
-  | { kind: "json"; schema: v.GenericSchema }
+  /** `documented`: the schema the API reference shows, when the service checks the body (see jsonBodyCheckedBy). */
+  | { kind: "json"; schema: v.GenericSchema; documented?: v.GenericSchema }
   | { kind: "form"; schema: v.GenericSchema }
   /** The request body as a stream, for uploads; never buffered by the core. */
   | { kind: "raw" };
 
 export const jsonBody = <TSchema extends v.GenericSchema>(schema: TSchema) => ({ kind: "json", schema }) as const;
+/**
+ * A JSON body that the route's service validates with `schema`, so that
+ * in-process callers get the same checks: the core only parses it, and the API
+ * reference shows `schema`.
+ */
+export const jsonBodyCheckedBy = (schema: v.GenericSchema) => ({ kind: "json", schema: v.unknown(), documented: schema }) as const;
 export const formBody = <TSchema extends v.GenericSchema>(schema: TSchema) => ({ kind: "form", schema }) as const;
 export const rawBody = () => ({ kind: "raw" }) as const;
 
@@ -64,6 +72,8 @@ export type RouteReply =
   | { status: number; json: unknown; headers?: ReplyHeaders }
   | { status: number; html: string; headers?: ReplyHeaders }
   | { status: number; redirect: string; headers?: ReplyHeaders }
+  /** Bytes of any type (static assets). */
+  | { status: number; body: string | Buffer; contentType: string; headers?: ReplyHeaders }
   | { status: number; headers?: ReplyHeaders };
 
 export const reply = {
@@ -71,6 +81,7 @@ export const reply = {
   html: (status: number, html: string, headers?: ReplyHeaders): RouteReply => ({ status, html, headers }),
   redirect: (location: string, status = 303): RouteReply => ({ status, redirect: location }),
   empty: (status = 204): RouteReply => ({ status }),
+  bytes: (status: number, contentType: string, body: string | Buffer, headers?: ReplyHeaders): RouteReply => ({ status, body, contentType, headers }),
 };
 
 /**
@@ -92,8 +103,12 @@ export interface RouteDefinition<
   query?: Q;
   /** Rate-limit class (see DEFAULT_RATE_LIMITS); default "default". */
   rateLimit?: string;
-  /** One line for docs and logs. */
+  /** The largest body this route takes (413 above), when smaller than the kit's `bodyLimitBytes`. */
+  bodyLimitBytes?: number;
+  /** One line for docs and logs; the API reference's name of the operation. */
   summary?: string;
+  /** What the OpenAPI document says of the route beyond its method, path, auth and schemas. */
+  docs?: RouteDocs;
   // Method syntax on purpose: routes of different shapes share one array.
   handler(ctx: RequestContext<BodyOf<B>, QueryOf<Q>, A>): RouteReply | Promise<RouteReply>;
 }

@@ -21,7 +21,10 @@ export interface JobContext {
   whenCommitted(work: () => void | Promise<void>): Promise<void>;
 }
 
-export type JobHandler<P> = (payload: P, context: JobContext) => Promise<void>;
+/** What a job did, in counts and names (an upload's lines, products saved, errors): logged with its outcome. */
+export type JobOutcome = Readonly<Record<string, string | number | boolean>>;
+
+export type JobHandler<P> = (payload: P, context: JobContext) => Promise<void | JobOutcome>;
 
 /** A job type's handler, and whether its jobs run in batches. */
 export interface JobDefinition<P> {
@@ -300,8 +303,10 @@ export class JobRunner {
         .catch((error: unknown) => logger.warn("lease renewal failed", { error }));
     }, Math.max(1_000, this.settings.leaseMs / 3));
     heartbeat.unref();
+    const started = performance.now();
     try {
-      await handler(job.payload, this.#context(job, logger, async (work) => void (await work())));
+      const outcome = await handler(job.payload, this.#context(job, logger, async (work) => void (await work())));
+      logger.info("job done", { ...outcome, ms: Math.round(performance.now() - started) });
       await this.#finish(job, "done", null, logger);
     } catch (error) {
       await this.#failed(job, error, logger);
@@ -329,12 +334,15 @@ export class JobRunner {
             continue;
           }
           const afterCommit: Array<() => void | Promise<void>> = [];
+          const started = performance.now();
           try {
-            await this.atomically(async () => {
-              await handler(job.payload, this.#context(job, logger, async (work) => void afterCommit.push(work)));
+            const outcome = await this.atomically(async () => {
+              const outcome = await handler(job.payload, this.#context(job, logger, async (work) => void afterCommit.push(work)));
               await this.#finish(job, "done", null, logger);
+              return outcome;
             });
-            committed.push(...afterCommit);
+            const ms = Math.round(performance.now() - started);
+            committed.push(() => logger.info("job done", { ...outcome, ms }), ...afterCommit);
           } catch (error) {
             failures.push({ job, error });
           }
@@ -398,7 +406,6 @@ export class JobRunner {
   async #finish(job: JobRecord, status: "done" | "dead", error: string | null, logger: Logger): Promise<void> {
     const now = this.clock.now();
     if (status === "dead") logger.error("job is dead", { error });
-    else logger.debug("job done");
     await this.jobs.update(
       job.id,
       { status, activeKey: null, leaseUntil: null, lastError: error ?? job.lastError, updatedAt: now, finishedAt: now },

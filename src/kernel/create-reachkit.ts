@@ -11,7 +11,10 @@ import { jobsCollection } from "../jobs/job-record.ts";
 import { JOBS, Jobs } from "../jobs/jobs.ts";
 import { jsonLogger } from "../logging/json-logger.ts";
 import { outboxCollection } from "../messaging/outbox-record.ts";
+import { apiReferenceRoutes } from "../openapi/api-reference.ts";
+import { openApiDocument } from "../openapi/openapi-document.ts";
 import { Outbox, OUTBOX, OUTBOX_SEND_JOB } from "../messaging/outbox.ts";
+import { Metrics, METRICS } from "../metrics/metrics.ts";
 import { CLOCK, type Clock } from "../ports/clock.ts";
 import { LOGGER, type Logger } from "../ports/logger.ts";
 import { OBJECT_STORAGE, type ObjectStorage } from "../ports/object-storage.ts";
@@ -22,7 +25,7 @@ import { resolveConfig, type ReachkitConfig, type ReachkitConfigInput } from "./
 import { createContainer } from "./container.ts";
 import { runMigrations, migrationsCollection } from "./migrations.ts";
 import { MissingDependencyError, type DataSubject, type PluginApis, type PluginContext, type ReachkitPlugin } from "./plugin.ts";
-import type { ProvisionedCompany, Reachkit, StartOptions } from "./reachkit.ts";
+import type { KitStatus, ProvisionedCompany, Reachkit, StartOptions } from "./reachkit.ts";
 import { systemClock } from "./system-clock.ts";
 import { describeToken, defineToken, type Token } from "./token.ts";
 
@@ -41,10 +44,22 @@ export interface ReachkitOptions {
   /** Signs URLs, webhook tokens, CSRF tokens and id tokens. At least 32 characters. */
   secret: string;
   config?: ReachkitConfigInput;
+  /** Serve the OpenAPI document at `/openapi.json` and the API reference page at `/docs` (default true). */
+  apiReference?: boolean;
 }
 
 export const EVENTS = defineToken<EventBus>("EventBus", ["reachkit core (always bound)"]);
 export const CONFIG = defineToken<ReachkitConfig>("ReachkitConfig", ["reachkit core (always bound)"]);
+
+/** The public URL of `path` on a host group: `publicUrl("ui", "/integrations/oauth-install")`. */
+export type PublicUrl = (group: HostGroup, path: string) => string;
+/** Runs every plugin's `deleteSubjectData` hook; returns how many records they removed. */
+export type DeleteSubjectData = (subject: DataSubject) => Promise<number>;
+/** The kit secret (`ReachkitOptions.secret`), for HMAC signatures: URLs, tokens, CSRF. */
+export const SECRET = defineToken<string>("KitSecret", ["reachkit core (always bound)"]);
+export const PUBLIC_URL = defineToken<PublicUrl>("PublicUrl", ["reachkit core (always bound)"]);
+/** For a plugin's own jobs (privacy requests), which have no kit at hand. */
+export const DELETE_SUBJECT_DATA = defineToken<DeleteSubjectData>("DeleteSubjectData", ["reachkit core (always bound)"]);
 
 /** Builds a kit: one child container, its adapters and plugins, checked at once. */
 export function createReachkit(options: ReachkitOptions): Reachkit {
@@ -68,21 +83,31 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
   if (options.objectStorage) container.bind(OBJECT_STORAGE, { useValue: options.objectStorage });
   const events = new EventBus(logger);
   container.bind(EVENTS, { useValue: events });
+  const metrics = new Metrics();
+  container.bind(METRICS, { useValue: metrics });
   const jobs = new Jobs(options.storage, clock, options.scheduler, logger.child({ component: "jobs" }), config.jobs);
+  metrics.watchJobQueue(() => jobs.queueStats(), clock);
   container.bind(JOBS, { useValue: jobs });
+  // A plugin binds the accounts after the core is built: found at their first use, then kept.
+  let accounts: Accounts | undefined;
+  const accountsOnceBound = () => (accounts ??= container.has(ACCOUNTS) ? container.resolve(ACCOUNTS) : undefined);
   const outbox = new Outbox(
     options.storage,
     clock,
     jobs,
     () => options.sms,
-    () => (container.has(ACCOUNTS) ? container.resolve(ACCOUNTS) : undefined),
+    accountsOnceBound,
     logger.child({ component: "outbox" }),
     config.messaging,
+    (status) => metrics.countMessage(status),
   );
   container.bind(OUTBOX, { useValue: outbox });
   jobs.register(OUTBOX_SEND_JOB, (payload: { messageId: string }, context) => outbox.deliver(payload, context));
 
-  const publicUrl = (group: HostGroup, path: string) => `${hosts[group]}${path}`;
+  const publicUrl: PublicUrl = (group, path) => `${hosts[group]}${path}`;
+  container.bind(SECRET, { useValue: options.secret });
+  container.bind(PUBLIC_URL, { useValue: publicUrl });
+  container.bind(DELETE_SUBJECT_DATA, { useValue: deleteSubjectData });
   const contexts = new Map<ReachkitPlugin, PluginContext>();
   for (const plugin of plugins) {
     contexts.set(plugin, {
@@ -118,23 +143,32 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
   }
   // Adapters whose pre-signed upload URLs point at the kit itself (fs, memory) serve them here.
   routes.push(...(options.objectStorage?.routes?.() ?? []));
+  if (options.apiReference ?? true) {
+    routes.push(
+      ...apiReferenceRoutes({
+        document: () => openApiDocument(routes, { publicUrl }),
+        apiOrigins: () => [...new Set(HOST_GROUPS.map((group) => new URL(hosts[group]).origin))],
+      }),
+    );
+  }
   for (const plugin of plugins) {
     for (const [type, handler] of Object.entries(plugin.jobs?.(contextOf(plugin)) ?? {})) jobs.register(type, handler);
   }
   const apis = new Map<string, unknown>();
   for (const plugin of plugins) if (plugin.api) apis.set(plugin.name, plugin.api(contextOf(plugin)));
 
-  let accounts: Accounts | undefined;
   const http = new HttpCore({
     routes,
     bodyLimitBytes: config.bodyLimitBytes,
     logger: logger.child({ component: "http" }),
     rateLimiter: new RateLimiter(clock, config.rateLimits),
-    authenticate: (token) => (accounts ??= container.resolve(ACCOUNTS)).authenticate(token),
+    // Routes that authenticate require ACCOUNTS, checked above.
+    authenticate: (token) => accountsOnceBound()!.authenticate(token),
+    observe: (method, route, status, seconds) => metrics.observeRequest(method, route, status, seconds),
   });
   const commands: CliCommand[] = cliCommands(plugins);
 
-  let state: "created" | "starting" | "started" | "stopping" | "stopped" = "created";
+  let state: KitStatus = "created";
   const collections: CollectionSpec[] = [jobsCollection, migrationsCollection, outboxCollection, ...plugins.flatMap((plugin) => plugin.collections ?? [])];
 
   const kit: Reachkit = {
@@ -147,8 +181,12 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
     jobs,
     outbox,
     http,
+    metrics,
     plugins,
     commands,
+    get status() {
+      return state;
+    },
     plugin<N extends keyof PluginApis>(name: N): PluginApis[N] {
       if (!apis.has(name)) throw new Error(`no plugin named "${String(name)}" with an in-process API is installed`);
       return apis.get(name) as PluginApis[N];

@@ -3,13 +3,13 @@ import type { Accounts } from "../auth/accounts.ts";
 import { sortableId } from "../kernel/ids.ts";
 import { defineToken } from "../kernel/token.ts";
 import { RunLaterError } from "../jobs/job-record.ts";
-import type { JobContext } from "../jobs/job-runner.ts";
+import type { JobContext, JobOutcome } from "../jobs/job-runner.ts";
 import type { Jobs } from "../jobs/jobs.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { Logger } from "../ports/logger.ts";
 import { SmsSendError, type SmsSender } from "../ports/sms-sender.ts";
 import type { Collection, Storage, Where } from "../ports/storage.ts";
-import { OUTBOX_COLLECTION, type OutboxMessage } from "./outbox-record.ts";
+import { OUTBOX_COLLECTION, type OutboxMessage, type OutboxStatus } from "./outbox-record.ts";
 import { SenderSchedule } from "./sender-schedule.ts";
 
 export interface MessagingSettings {
@@ -81,6 +81,8 @@ export class Outbox {
     private readonly accounts: () => Accounts | undefined,
     private readonly logger: Logger,
     private readonly settings: MessagingSettings,
+    /** Told each time a message reaches a status (the metrics count them). */
+    private readonly reached: (status: OutboxStatus) => void = () => undefined,
   ) {
     this.#messages = storage.collection(OUTBOX_COLLECTION);
   }
@@ -88,7 +90,8 @@ export class Outbox {
   /** Records a message and queues its delivery. Returns the stored message (maybe suppressed, maybe an earlier one). */
   async send(message: OutboundMessage): Promise<OutboxMessage> {
     const now = this.clock.now();
-    return this.storage.transaction(async () => {
+    let stored: "queued" | "suppressed" | undefined;
+    const result = await this.storage.transaction(async () => {
       if (message.idempotencyKey !== undefined) {
         const existing = await this.#messages.findOne({ companyId: message.companyId, idempotencyKey: message.idempotencyKey });
         if (existing) return existing;
@@ -111,16 +114,22 @@ export class Outbox {
         updatedAt: now,
       };
       if (message.suppressDuplicates && (await this.#sentRecently(record, this.settings.duplicateWindowMs, (other) => other.body === record.body))) {
+        stored = "suppressed";
         return this.#messages.insert({ ...record, status: "suppressed", reason: "duplicate: the same message went to this number recently" });
       }
       if (message.onePerKindWithinMs && (await this.#sentRecently(record, message.onePerKindWithinMs, (other) => other.kind === record.kind))) {
+        stored = "suppressed";
         return this.#messages.insert({ ...record, status: "suppressed", reason: `repeat: a ${record.kind} text went to this number recently` });
       }
       await this.#messages.insert(record);
       const runAt = this.#schedule(record.from)?.reserve(now) ?? now;
       await this.jobs.enqueue({ type: OUTBOX_SEND_JOB, payload: { messageId: id }, key: `outbox:${id}`, companyId: message.companyId, runAt });
+      stored = "queued";
       return record;
     });
+    // Counted once committed: the caller's transaction, when there is one, is not known here.
+    if (stored) this.reached(stored);
+    return result;
   }
 
   async get(id: string): Promise<OutboxMessage | undefined> {
@@ -144,7 +153,7 @@ export class Outbox {
   }
 
   /** The job handler that delivers one message. */
-  async deliver(payload: { messageId: string }, context: JobContext): Promise<void> {
+  async deliver(payload: { messageId: string }, context: JobContext): Promise<JobOutcome | undefined> {
     // Deliveries hand their texts to the senders' queues in the order they started, which is the order
     // their jobs were claimed (due time, then creation): a booking confirmation queued before a
     // cancellation is sent before it, even when the storage's round trips finish out of order.
@@ -160,7 +169,7 @@ export class Outbox {
     }
   }
 
-  async #deliver(payload: { messageId: string }, context: JobContext, turn: { previous: Promise<void>; handedOff: () => void }): Promise<void> {
+  async #deliver(payload: { messageId: string }, context: JobContext, turn: { previous: Promise<void>; handedOff: () => void }): Promise<JobOutcome | undefined> {
     const message = await this.#messages.get(payload.messageId);
     if (!message || message.status !== "queued") return; // already handled by an earlier run
     const sender = this.sms();
@@ -184,6 +193,8 @@ export class Outbox {
       const sent = await sending;
       const now = this.clock.now();
       await this.#messages.update(message.id, { status: "sent", providerMessageId: sent?.providerMessageId, sentAt: now, updatedAt: now });
+      this.reached("sent");
+      return { messageId: message.id, status: "sent" };
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       const retryable = !(error instanceof SmsSendError) || error.retryable;
@@ -193,9 +204,11 @@ export class Outbox {
     }
   }
 
-  async #fail(message: OutboxMessage, reason: string): Promise<void> {
+  async #fail(message: OutboxMessage, reason: string): Promise<JobOutcome> {
     this.logger.warn("message not sent", { messageId: message.id, companyId: message.companyId, reason });
     await this.#messages.update(message.id, { status: "failed", reason, updatedAt: this.clock.now() });
+    this.reached("failed");
+    return { messageId: message.id, status: "failed" };
   }
 
   /** Whether a message like `record` (by `alike`) went, or is queued to go, to its number within the last `windowMs`. */

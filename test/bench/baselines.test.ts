@@ -53,8 +53,8 @@ describe("bench baselines", () => {
 
   it("start every bare server of the benchmarks (each checks its statements before it listens)", async () => {
     const { dataDir } = await benchData();
-    const env = { BENCH_DATA_DIR: dataDir, BENCH_SECRET: TEST_SECRET };
-    for (const script of ["bare-server.ts", "bare-subscriptions.ts", "bare-install-page.ts"]) {
+    const env = { BENCH_DATA_DIR: dataDir, BENCH_SECRET: TEST_SECRET, BENCH_API_KEY: "rk_bench" };
+    for (const script of ["bare-server.ts", "bare-subscriptions.ts", "bare-install-page.ts", "bare-events.ts"]) {
       const server = await startServerProcess(join(import.meta.dirname, "../../bench/servers", script), env);
       assert.ok(server.port > 0, script);
       await stopServerProcess(server.child);

@@ -8,21 +8,14 @@ import { chromium, type BrowserContext } from "playwright-core";
 export const CHROMIUM_PATH = "/usr/bin/chromium";
 
 /**
- * Installs Debian's `chromium` package when it is missing, so that the browser
- * tests pass on a fresh CI machine. Needs root (CI runs as root); anyone else
- * gets a message saying what to install.
+ * Installs Debian's `chromium` package when it is missing (scripts/ensure-chromium.sh,
+ * which `npm test` also runs first), so that the browser tests pass on a fresh CI
+ * machine; anyone else gets a message saying what to install.
  */
 export function ensureChromium(): void {
   if (existsSync(CHROMIUM_PATH)) return;
-  if (process.getuid?.() !== 0) {
-    throw new Error(`${CHROMIUM_PATH} is missing: install Debian's chromium package (apt-get install chromium) to run the browser tests`);
-  }
-  process.stderr.write(`${CHROMIUM_PATH} is missing: installing Debian's chromium package (once)\n`);
-  // apt's own output is dropped; its error output goes into the exception if it fails.
-  const options = { stdio: ["ignore", "ignore", "pipe"] as ("ignore" | "pipe")[], env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } };
-  execFileSync("apt-get", ["update"], options);
-  execFileSync("apt-get", ["install", "-y", "--no-install-recommends", "chromium"], options);
-  if (!existsSync(CHROMIUM_PATH)) throw new Error(`apt-get installed chromium but ${CHROMIUM_PATH} is still missing`);
+  const said = execFileSync("bash", [join(import.meta.dirname, "../../scripts/ensure-chromium.sh")], { encoding: "utf8" });
+  if (!existsSync(CHROMIUM_PATH)) throw new Error(`${CHROMIUM_PATH} is missing: ${said.trim()}`);
 }
 
 export interface LaunchedChromium {
@@ -60,4 +53,3 @@ export async function launchChromium(): Promise<LaunchedChromium> {
   };
 }
 
-if (process.argv[1] === import.meta.filename) ensureChromium();

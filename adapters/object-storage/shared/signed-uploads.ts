@@ -1,16 +1,23 @@
 import type { Readable } from "node:stream";
-import { safeEqual, sign } from "../../../src/auth/secrets.ts";
-import { payloadTooLarge } from "../../../src/http/body.ts";
-import { HttpError } from "../../../src/http/errors.ts";
-import { defineRoute, rawBody, reply, type AnyRoute, type RequestContext } from "../../../src/http/route.ts";
-import type { Clock } from "../../../src/ports/clock.ts";
 import {
+  defineRoute,
+  HttpError,
   ObjectTooLargeError,
+  payloadTooLarge,
+  rawBody,
+  reply,
+  safeEqual,
+  sign,
+  type AnyRoute,
+  type Clock,
+  type RequestContext,
+  type RouteDocs,
   type StoredObject,
   type UploadListener,
   type UploadTarget,
   type UploadTargetOptions,
-} from "../../../src/ports/object-storage.ts";
+} from "../../../src/index.ts";
+import * as v from "valibot";
 
 /**
  * Pre-signed uploads served by the kit's own HTTP route, shared by the
@@ -56,6 +63,30 @@ export interface SignedUploadsOptions {
 }
 
 const ROUTE_PREFIX = "/uploads/";
+
+const UPLOAD_DOCS: RouteDocs = {
+  operationId: "putUploadFile",
+  tag: "Uploads",
+  description: "Receives a file at an upload URL that the kit handed out (a catalog upload's `uploadUrl`): PUT the bytes as the body, before the URL expires, once.",
+  params: { key: "The object's key, from the URL" },
+  query: v.object({ expires: v.string(), max: v.pipe(v.string(), v.description("The largest file accepted, in bytes")), signature: v.string() }),
+  requestBody: { contentType: "application/octet-stream", schema: v.string(), description: "The file (for a catalog: UTF-8 ndjson, one product a line)" },
+  responses: {
+    200: { description: "Stored; the file's processing starts" },
+    403: { description: "The URL is not signed, its signature does not match, or it expired" },
+    409: { description: "A file was uploaded to this URL already" },
+  },
+  // The URL of the catalog upload example (postUpload): the examples tell one story.
+  example: {
+    params: { key: "catalog/5dee4a05-3194-4aab-a688-5ec87bedad2f/0mm7p6zfs000ac869721894a5.ndjson" },
+    query: { expires: "1772370001000", max: "2147483648", signature: "-jgjwSxLJcJWXoHXQjjAZ64qOza4pxbri4GA5-GSeP4" },
+    body:
+      '{"id":"tee-1","name":"Classic tee","link":"https://shop.example/p/tee-1","lastUpdated":"2026-03-01T12:00:00Z",' +
+      '"variants":[{"id":"tee-1-s","name":"Classic tee, small","link":"https://shop.example/p/tee-1","prices":[{"currencyCode":"USD","amount":"19.00"}],' +
+      '"availableForPurchase":true,"lastUpdated":"2026-03-01T12:00:00Z"}]}\n',
+    after: ["postUpload"],
+  },
+};
 const DIGITS = /^\d{1,16}$/;
 
 export class SignedUploads {
@@ -89,7 +120,8 @@ export class SignedUploads {
         path: `${ROUTE_PREFIX}:key`,
         auth: { kind: "none" },
         body: rawBody(),
-        summary: "Receives the body of a pre-signed upload",
+        summary: "Upload a file to a pre-signed URL",
+        docs: UPLOAD_DOCS,
         handler: (context) => this.#receive(context),
       }),
     ];

@@ -1,17 +1,6 @@
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import Database from "better-sqlite3";
-import type {
-  Collection,
-  CollectionSpec,
-  Doc,
-  FindOptions,
-  OrderBy,
-  Page,
-  Patch,
-  Storage,
-  Where,
-  WithJsonText,
-} from "../../../src/ports/storage.ts";
+import type { Collection, CollectionSpec, Doc, FindOptions, OrderBy, Page, Patch, Storage, Where, WithJsonText } from "../../../src/index.ts";
 import { AmbientTransactions } from "../shared/ambient-transactions.ts";
 import {
   applyPatch,
@@ -53,6 +42,13 @@ function cacheKiB(value: number): number {
 const STATEMENT_CACHE_LIMIT = 500;
 /** Rows per multi-row INSERT in upsertMany: fewer statement executions, well under SQLite's 32766 parameters. */
 const UPSERT_ROWS_PER_STATEMENT = 200;
+/**
+ * Rows per statement of upsertMany, largest first: full statements, then what
+ * is left in halving sizes. Few statement runs (the rest of a catalog batch's
+ * hint rows had been written one row per statement, up to 199 of them) and a
+ * few SQL texts per collection.
+ */
+const UPSERT_STATEMENT_ROWS = [UPSERT_ROWS_PER_STATEMENT, 128, 64, 32, 16, 8, 4, 2, 1];
 /** upsertMany lets the event loop breathe between chunks of this many documents. */
 const UPSERT_DOCS_PER_CHUNK = 5000;
 
@@ -303,13 +299,11 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
       params.length = 0;
     };
     let i = start;
-    for (; i + UPSERT_ROWS_PER_STATEMENT <= end; ) {
-      for (const stop = i + UPSERT_ROWS_PER_STATEMENT; i < stop; i++) bytes += pushRowParams(params, docs[i], collection);
-      flush(UPSERT_ROWS_PER_STATEMENT);
-    }
-    for (; i < end; i++) {
-      bytes += pushRowParams(params, docs[i], collection);
-      flush(1);
+    for (const rows of UPSERT_STATEMENT_ROWS) {
+      while (i + rows <= end) {
+        for (const stop = i + rows; i < stop; i++) bytes += pushRowParams(params, docs[i], collection);
+        flush(rows);
+      }
     }
     this.#storage.noteWritten(bytes);
   }

@@ -7,29 +7,29 @@ import { TEST_SECRET, type Json } from "../../support/test-kit.ts";
 import { waitUntil } from "../../support/wait.ts";
 import { ndjson, pathOf, product } from "./support.ts";
 
-/** The self-hosted kit of the data directory, with its job runner (the CLI's kits have none). */
-const openKit = (dataDir: string) => createServerKit({ dataDir, publicUrl: "http://localhost:3000", secret: TEST_SECRET, logger: silentLogger() });
+/** A company of a new data directory sends `body` as a catalog file; its upload is processed to its end by the self-hosted kit. */
+async function uploadOnce(dataDir: string, body: string): Promise<{ companyId: string; uploadId: string }> {
+  // The kit with its job runner (the CLI's kits have none).
+  const kit = createServerKit({ dataDir, publicUrl: "http://localhost:3000", secret: TEST_SECRET, logger: silentLogger() });
+  await kit.start();
+  try {
+    const companyId = (await kit.provisionCompany({ name: "Acme" })).company.id;
+    const catalog = kit.plugin("catalog");
+    const { uploadId, uploadUrl } = await catalog.createUpload(companyId);
+    assert.equal((await kit.inject({ method: "PUT", url: pathOf(uploadUrl), body })).status, 200);
+    await waitUntil("the upload ended", async () => (await catalog.getUpload(companyId, uploadId))?.status !== "validating");
+    return { companyId, uploadId };
+  } finally {
+    await kit.stop();
+  }
+}
 
 describe("catalog CLI commands", () => {
   const dataDir = newDataDir();
   let companyId = "";
   let uploadId = "";
 
-  before(async () => {
-    const kit = openKit(dataDir);
-    await kit.start();
-    companyId = (await kit.provisionCompany({ name: "Acme" })).company.id;
-    const catalog = kit.plugin("catalog");
-    const upload = await catalog.createUpload(companyId);
-    uploadId = upload.uploadId;
-    const sent = await kit.inject({ method: "PUT", url: pathOf(upload.uploadUrl), body: ndjson(product("tee"), "{broken") });
-    assert.equal(sent.status, 200);
-    try {
-      await waitUntil("the upload completed", async () => (await catalog.getUpload(companyId, uploadId))?.status === "completed");
-    } finally {
-      await kit.stop();
-    }
-  });
+  before(async () => ({ companyId, uploadId } = await uploadOnce(dataDir, ndjson(product("tee"), "{broken"))));
 
   it("lists a company's uploads, as a table or as JSON", async () => {
     const table = await cli(dataDir, "catalog", "uploads", "list", "--company", companyId);
@@ -58,5 +58,22 @@ describe("catalog CLI commands", () => {
     assert.equal(shown.json.variants[0].id, "tee-v1");
     const other = await cli(dataDir, "catalog", "products", "show", "--company", "someone-else", "--id", "tee");
     assert.equal(other.code, 2);
+  });
+});
+
+describe("catalog CLI commands on a file that holds no product", () => {
+  const dataDir = newDataDir();
+  let companyId = "";
+  let uploadId = "";
+
+  before(async () => ({ companyId, uploadId } = await uploadOnce(dataDir, `${"\n".repeat(100_000)}${ndjson(product("tee"))}`)));
+
+  it("lists the upload as failed and shows why it stopped", async () => {
+    const table = await cli(dataDir, "catalog", "uploads", "list", "--company", companyId);
+    assert.match(table.stdout, new RegExp(`${uploadId}\\s+failed\\s+false\\s+0\\s+0\\s+1`));
+    const shown = await cli(dataDir, "catalog", "uploads", "show", "--company", companyId, "--id", uploadId);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /status:\s+failed/);
+    assert.match(shown.stdout, /line 100000 {2}NO_PRODUCTS {2}the first 100000 lines hold no product \(each one is blank or has errors\): reading stopped at line 100000/);
   });
 });

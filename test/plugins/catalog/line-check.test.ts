@@ -5,7 +5,8 @@ import { LineSplitter, type RawLine } from "../../../plugins/catalog/read-lines.
 import type { Json } from "../../support/test-kit.ts";
 import { product, variant } from "./support.ts";
 
-const checker = new LineChecker();
+// JSON.parse's messages in every case: this checker never screens lines (see the screening test).
+const checker = new LineChecker(Infinity);
 const check = (value: unknown) => checker.check(Buffer.from(typeof value === "string" ? value : JSON.stringify(value)));
 const problemsOf = (value: unknown) => {
   const outcome = check(value);
@@ -268,6 +269,21 @@ describe("catalog line checks (interface §2.7)", () => {
   });
 
   it("treats a line of white space as blank", () => assert.equal(check("  \t ").kind, "blank"));
+
+  it("screens lines without JSON.parse once as many failed to parse as an upload keeps messages for", () => {
+    const screening = new LineChecker(2);
+    const outcome = (line: string) => {
+      const checked = screening.check(Buffer.from(line));
+      return checked.kind === "problems" ? checked.problems.map((problem) => `${problem.errorType}: ${problem.errorMessage}`) : checked.kind;
+    };
+    assert.deepEqual(outcome("x"), [`INVALID_JSON: the line is not valid JSON: Unexpected token 'x', "x" is not valid JSON`]);
+    assert.equal(outcome(JSON.stringify(product("p1"))), "product");
+    assert.match(outcome("{")[0]!, /^INVALID_JSON: the line is not valid JSON: ./);
+    assert.deepEqual(outcome("x"), ["INVALID_JSON: the line is not valid JSON"]);
+    assert.deepEqual(outcome("{"), ["INVALID_JSON: the line is not valid JSON"]);
+    assert.equal(outcome(JSON.stringify(product("p2"))), "product");
+    assert.deepEqual(outcome("[1]"), ["INVALID_TYPE: a line must be a JSON object (one product), not an array"]);
+  });
 });
 
 describe("line splitting", () => {
@@ -276,11 +292,21 @@ describe("line splitting", () => {
     const lines: RawLine[] = [];
     for (const chunk of chunks) lines.push(...splitter.push(Buffer.from(chunk, "latin1")));
     lines.push(...splitter.end());
-    return lines.map((line) => (line.tooLong !== undefined ? `${line.lineNum}:too long (${line.tooLong})` : `${line.lineNum}:${line.bytes.toString("latin1")}`));
+    return lines.map((line) => {
+      if (line.kind === "too long") return `${line.lineNum}:too long (${line.length})`;
+      return line.kind === "empty" ? `${line.lineNum}:${line.count} empty` : `${line.lineNum}:${line.bytes.toString("latin1")}`;
+    });
   };
 
   it("numbers lines from 1, across chunk boundaries, with CRLF split between chunks", () => {
-    assert.deepEqual(split(["ab\r", "\ncd\n", "e", "f\r\n\ng"]), ["1:ab", "2:cd", "3:ef", "4:", "5:g"]);
+    assert.deepEqual(split(["ab\r", "\ncd\n", "e", "f\r\n\ng"]), ["1:ab", "2:cd", "3:ef", "4:1 empty", "5:g"]);
+  });
+
+  it("gives a run of empty lines (LF or CRLF) as one piece, so 100,000 of them are not 100,000 objects", () => {
+    assert.deepEqual(split(["a\n\n\r\n\nb\n", "\n".repeat(100_000), "\r\n\nc"]), ["1:a", "2:3 empty", "5:b", "6:100000 empty", "100006:2 empty", "100008:c"]);
+    // A CR that ends its chunk may begin a CRLF: that line is read whole, as any line split between chunks.
+    assert.deepEqual(split(["\n\r", "\n\n"]), ["1:1 empty", "2:", "3:1 empty"]);
+    assert.deepEqual(split(["\n \n\n"]), ["1:1 empty", "2: ", "3:1 empty"]);
   });
 
   it("drops a byte-order mark only at the start of the file, even split across chunks", () => {
