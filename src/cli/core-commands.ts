@@ -68,7 +68,7 @@ const jobsRetry: CliCommand = {
 
 const outboxList: CliCommand = {
   name: "outbox list",
-  summary: "List outbound messages, newest last, with the body exactly as sent and their status",
+  summary: "List outbound messages, newest last, with the body exactly as sent and their delivery status (queued, sent, delivered, undelivered, failed, suppressed)",
   options: {
     to: { type: "string", description: "Only messages to this E.164 number", placeholder: "PHONE" },
     company: { type: "string", description: "Only this company's messages", placeholder: "ID" },
@@ -90,11 +90,17 @@ const outboxList: CliCommand = {
       kind: m.kind,
       status: m.status,
       reason: m.reason ?? null,
+      errorCode: m.errorCode ?? null,
+      providerMessageId: m.providerMessageId ?? null,
       createdAt: new Date(m.createdAt).toISOString(),
       sentAt: m.sentAt === undefined ? null : new Date(m.sentAt).toISOString(),
+      deliveredAt: m.deliveredAt === undefined ? null : new Date(m.deliveredAt).toISOString(),
     }));
     const text = json
-      .map((m) => `${m.createdAt}  ${m.status.padEnd(10)} ${m.kind}  ${m.to}  company ${m.companyId}  id ${m.id}${m.mediaUrl ? `  media ${m.mediaUrl}` : ""}${m.reason ? `  (${m.reason})` : ""}\n  ${m.body}`)
+      .map((m) => {
+        const error = m.errorCode ? `  error ${m.errorCode}` : "";
+        return `${m.createdAt}  ${m.status.padEnd(11)} ${m.kind}  ${m.to}  company ${m.companyId}  id ${m.id}${m.mediaUrl ? `  media ${m.mediaUrl}` : ""}${error}${m.reason ? `  (${m.reason})` : ""}\n  ${m.body}`;
+      })
       .join("\n");
     return { json, text: text || "(none)" };
   },

@@ -1,5 +1,6 @@
 import PQueue from "p-queue";
 import type { Accounts } from "../auth/accounts.ts";
+import type { EventBus } from "../events/event-bus.ts";
 import { sortableId } from "../kernel/ids.ts";
 import { defineToken } from "../kernel/token.ts";
 import type { JobContext } from "../jobs/job-runner.ts";
@@ -7,7 +8,8 @@ import type { Jobs } from "../jobs/jobs.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { Logger } from "../ports/logger.ts";
 import { SmsSendError, type SmsSender } from "../ports/sms-sender.ts";
-import type { Collection, Storage, Where } from "../ports/storage.ts";
+import type { Collection, Patch, Storage, Where } from "../ports/storage.ts";
+import { nextDeliveryStatus, type DeliveryReceipt, type DeliveryStatus, type ReportedStatus } from "./delivery-status.ts";
 import { OUTBOX_COLLECTION, type OutboxMessage } from "./outbox-record.ts";
 
 export interface MessagingSettings {
@@ -51,11 +53,23 @@ export interface OutboxListOptions {
 
 export const OUTBOX_SEND_JOB = "reachkit.outbox.send";
 
+/** How a message's status moves, with what the provider said. */
+interface StatusChange {
+  status: ReportedStatus;
+  providerMessageId?: string;
+  errorCode?: string;
+  reason?: string;
+  optedOut?: boolean;
+}
+
 /**
  * Every outbound SMS goes through here: persisted first, then sent by a durable
  * job through the SmsSender port, at most `ratePerSecond` per sender number,
- * with the message id as the provider's idempotency key so a crash between
- * send and commit never sends twice.
+ * with the message id as the provider's idempotency key. An attempt is marked
+ * in flight before it leaves, so the attempt after a crash between send and
+ * commit asks the provider (`earlierAttemptAt`) instead of sending twice.
+ * Receipts move a message on (queued → sent → delivered | undelivered |
+ * failed), each move announced as `message.status_changed`.
  */
 export class Outbox {
   readonly #messages: Collection<OutboxMessage>;
@@ -71,6 +85,7 @@ export class Outbox {
     private readonly accounts: () => Accounts | undefined,
     private readonly logger: Logger,
     private readonly settings: MessagingSettings,
+    private readonly events: EventBus,
   ) {
     this.#messages = storage.collection(OUTBOX_COLLECTION);
   }
@@ -148,10 +163,12 @@ export class Outbox {
 
   async #deliver(payload: { messageId: string }, context: JobContext, turn: { previous: Promise<void>; handedOff: () => void }): Promise<void> {
     const message = await this.#messages.get(payload.messageId);
-    if (!message || message.status !== "queued") return; // already handled by an earlier run
+    if (!message || message.status !== "queued") return; // already handled by an earlier run, or by a receipt
     const sender = this.sms();
-    if (!sender) return this.#fail(message, "no SmsSender adapter is configured");
-    await this.#messages.update(message.id, { attempts: message.attempts + 1, updatedAt: this.clock.now() });
+    if (!sender) return this.#fail(message, { status: "failed", reason: "no SmsSender adapter is configured" });
+    const earlierAttemptAt = message.inFlightSince;
+    // Committed before the text leaves: if the process dies before the outcome is recorded, the next attempt knows.
+    await this.#messages.update(message.id, { attempts: message.attempts + 1, inFlightSince: earlierAttemptAt ?? this.clock.now(), updatedAt: this.clock.now() });
     try {
       await turn.previous;
       const sending = this.#limiter(message.from).add(() =>
@@ -161,24 +178,109 @@ export class Outbox {
           body: message.body,
           ...(message.mediaUrl !== undefined ? { mediaUrl: message.mediaUrl } : {}),
           idempotencyKey: message.id,
+          ...(earlierAttemptAt !== undefined ? { earlierAttemptAt } : {}),
         }),
       );
       turn.handedOff();
       const sent = await sending;
-      const now = this.clock.now();
-      await this.#messages.update(message.id, { status: "sent", providerMessageId: sent?.providerMessageId, sentAt: now, updatedAt: now });
+      await this.#move(message, { status: "sent", providerMessageId: sent?.providerMessageId });
     } catch (error) {
+      const failure = error instanceof SmsSendError ? error : undefined;
       const reason = error instanceof Error ? error.message : String(error);
-      const retryable = !(error instanceof SmsSendError) || error.retryable;
-      if (!retryable || context.attempt >= context.job.maxAttempts) return this.#fail(message, reason);
-      context.logger.warn("sending failed; will retry", { messageId: message.id, reason });
+      // An error the adapter does not explain may have come after the request left.
+      const mayHaveSent = failure?.mayHaveSent ?? true;
+      const retryable = failure?.retryable ?? true;
+      if (!retryable || context.attempt >= context.job.maxAttempts) {
+        return this.#fail(message, { status: "failed", reason, errorCode: failure?.providerCode, optedOut: failure?.kind === "opted_out" });
+      }
+      if (!mayHaveSent) await this.#messages.update(message.id, { inFlightSince: earlierAttemptAt, updatedAt: this.clock.now() });
+      context.logger.warn("sending failed; will retry", { messageId: message.id, reason, errorCode: failure?.providerCode });
       throw error;
     }
   }
 
-  async #fail(message: OutboxMessage, reason: string): Promise<void> {
-    this.logger.warn("message not sent", { messageId: message.id, companyId: message.companyId, reason });
-    await this.#messages.update(message.id, { status: "failed", reason, updatedAt: this.clock.now() });
+  /**
+   * Records a provider's receipt: the message moves forward (never back, a
+   * final status stays) and the move is announced. A receipt for no message
+   * of this outbox (another system's, or erased by a privacy request) is ignored.
+   */
+  async applyReceipt(receipt: DeliveryReceipt): Promise<void> {
+    const message =
+      receipt.messageId !== undefined
+        ? await this.#messages.get(receipt.messageId)
+        : await this.#messages.findOne({ providerMessageId: receipt.providerMessageId });
+    if (!message) {
+      this.logger.debug("receipt for no known message", { providerMessageId: receipt.providerMessageId });
+      return;
+    }
+    if (message.providerMessageId !== undefined && message.providerMessageId !== receipt.providerMessageId) {
+      this.logger.warn("receipt names another provider message", { messageId: message.id, providerMessageId: receipt.providerMessageId });
+      return;
+    }
+    await this.#move(message, {
+      status: receipt.status,
+      providerMessageId: receipt.providerMessageId,
+      errorCode: receipt.errorCode,
+      reason: receipt.errorMessage,
+      optedOut: receipt.optedOut,
+    });
+  }
+
+  async #fail(message: OutboxMessage, change: StatusChange): Promise<void> {
+    this.logger.warn("message not sent", { messageId: message.id, companyId: message.companyId, reason: change.reason, errorCode: change.errorCode });
+    await this.#move(message, change);
+  }
+
+  /**
+   * Moves a message to a later status if it has not moved there or beyond
+   * meanwhile (a receipt can overtake the send's own commit), then announces it.
+   */
+  async #move(message: OutboxMessage, change: StatusChange): Promise<void> {
+    let current: OutboxMessage | undefined = message;
+    // A concurrent move (the send's commit and a receipt) makes the conditional update miss once; read and try again.
+    for (let tries = 0; current && tries < 3; tries++) {
+      if (current.status === "suppressed") return;
+      const status = nextDeliveryStatus(current.status, change.status);
+      if (!status) return;
+      const now = this.clock.now();
+      const patch: Patch<OutboxMessage> = { status, updatedAt: now, inFlightSince: undefined };
+      if (change.providerMessageId !== undefined) patch.providerMessageId = change.providerMessageId;
+      if (change.errorCode !== undefined) patch.errorCode = change.errorCode;
+      if (change.reason !== undefined) patch.reason = change.reason;
+      if (current.sentAt === undefined && status !== "failed") patch.sentAt = now;
+      if (status === "delivered") patch.deliveredAt = now;
+      const moved = await this.#messages.update(current.id, patch, { where: { status: current.status } });
+      if (moved) return this.#announce(current, moved, change);
+      current = await this.#messages.get(current.id);
+    }
+  }
+
+  async #announce(before: OutboxMessage, after: OutboxMessage, change: StatusChange): Promise<void> {
+    const at = after.updatedAt;
+    await this.events.emit("message.status_changed", {
+      channel: "sms",
+      companyId: after.companyId,
+      messageId: after.id,
+      to: after.to,
+      kind: after.kind,
+      status: change.status,
+      previousStatus: before.status as DeliveryStatus,
+      ...(after.providerMessageId !== undefined ? { providerMessageId: after.providerMessageId } : {}),
+      ...(change.errorCode !== undefined ? { errorCode: change.errorCode } : {}),
+      ...(change.reason !== undefined ? { reason: change.reason } : {}),
+      at,
+    });
+    if (change.optedOut) {
+      // After the commit: should the process die before a listener records it, the carrier refuses the next text to this number too.
+      await this.events.emit("sms.recipient_opted_out", {
+        companyId: after.companyId,
+        phone: after.to,
+        from: after.from,
+        messageId: after.id,
+        ...(change.errorCode !== undefined ? { errorCode: change.errorCode } : {}),
+        at,
+      });
+    }
   }
 
   async #isDuplicate(record: OutboxMessage): Promise<boolean> {
