@@ -3,6 +3,7 @@ import { backupCommand, restoreCommand } from "./backup.ts";
 import { configFromEnv, dataDirSecret } from "./config.ts";
 import { migrateStorage } from "./migrate-storage.ts";
 import { createServerKit, serverPlugins } from "./server-kit.ts";
+import { smsProviderFromEnv } from "./sms-config.ts";
 import { startServer } from "./server.ts";
 
 const serve: CliCommand = {
@@ -34,6 +35,7 @@ const code = await runCli(process.argv.slice(2), {
       publicUrl: process.env.REACHKIT_PUBLIC_URL ?? "http://localhost:3000",
       secret: process.env.REACHKIT_SECRET || dataDirSecret(dataDir),
       logger: silentLogger(),
+      sms: smsProviderFromEnv(process.env),
     });
     await kit.start({ runJobs: false });
     return kit;

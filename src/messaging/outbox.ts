@@ -15,6 +15,8 @@ import { OUTBOX_COLLECTION, type OutboxMessage } from "./outbox-record.ts";
 export interface MessagingSettings {
   /** Messages per second per sender number. `Infinity` lifts the limit. */
   ratePerSecond: number;
+  /** The rate of single sender numbers, over `ratePerSecond` (a short code sends faster than a long code). */
+  ratePerSecondBySender: Readonly<Record<string, number>>;
   /** The sender of companies that have none set. */
   defaultSender: string;
   /** The same body to the same number within this window is suppressed when the caller asks for it. */
@@ -23,6 +25,7 @@ export interface MessagingSettings {
 
 export const DEFAULT_MESSAGING_SETTINGS: MessagingSettings = {
   ratePerSecond: 10,
+  ratePerSecondBySender: {},
   defaultSender: "+15550000000",
   duplicateWindowMs: 5 * 60_000,
 };
@@ -52,6 +55,15 @@ export interface OutboxListOptions {
 }
 
 export const OUTBOX_SEND_JOB = "reachkit.outbox.send";
+
+/** How long `sendNow` leaves its own attempt before the message's job may retry it. */
+const SEND_NOW_RETRY_DELAY_MS = 60_000;
+
+/** One attempt at a message: whether it is the last the job makes, and where it logs. */
+interface Attempt {
+  final: boolean;
+  logger: Logger;
+}
 
 /** How a message's status moves, with what the provider said. */
 interface StatusChange {
@@ -91,7 +103,26 @@ export class Outbox {
   }
 
   /** Records a message and queues its delivery. Returns the stored message (maybe suppressed, maybe an earlier one). */
-  async send(message: OutboundMessage): Promise<OutboxMessage> {
+  send(message: OutboundMessage): Promise<OutboxMessage> {
+    return this.#record(message);
+  }
+
+  /**
+   * Records a message and makes its first attempt in this call, for an
+   * operator's test text (`reachkit sms send-test`): returns the message as
+   * the attempt left it. Its job, due a minute later, retries what the
+   * attempt could not finish (an outage, or a process stopped mid-send).
+   */
+  async sendNow(message: OutboundMessage): Promise<OutboxMessage> {
+    const record = await this.#record(message, this.clock.now() + SEND_NOW_RETRY_DELAY_MS);
+    if (record.status === "queued") {
+      // A failure to retry is the job's; the message as it stands says what happened.
+      await this.#inTurn(record.id, { final: false, logger: this.logger }).catch(() => undefined);
+    }
+    return (await this.#messages.get(record.id)) ?? record;
+  }
+
+  async #record(message: OutboundMessage, runAt?: number): Promise<OutboxMessage> {
     const now = this.clock.now();
     return this.storage.transaction(async () => {
       if (message.idempotencyKey !== undefined) {
@@ -119,7 +150,7 @@ export class Outbox {
         return this.#messages.insert({ ...record, status: "suppressed", reason: "duplicate: the same message went to this number recently" });
       }
       await this.#messages.insert(record);
-      await this.jobs.enqueue({ type: OUTBOX_SEND_JOB, payload: { messageId: id }, key: `outbox:${id}`, companyId: message.companyId });
+      await this.jobs.enqueue({ type: OUTBOX_SEND_JOB, payload: { messageId: id }, key: `outbox:${id}`, companyId: message.companyId, runAt });
       return record;
     });
   }
@@ -145,7 +176,11 @@ export class Outbox {
   }
 
   /** The job handler that delivers one message. */
-  async deliver(payload: { messageId: string }, context: JobContext): Promise<void> {
+  deliver(payload: { messageId: string }, context: JobContext): Promise<void> {
+    return this.#inTurn(payload.messageId, { final: context.attempt >= context.job.maxAttempts, logger: context.logger });
+  }
+
+  async #inTurn(messageId: string, attempt: Attempt): Promise<void> {
     // Deliveries hand their texts to the senders' queues in the order they started, which is the order
     // their jobs were claimed (due time, then creation): a booking confirmation queued before a
     // cancellation is sent before it, even when the storage's round trips finish out of order.
@@ -155,14 +190,14 @@ export class Outbox {
     // A delivery that ends without sending still passes the turn on only after the ones before it.
     this.#lastHandOff = previousHandOff.then(() => ownHandOff);
     try {
-      return await this.#deliver(payload, context, { previous: previousHandOff, handedOff: handOff });
+      return await this.#deliver(messageId, attempt, { previous: previousHandOff, handedOff: handOff });
     } finally {
       handOff();
     }
   }
 
-  async #deliver(payload: { messageId: string }, context: JobContext, turn: { previous: Promise<void>; handedOff: () => void }): Promise<void> {
-    const message = await this.#messages.get(payload.messageId);
+  async #deliver(messageId: string, attempt: Attempt, turn: { previous: Promise<void>; handedOff: () => void }): Promise<void> {
+    const message = await this.#messages.get(messageId);
     if (!message || message.status !== "queued") return; // already handled by an earlier run, or by a receipt
     const sender = this.sms();
     if (!sender) return this.#fail(message, { status: "failed", reason: "no SmsSender adapter is configured" });
@@ -190,11 +225,12 @@ export class Outbox {
       // An error the adapter does not explain may have come after the request left.
       const mayHaveSent = failure?.mayHaveSent ?? true;
       const retryable = failure?.retryable ?? true;
-      if (!retryable || context.attempt >= context.job.maxAttempts) {
+      if (!retryable || attempt.final) {
         return this.#fail(message, { status: "failed", reason, errorCode: failure?.providerCode, optedOut: failure?.kind === "opted_out" });
       }
-      if (!mayHaveSent) await this.#messages.update(message.id, { inFlightSince: earlierAttemptAt, updatedAt: this.clock.now() });
-      context.logger.warn("sending failed; will retry", { messageId: message.id, reason, errorCode: failure?.providerCode });
+      // The reason stays for `outbox list` while the message waits for its next attempt.
+      await this.#messages.update(message.id, { reason, ...(mayHaveSent ? {} : { inFlightSince: earlierAttemptAt }), updatedAt: this.clock.now() });
+      attempt.logger.warn("sending failed; will retry", { messageId: message.id, reason, errorCode: failure?.providerCode });
       throw error;
     }
   }
@@ -293,7 +329,7 @@ export class Outbox {
   #limiter(from: string): PQueue {
     let limiter = this.#limiters.get(from);
     if (!limiter) {
-      const rate = this.settings.ratePerSecond;
+      const rate = this.settings.ratePerSecondBySender[from] ?? this.settings.ratePerSecond;
       // Strict: a sliding window, so no second ever holds more than `rate` sends (a fixed window lets two bursts meet at its edge).
       limiter = Number.isFinite(rate) ? new PQueue({ intervalCap: rate, interval: 1000, strict: true }) : new PQueue();
       this.#limiters.set(from, limiter);
