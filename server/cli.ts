@@ -1,6 +1,7 @@
+#!/usr/bin/env node
 import { cliCommands, CliUsageError, runCli, silentLogger, stringOption, type CliCommand } from "../src/index.ts";
 import { backupCommand, restoreCommand } from "./backup.ts";
-import { configFromEnv, dataDirSecret } from "./config.ts";
+import { configFromEnv, dataDirSecret, publicUrlFromEnv, type ServerConfig } from "./config.ts";
 import { migrateStorage } from "./migrate-storage.ts";
 import { createServerKit, serverPlugins } from "./server-kit.ts";
 import { smsProviderFromEnv } from "./sms-config.ts";
@@ -14,7 +15,13 @@ const serve: CliCommand = {
     const portText = stringOption(values, "port");
     const port = portText === undefined ? undefined : Number(portText);
     if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new CliUsageError("--port must be a port number");
-    const running = await startServer(configFromEnv(process.env, { port, dataDir: context.dataDir }));
+    let config: ServerConfig;
+    try {
+      config = configFromEnv(process.env, { port, dataDir: context.dataDir });
+    } catch (error) {
+      throw new CliUsageError(`bad configuration: ${(error as Error).message}`);
+    }
+    const running = await startServer(config);
     await new Promise<void>((resolve) => {
       for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => resolve());
     });
@@ -28,11 +35,12 @@ const code = await runCli(process.argv.slice(2), {
   defaultDataDir: process.env.REACHKIT_DATA_DIR ?? "./data",
   stdout: (text) => void process.stdout.write(text),
   stderr: (text) => void process.stderr.write(text),
+  interactive: process.stderr.isTTY,
   async openKit(dataDir) {
     const kit = createServerKit({
       dataDir,
       databaseUrl: process.env.REACHKIT_DATABASE_URL || undefined,
-      publicUrl: process.env.REACHKIT_PUBLIC_URL ?? "http://localhost:3000",
+      publicUrl: publicUrlFromEnv(process.env),
       secret: process.env.REACHKIT_SECRET || dataDirSecret(dataDir),
       logger: silentLogger(),
       sms: smsProviderFromEnv(process.env),

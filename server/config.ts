@@ -108,7 +108,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: {
     rateLimits: rateLimitsFromEnv(env.REACHKIT_RATE_LIMITS),
     jobLeaseMs: wholeNumberFromEnv(env, "REACHKIT_JOB_LEASE_MS", DEFAULT_JOB_SETTINGS.leaseMs, 1_000),
     jobPollMs: databaseUrl === undefined ? undefined : wholeNumberFromEnv(env, "REACHKIT_JOB_POLL_MS", 1_000, 50),
-    publicUrl: (env.REACHKIT_PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ""),
+    publicUrl: publicUrlFromEnv(env, port),
     secret: env.REACHKIT_SECRET || dataDirSecret(dataDir),
     logLevel,
     smsPerSecond,
@@ -118,6 +118,14 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: {
     jobConcurrency,
     limits: limitsFromEnv(env),
   };
+}
+
+/**
+ * The URL clients reach the server at: `REACHKIT_PUBLIC_URL`, else
+ * `http://localhost:$PORT`. Every URL the server and the CLI print starts with it.
+ */
+export function publicUrlFromEnv(env: NodeJS.ProcessEnv, port: number = env.PORT ? Number(env.PORT) : 3000): string {
+  return (env.REACHKIT_PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, "");
 }
 
 /** The secret kept in the data directory, generated on first use (mode 0600). */

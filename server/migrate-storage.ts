@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { CliUsageError, formatTable, requiredOption, silentLogger, type CliCommand, type Doc, type Reachkit } from "../src/index.ts";
-import { dataDirSecret } from "./config.ts";
+import { dataDirSecret, publicUrlFromEnv } from "./config.ts";
 import { createServerKit } from "./server-kit.ts";
 
 /** Documents read and written per step: bounded memory whatever the collection's size. */
@@ -54,7 +54,7 @@ export const migrateStorage: CliCommand = {
     const file = join(dataDir, "reachkit.db");
     if (!existsSync(file)) throw new CliUsageError(`${dataDir} holds no reachkit.db`);
     const names = sqliteCollections(file);
-    const options = { dataDir, publicUrl: "http://localhost:3000", secret: dataDirSecret(dataDir), logger: silentLogger() };
+    const options = { dataDir, publicUrl: publicUrlFromEnv(process.env), secret: dataDirSecret(dataDir), logger: silentLogger() };
     // Both kits declare every plugin's collections and indexes; neither runs jobs.
     const source = createServerKit(options);
     const target = createServerKit({ ...options, databaseUrl: to });

@@ -4,6 +4,7 @@ import { createLimitedServer, nodeHandler } from "../adapters/http/node/index.ts
 import { jsonLogger, type Reachkit } from "../src/index.ts";
 import type { ServerConfig } from "./config.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
+import { answerStarting, listenError, operationsRoute } from "./operations.ts";
 import { startServerKit } from "./server-kit.ts";
 
 export interface RunningServer {
@@ -25,7 +26,31 @@ export async function startServer(config: ServerConfig, print: (text: string) =>
   // On PostgreSQL several processes share the database, and a dead one's jobs wait out their lease.
   const lock = config.databaseUrl === undefined ? lockDataDir(config.dataDir) : undefined;
   if (lock?.previousServerDied) logger.warn("the previous server of this data directory did not stop cleanly; recovering its work", { dataDir: config.dataDir });
-  let kit: Reachkit;
+  // Listen first: a start that cannot (the port is taken) ends before any database or company exists.
+  let kit: Reachkit | undefined;
+  let handle: ReturnType<typeof nodeHandler> | undefined;
+  const server = createLimitedServer(config.limits, (request, response) => {
+    const operation = operationsRoute(request);
+    if (operation) {
+      operation(response, kit).catch((error: unknown) => {
+        logger.error("operations route failed", { error });
+        response.destroy();
+      });
+      return;
+    }
+    if (handle) return handle(request, response);
+    request.resume();
+    answerStarting(response);
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(config.port, () => resolve());
+    });
+  } catch (error) {
+    lock?.release();
+    throw listenError(error, config.port);
+  }
   try {
     kit = await startServerKit(
       {
@@ -46,41 +71,28 @@ export async function startServer(config: ServerConfig, print: (text: string) =>
       { soleJobRunner: lock !== undefined },
     );
   } catch (error) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
     lock?.release();
     throw error;
   }
-  const handle = nodeHandler(kit);
-  const server = createLimitedServer(config.limits, (request, response) => {
-    if (request.method === "GET" && request.url === "/healthz") {
-      response.writeHead(200, { "content-type": "application/json" });
-      response.end('{"status":"ok"}');
-      return;
-    }
-    handle(request, response);
-  });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(config.port, () => resolve());
-    });
-  } catch (error) {
-    await kit.stop();
-    lock?.release();
-    throw error;
-  }
+  // The process is the server's own: its CPU, memory and event loop go with the kit's metrics.
+  kit.metrics.collectProcessMetrics();
+  handle = nodeHandler(kit);
+  const started = kit;
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   logger.info("listening", { port, dataDir: config.dataDir, storage: kit.storage.name, publicUrl: config.publicUrl });
   let closing: Promise<void> | undefined;
   return {
-    kit,
+    kit: started,
     server,
     url: `http://127.0.0.1:${port}`,
     close() {
       closing ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-        await kit.stop();
+        await started.stop();
         server.closeAllConnections();
         await closed;
         lock?.release();

@@ -9,7 +9,8 @@
 import "reflect-metadata";
 
 export { createReachkit, CONFIG, EVENTS, type ReachkitOptions } from "./kernel/create-reachkit.ts";
-export type { Reachkit, StartOptions, ProvisionedCompany } from "./kernel/reachkit.ts";
+export type { Reachkit, KitStatus, StartOptions, ProvisionedCompany } from "./kernel/reachkit.ts";
+export { Metrics, METRICS } from "./metrics/metrics.ts";
 export {
   definePlugin,
   MissingDependencyError,
@@ -64,9 +65,9 @@ export { SCOPES, SCOPE_DESCRIPTIONS, isScope, parseScopes, type Scope } from "./
 export { generateSecret, hashSecret, safeEqual, sign } from "./auth/secrets.ts";
 export { RateLimiter, DEFAULT_RATE_LIMITS, type RateDecision } from "./auth/rate-limiter.ts";
 
-export { Jobs, JOBS, DEFAULT_JOB_SETTINGS, type EnqueueOptions, type JobListOptions, type JobSettings } from "./jobs/jobs.ts";
+export { Jobs, JOBS, DEFAULT_JOB_SETTINGS, type EnqueueOptions, type JobListOptions, type JobQueueStats, type JobSettings } from "./jobs/jobs.ts";
 export { PermanentJobError, type JobRecord, type JobStatus } from "./jobs/job-record.ts";
-export type { JobHandler, JobContext, JobRunnerSettings } from "./jobs/job-runner.ts";
+export type { JobHandler, JobContext, JobOutcome, JobRunnerSettings } from "./jobs/job-runner.ts";
 
 export { EventBus, type ReachkitEvents, type EventName, type EventHandler } from "./events/event-bus.ts";
 export { jsonLogger, silentLogger, isLogLevel, redactLogText, type JsonLoggerOptions } from "./logging/json-logger.ts";
@@ -82,6 +83,7 @@ export {
   type CliCommand,
   type CliContext,
   type CliOption,
+  type CliArgument,
   type CliResult,
   type CliValues,
 } from "./cli/command.ts";

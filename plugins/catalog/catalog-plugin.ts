@@ -1,4 +1,6 @@
+import type { JobContext } from "../../src/jobs/job-runner.ts";
 import { definePlugin } from "../../src/kernel/plugin.ts";
+import { METRICS } from "../../src/metrics/metrics.ts";
 import { defineToken } from "../../src/kernel/token.ts";
 import { OBJECT_STORAGE } from "../../src/ports/object-storage.ts";
 import { catalogApi, type CatalogApi } from "./catalog-api.ts";
@@ -45,10 +47,17 @@ export function catalogPlugin(options: CatalogOptions = {}) {
       });
     },
     routes: ({ resolve }) => catalogRoutes(resolve(CATALOG_UPLOADS)),
-    jobs: ({ resolve }) => ({
-      [PROCESS_UPLOAD_JOB]: (payload: { uploadId: string }, context) => resolve(CATALOG_UPLOAD_PROCESSOR).process(payload, context),
-      [EXPIRE_UPLOAD_JOB]: (payload: { uploadId: string }) => resolve(CATALOG_UPLOADS).expire(payload),
-    }),
+    jobs: ({ resolve }) => {
+      const linesProcessed = resolve(METRICS).counter({ name: "reachkit_catalog_lines_processed_total", help: "Catalog lines checked by uploads that ended (blank lines not counted)" });
+      return {
+        async [PROCESS_UPLOAD_JOB](payload: { uploadId: string }, context: JobContext) {
+          const outcome = await resolve(CATALOG_UPLOAD_PROCESSOR).process(payload, context);
+          if (outcome && "lines" in outcome) linesProcessed.inc(outcome.lines);
+          return outcome;
+        },
+        [EXPIRE_UPLOAD_JOB]: (payload: { uploadId: string }) => resolve(CATALOG_UPLOADS).expire(payload),
+      };
+    },
     api: ({ resolve, events }) => catalogApi(resolve(CATALOG_STORE), resolve(CATALOG_UPLOADS), events),
     async start({ resolve }) {
       const uploads = resolve(CATALOG_UPLOADS);

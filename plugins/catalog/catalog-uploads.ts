@@ -50,6 +50,9 @@ export function uploadView(upload: UploadRecord): CatalogUploadView {
   };
 }
 
+/** Every error of an upload, counted (its list holds at most a few of each type). */
+export const errorTotal = (errorCounts: Partial<Record<CatalogErrorType, number>>): number => Object.values(errorCounts).reduce((sum, count) => sum + (count ?? 0), 0);
+
 export const uploadWithCounts = (upload: UploadRecord): CatalogUpload => ({ ...uploadView(upload), errorCounts: upload.errorCounts });
 
 /**

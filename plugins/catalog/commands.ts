@@ -1,12 +1,15 @@
 import { CliUsageError, companyOption, requiredOption, type CliCommand, type CliContext } from "../../src/cli/command.ts";
 import { formatFields, formatTable } from "../../src/cli/format.ts";
 import type { CatalogApi } from "./catalog-api.ts";
+import { errorTotal } from "./catalog-uploads.ts";
+import { catalogUploadCommand } from "./upload-command.ts";
 
 async function catalogOf(context: CliContext): Promise<CatalogApi> {
   return (await context.openKit()).plugin("catalog");
 }
 
 export const catalogCommands: readonly CliCommand[] = [
+  catalogUploadCommand,
   {
     name: "catalog uploads list",
     summary: "List a company's recent catalog uploads, oldest first",
@@ -19,7 +22,7 @@ export const catalogCommands: readonly CliCommand[] = [
         validateOnly: String(upload.validateOnly),
         received: upload.productsReceived,
         processed: upload.productsProcessed,
-        errors: Object.values(upload.errorCounts).reduce((sum, count) => sum + (count ?? 0), 0),
+        errors: errorTotal(upload.errorCounts),
         lastUpdated: upload.lastUpdated,
       }));
       return { json: uploads, text: formatTable(rows) };

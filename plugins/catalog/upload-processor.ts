@@ -6,10 +6,15 @@ import type { Logger } from "../../src/ports/logger.ts";
 import type { ObjectStorage } from "../../src/ports/object-storage.ts";
 import type { Storage } from "../../src/ports/storage.ts";
 import type { CatalogStore } from "./catalog-store.ts";
-import { PROCESS_UPLOAD_JOB, processJobKey, type CatalogUploads } from "./catalog-uploads.ts";
+import { errorTotal, PROCESS_UPLOAD_JOB, processJobKey, type CatalogUploads } from "./catalog-uploads.ts";
 import { prefixRange, type UploadRecord } from "./records.ts";
 import type { CatalogSettings } from "./settings.ts";
 import { LostClaimError, UploadRun } from "./upload-run.ts";
+
+/** A processing job's outcome, as logged: an ended upload's counts, or why it waits. */
+export type UploadOutcome =
+  | { uploadId: string; status: string }
+  | { uploadId: string; status: string; validateOnly: boolean; lines: number; productsSaved: number; errors: number; seconds: number };
 
 /** Journey events emitted per read of the pending ones. */
 const EVENTS_PER_PAGE = 200;
@@ -36,7 +41,8 @@ export class UploadProcessor {
     private readonly logger: Logger,
   ) {}
 
-  async process({ uploadId }: { uploadId: string }, context: JobContext): Promise<void> {
+  async process({ uploadId }: { uploadId: string }, context: JobContext): Promise<UploadOutcome | undefined> {
+    const started = this.clock.now();
     const upload = await this.uploads.records.get(uploadId);
     if (!upload) return;
     if (!upload.queued) {
@@ -46,7 +52,7 @@ export class UploadProcessor {
     }
     if (!(await this.#isItsTurn(upload))) {
       await this.#requeue(upload, this.clock.now() + this.settings.queuePollMs);
-      return;
+      return { uploadId, status: "waiting for an earlier upload of the company" };
     }
     const claim = `${context.job.id}:${context.attempt}`;
     const head = await this.store.headVersion(upload.companyId);
@@ -96,11 +102,27 @@ export class UploadProcessor {
       await this.store.deletePendingEvents(upload.id);
       if (context.attempt < context.job.maxAttempts) throw error;
       await this.#fail(claimed, claim, message);
-      return;
+      return this.#outcome(upload.id, started);
     }
     const completed = await this.uploads.records.get(upload.id);
     if (completed?.status === "completed") await this.#afterCommit(completed);
     else await this.objectStorage.delete(upload.objectKey);
+    return this.#outcome(upload.id, started);
+  }
+
+  /** What the job logs when an upload ends: its lines, products saved, errors and seconds. */
+  async #outcome(uploadId: string, started: number): Promise<UploadOutcome | undefined> {
+    const upload = await this.uploads.records.get(uploadId);
+    if (!upload) return undefined;
+    return {
+      uploadId,
+      status: upload.status,
+      validateOnly: upload.validateOnly,
+      lines: upload.productsReceived,
+      productsSaved: upload.status === "completed" ? upload.productsProcessed : 0,
+      errors: errorTotal(upload.errorCounts),
+      seconds: (this.clock.now() - started) / 1000,
+    };
   }
 
   /**

@@ -1,4 +1,4 @@
-import { jwtVerify, SignJWT, type JWTPayload } from "jose";
+import type { JWTPayload } from "jose";
 import { sign } from "../../src/auth/secrets.ts";
 import type { Clock } from "../../src/ports/clock.ts";
 
@@ -26,6 +26,9 @@ export interface IdTokenClaims extends JWTPayload {
  * nothing else). Only the kit can verify them; a client receives them straight
  * from the token endpoint over TLS and may read them without a check.
  */
+/** jose is loaded at the first id_token: at every start it cost about 40 ms of CPU, a CLI call's included. */
+const jose = () => import("jose");
+
 export class IdTokens {
   readonly #key: Uint8Array;
 
@@ -39,6 +42,7 @@ export class IdTokens {
 
   async sign(claims: Omit<IdTokenClaims, "iss" | "iat" | "exp">): Promise<string> {
     const now = Math.floor(this.clock.now() / 1000);
+    const { SignJWT } = await jose();
     return new SignJWT(claims)
       .setProtectedHeader({ alg: "HS256", typ: "JWT" })
       .setIssuer(this.issuer)
@@ -49,6 +53,7 @@ export class IdTokens {
 
   /** The claims of a token this kit signed; throws when the signature, issuer or expiry is wrong. */
   async verify(token: string): Promise<IdTokenClaims> {
+    const { jwtVerify } = await jose();
     const { payload } = await jwtVerify(token, this.#key, {
       algorithms: ["HS256"],
       issuer: this.issuer,

@@ -63,7 +63,10 @@ interface LoginProblem {
  */
 export function installRoutes(dependencies: InstallRouteDependencies): AnyRoute[] {
   const { clients, users, sessions, throttle, codes, accounts, secret, uiUrl } = dependencies;
-  const cookiePath = new URL(uiUrl(INSTALL_PATH)).pathname;
+  // Forms post to, and redirects go to, paths of the origin the page was opened on (`form-action 'self'`):
+  // the public URL's origin may not be the one in the browser's address bar (a proxy, another host name).
+  const uiPath = (path: string) => new URL(uiUrl(path)).pathname;
+  const installPath = uiPath(INSTALL_PATH);
   const secure = uiUrl("").startsWith("https:");
   const csrfTokenOf = (cookie: string) => sign(secret, "reachkit oauth-install csrf", cookie);
 
@@ -72,7 +75,7 @@ export function installRoutes(dependencies: InstallRouteDependencies): AnyRoute[
     const existing = parseCookies(context.headers.cookie).get(CSRF_COOKIE);
     if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return { token: csrfTokenOf(existing) };
     const value = randomBytes(32).toString("base64url");
-    return { token: csrfTokenOf(value), setCookie: serializeCookie(CSRF_COOKIE, value, { path: cookiePath, secure }) };
+    return { token: csrfTokenOf(value), setCookie: serializeCookie(CSRF_COOKIE, value, { path: installPath, secure }) };
   }
 
   function csrfValid(context: RequestContext, token: string | undefined): boolean {
@@ -131,7 +134,7 @@ export function installRoutes(dependencies: InstallRouteDependencies): AnyRoute[
   function showLogin(context: RequestContext, resolved: ResolvedInstall, status: number, problem: LoginProblem = {}): RouteReply {
     const render = (csrfToken: string) =>
       loginPage({
-        action: uiUrl(LOGIN_PATH),
+        action: uiPath(LOGIN_PATH),
         applicationName: resolved.client.application.name,
         parameters: resolved.parameters,
         csrfToken,
@@ -159,7 +162,7 @@ export function installRoutes(dependencies: InstallRouteDependencies): AnyRoute[
         const { company, user } = signedInAs;
         const render = (csrfToken: string) =>
           consentPage({
-            action: uiUrl(INSTALL_PATH),
+            action: installPath,
             applicationName: resolved.client.application.name,
             companyName: company.name,
             userEmail: user.email,
@@ -198,7 +201,7 @@ export function installRoutes(dependencies: InstallRouteDependencies): AnyRoute[
         }
         throttle.recordSuccess(email);
         const { token } = await sessions.start(user);
-        const cookie = serializeCookie(SESSION_COOKIE, token, { path: cookiePath, secure, maxAge: Math.floor(sessions.ttlMs / 1000) });
+        const cookie = serializeCookie(SESSION_COOKIE, token, { path: installPath, secure, maxAge: Math.floor(sessions.ttlMs / 1000) });
         return { status: 303, redirect: installUrl(resolved.parameters), headers: { ...pageHeaders(), "set-cookie": cookie } };
       },
     }),
@@ -236,10 +239,11 @@ export function installRoutes(dependencies: InstallRouteDependencies): AnyRoute[
     }),
   ];
 
+  /** The install page's path and query, for a redirect that stays on the origin the browser is on. */
   function installUrl(parameters: InstallParameters): string {
-    const url = new URL(uiUrl(INSTALL_PATH));
-    for (const [name, value] of Object.entries(parameters)) if (value !== undefined) url.searchParams.set(name, value);
-    return url.toString();
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries(parameters)) if (value !== undefined) query.set(name, value);
+    return `${installPath}?${query}`;
   }
 }
 

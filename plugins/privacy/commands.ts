@@ -1,7 +1,19 @@
 import { CliUsageError, companyOption, requiredOption, stringOption, type CliCommand } from "../../src/cli/command.ts";
 import { formatFields, formatTable } from "../../src/cli/format.ts";
 import { HttpError } from "../../src/http/errors.ts";
+import type { PrivacyRequest } from "./records.ts";
 import { fetchedView } from "./wire.ts";
+
+/** The fetch view with its times as the CLI prints every time (ISO 8601, UTC); the API keeps the interface's `+0000` form. */
+function cliView(request: PrivacyRequest): Record<string, unknown> {
+  const iso = (at: number) => new Date(at).toISOString();
+  return {
+    ...fetchedView(request),
+    requestDateTime: iso(request.requestedAt),
+    ...(request.processingStartedAt !== undefined ? { processingStartDateTime: iso(request.processingStartedAt) } : {}),
+    ...(request.processingEndedAt !== undefined ? { processingEndDateTime: iso(request.processingEndedAt) } : {}),
+  };
+}
 
 export const privacyCommands: readonly CliCommand[] = [
   {
@@ -23,7 +35,7 @@ export const privacyCommands: readonly CliCommand[] = [
           subjectEmail: stringOption(values, "email"),
           requestMsg: stringOption(values, "message"),
         });
-        const view = fetchedView(request);
+        const view = cliView(request);
         return { json: view, text: formatFields(view) };
       } catch (error) {
         if (error instanceof HttpError) throw new CliUsageError(error.details.map((detail) => `${detail.path} ${detail.message}`).join("; ") || error.message);
@@ -37,7 +49,7 @@ export const privacyCommands: readonly CliCommand[] = [
     options: companyOption,
     async run(values, context) {
       const kit = await context.openKit();
-      const views = (await kit.plugin("privacy").list(requiredOption(values, "company"))).map(fetchedView);
+      const views = (await kit.plugin("privacy").list(requiredOption(values, "company"))).map(cliView);
       return {
         json: views,
         text: formatTable(

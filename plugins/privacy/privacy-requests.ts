@@ -1,7 +1,7 @@
 import { randomInt, randomUUID } from "node:crypto";
 import type { EventBus } from "../../src/events/event-bus.ts";
 import { notFound } from "../../src/http/errors.ts";
-import type { JobContext } from "../../src/jobs/job-runner.ts";
+import type { JobContext, JobOutcome } from "../../src/jobs/job-runner.ts";
 import type { Jobs } from "../../src/jobs/jobs.ts";
 import type { DataSubject } from "../../src/kernel/plugin.ts";
 import type { Outbox } from "../../src/messaging/outbox.ts";
@@ -129,7 +129,7 @@ export class PrivacyRequests {
    * subject is known by, run every plugin's deletion hook for each, delete the
    * outbox messages to each phone, then mask the request and mark it processed.
    */
-  async process(payload: PrivacyJob, context: JobContext): Promise<void> {
+  async process(payload: PrivacyJob, context: JobContext): Promise<JobOutcome | undefined> {
     const { clock, outbox, events } = this.parts;
     const request = await this.#requests.get(payload.requestId);
     if (!request || request.processed) return;
@@ -159,6 +159,7 @@ export class PrivacyRequests {
       subjects: undefined,
     });
     await events.emit("privacy.request.processed", { companyId: request.companyId, requestId: request.id, removedRecords: removed, at: now });
+    return { requestId: request.id, companyId: request.companyId, removedRecords: removed };
   }
 
   /** The given phone and email, and the addresses of the subscribers holding either: all data about them goes. */

@@ -71,15 +71,18 @@ export function subscriptionsPlugin(options: SubscriptionsPluginOptions = {}) {
     routes: (context) => subscriptionRoutes(context, context.resolve(SUBSCRIPTIONS_SERVICE)),
     jobs: ({ resolve }) => resolve(SUBSCRIPTIONS_SERVICE).jobHandlers(),
     api: ({ resolve }): SubscriptionsApi => resolve(SUBSCRIPTIONS_SERVICE),
-    async provisionCompany({ resolve }, company) {
+    async provisionCompany({ resolve, publicUrl }, company) {
       const units = resolve(SIGN_UP_UNITS_SERVICE);
       const created = [
         await units.create({ companyId: company.id, type: "MARKETING", language: "en", country: "US" }),
         await units.create({ companyId: company.id, type: "TRANSACTIONAL", language: "en", country: "US" }),
       ];
+      const provisioned = await resolve(SUBSCRIPTIONS_SERVICE).provision(company.id);
       return {
         signUpSources: created.map((unit) => ({ id: unit.id, type: unit.type, language: unit.language, country: unit.country })),
-        ...(await resolve(SUBSCRIPTIONS_SERVICE).provision(company.id)),
+        ...provisioned,
+        // The full URL: under an embedder's mount prefix the path alone is not where the provider must call.
+        inboundWebhookUrl: publicUrl("api", provisioned.inboundWebhookPath),
       };
     },
     deleteSubjectData: ({ resolve }, subject) => resolve(SUBSCRIPTIONS_SERVICE).deleteSubjectData(subject),

@@ -15,18 +15,31 @@ export const companyOption: Readonly<Record<"company", CliOption>> = {
   company: { type: "string", description: "Company id", required: true, placeholder: "ID" },
 };
 
+/** A positional argument (`reachkit catalog upload FILE`): required, its value under its name in the values. */
+export interface CliArgument {
+  name: string;
+  description: string;
+}
+
 export type CliValues = Record<string, string | boolean | string[] | undefined>;
 
 export interface CliContext {
   dataDir: string;
   /** The kit of the data directory, storage ready, jobs not running; closed by the runner afterwards. */
   openKit(): Promise<Reachkit>;
+  /**
+   * Shows how far a long command is (on standard error): redrawn in place on a
+   * terminal, a line per change otherwise. The result still goes to standard output.
+   */
+  progress(text: string): void;
 }
 
 /** What a command returns: the object `--json` prints, and the text printed otherwise. */
 export interface CliResult {
   json: unknown;
   text: string;
+  /** Default 0. A command that ran but whose outcome is a failure (an upload that failed) says 1. */
+  exitCode?: number;
 }
 
 /**
@@ -38,6 +51,7 @@ export interface CliCommand {
   name: string;
   summary: string;
   options?: Readonly<Record<string, CliOption>>;
+  arguments?: readonly CliArgument[];
   run(values: CliValues, context: CliContext): Promise<CliResult>;
 }
 

@@ -1,5 +1,16 @@
-/** `key: value` lines for an object; arrays of objects become indented rows. */
+/** Records keep times as epoch milliseconds in fields named `at` or `...At`; the CLI prints them in ISO 8601. */
+const isTimeField = (key: string, value: unknown): value is number => typeof value === "number" && Number.isFinite(value) && /^at$|At$/.test(key);
+
+/** A command's JSON result with every time field (`createdAt`, `at`...) in ISO 8601, at any depth. */
+export function withIsoTimes(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withIsoTimes);
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, field]) => [key, isTimeField(key, field) ? new Date(field).toISOString() : withIsoTimes(field)]));
+}
+
+/** `key: value` lines for an object (times in ISO 8601); arrays of objects become indented rows. */
 export function formatFields(fields: Record<string, unknown>): string {
+  fields = withIsoTimes(fields) as Record<string, unknown>;
   const width = Math.max(0, ...Object.keys(fields).map((key) => key.length)) + 1;
   const lines: string[] = [];
   for (const [key, value] of Object.entries(fields)) {

@@ -28,6 +28,8 @@ export interface HttpCoreOptions {
   rateLimiter: RateLimiter;
   /** Verifies a bearer token; resolved lazily so kits without authenticated routes need no accounts plugin. */
   authenticate: (token: string) => Promise<Principal | undefined>;
+  /** Told of every answer: the route's pattern (`(no route)` for none), its status, and how long it took. */
+  observe?: (method: string, route: string, status: number, seconds: number) => void;
 }
 
 export interface HandleOptions {
@@ -115,6 +117,7 @@ export class HttpCore {
         : lookup.kind === "method_not_allowed"
           ? new HttpError(405, "method_not_allowed", `${method} is not allowed on ${path}`, [], { allow: lookup.allowed.join(", ") })
           : new HttpError(404, "not_found", `no route for ${method} ${path}`);
+    this.#options.observe?.(method, "(no route)", error.status, 0);
     return this.#errorResponse(traceIdOf(request), error);
   }
 
@@ -154,13 +157,9 @@ export class HttpCore {
     } finally {
       if (--this.#inFlight === 0) this.#drained?.();
     }
-    this.#options.logger.info("request", {
-      traceId,
-      method: request.method,
-      path: route.path,
-      status: response.status,
-      ms: Math.round((performance.now() - started) * 10) / 10,
-    });
+    const seconds = (performance.now() - started) / 1000;
+    this.#options.logger.info("request", { traceId, method: request.method, path: route.path, status: response.status, ms: Math.round(seconds * 10_000) / 10 });
+    this.#options.observe?.(request.method, route.path, response.status, seconds);
     return response;
   }
 

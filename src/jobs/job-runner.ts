@@ -14,7 +14,10 @@ export interface JobContext {
   signal: AbortSignal;
 }
 
-export type JobHandler<P> = (payload: P, context: JobContext) => Promise<void>;
+/** What a job did, in counts and names (an upload's lines, products saved, errors): logged with its outcome. */
+export type JobOutcome = Readonly<Record<string, string | number | boolean>>;
+
+export type JobHandler<P> = (payload: P, context: JobContext) => Promise<void | JobOutcome>;
 
 export interface JobRunnerSettings {
   /** Jobs running at once in this process. */
@@ -233,8 +236,10 @@ export class JobRunner {
         .catch((error: unknown) => logger.warn("lease renewal failed", { error }));
     }, Math.max(1_000, this.settings.leaseMs / 3));
     heartbeat.unref();
+    const started = performance.now();
     try {
-      await handler(job.payload, { job, attempt: job.attempts, logger, signal: this.#abort.signal });
+      const outcome = await handler(job.payload, { job, attempt: job.attempts, logger, signal: this.#abort.signal });
+      logger.info("job done", { ...outcome, ms: Math.round(performance.now() - started) });
       await this.#finish(job, "done", null, logger);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
@@ -262,7 +267,6 @@ export class JobRunner {
   async #finish(job: JobRecord, status: "done" | "dead", error: string | null, logger: Logger): Promise<void> {
     const now = this.clock.now();
     if (status === "dead") logger.error("job is dead", { error });
-    else logger.debug("job done");
     await this.jobs.update(
       job.id,
       { status, activeKey: null, leaseUntil: null, lastError: error ?? job.lastError, updatedAt: now, finishedAt: now },

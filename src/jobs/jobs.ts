@@ -31,6 +31,15 @@ export interface JobListOptions {
   limit?: number;
 }
 
+export interface JobQueueStats {
+  queued: number;
+  due: number;
+  running: number;
+  dead: number;
+  /** Epoch ms; undefined when no job is due. */
+  oldestDueAt?: number;
+}
+
 export interface JobSettings extends JobRunnerSettings {
   maxAttempts: number;
 }
@@ -145,6 +154,23 @@ export class Jobs {
     if (options.companyId) where.companyId = options.companyId;
     const page = await this.#jobs.find({ where, orderBy: [{ field: "id" }], limit: options.limit ?? 1000 });
     return page.items;
+  }
+
+  /**
+   * The queue as the metrics show it: jobs queued (due or later), due now and
+   * waiting, running, dead, and when the oldest due job became due. Each is one
+   * indexed query (status, runAt).
+   */
+  async queueStats(): Promise<JobQueueStats> {
+    const now = this.clock.now();
+    const [queued, due, running, dead, oldestDue] = await Promise.all([
+      this.#jobs.count({ status: "queued" }),
+      this.#jobs.count({ status: "queued", runAt: { lte: now } }),
+      this.#jobs.count({ status: "running" }),
+      this.#jobs.count({ status: "dead" }),
+      this.#jobs.find({ where: { status: "queued", runAt: { lte: now } }, orderBy: [{ field: "runAt" }], limit: 1 }),
+    ]);
+    return { queued, due, running, dead, oldestDueAt: oldestDue.items[0]?.runAt };
   }
 
   /** Puts a dead or cancelled job back in the queue, due now, with a fresh attempt budget. */

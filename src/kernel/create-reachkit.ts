@@ -14,6 +14,7 @@ import { outboxCollection } from "../messaging/outbox-record.ts";
 import { apiReferenceRoutes } from "../openapi/api-reference.ts";
 import { openApiDocument } from "../openapi/openapi-document.ts";
 import { Outbox, OUTBOX, OUTBOX_SEND_JOB } from "../messaging/outbox.ts";
+import { Metrics, METRICS } from "../metrics/metrics.ts";
 import { CLOCK, type Clock } from "../ports/clock.ts";
 import { LOGGER, type Logger } from "../ports/logger.ts";
 import { OBJECT_STORAGE, type ObjectStorage } from "../ports/object-storage.ts";
@@ -24,7 +25,7 @@ import { resolveConfig, type ReachkitConfig, type ReachkitConfigInput } from "./
 import { createContainer } from "./container.ts";
 import { runMigrations, migrationsCollection } from "./migrations.ts";
 import { MissingDependencyError, type DataSubject, type PluginApis, type PluginContext, type ReachkitPlugin } from "./plugin.ts";
-import type { ProvisionedCompany, Reachkit, StartOptions } from "./reachkit.ts";
+import type { KitStatus, ProvisionedCompany, Reachkit, StartOptions } from "./reachkit.ts";
 import { systemClock } from "./system-clock.ts";
 import { describeToken, defineToken, type Token } from "./token.ts";
 
@@ -72,7 +73,10 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
   if (options.objectStorage) container.bind(OBJECT_STORAGE, { useValue: options.objectStorage });
   const events = new EventBus(logger);
   container.bind(EVENTS, { useValue: events });
+  const metrics = new Metrics();
+  container.bind(METRICS, { useValue: metrics });
   const jobs = new Jobs(options.storage, clock, options.scheduler, logger.child({ component: "jobs" }), config.jobs);
+  metrics.watchJobQueue(() => jobs.queueStats(), clock);
   container.bind(JOBS, { useValue: jobs });
   const outbox = new Outbox(
     options.storage,
@@ -83,6 +87,7 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
     logger.child({ component: "outbox" }),
     config.messaging,
     events,
+    (status) => metrics.countMessage(status),
   );
   container.bind(OUTBOX, { useValue: outbox });
   jobs.register(OUTBOX_SEND_JOB, (payload: { messageId: string }, context) => outbox.deliver(payload, context));
@@ -145,10 +150,11 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
     logger: logger.child({ component: "http" }),
     rateLimiter: new RateLimiter(clock, config.rateLimits),
     authenticate: (token) => (accounts ??= container.resolve(ACCOUNTS)).authenticate(token),
+    observe: (method, route, status, seconds) => metrics.observeRequest(method, route, status, seconds),
   });
   const commands: CliCommand[] = cliCommands(plugins);
 
-  let state: "created" | "starting" | "started" | "stopping" | "stopped" = "created";
+  let state: KitStatus = "created";
   const collections: CollectionSpec[] = [jobsCollection, migrationsCollection, outboxCollection, ...plugins.flatMap((plugin) => plugin.collections ?? [])];
 
   const kit: Reachkit = {
@@ -161,8 +167,12 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
     jobs,
     outbox,
     http,
+    metrics,
     plugins,
     commands,
+    get status() {
+      return state;
+    },
     plugin<N extends keyof PluginApis>(name: N): PluginApis[N] {
       if (!apis.has(name)) throw new Error(`no plugin named "${String(name)}" with an in-process API is installed`);
       return apis.get(name) as PluginApis[N];

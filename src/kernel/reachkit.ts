@@ -7,6 +7,7 @@ import type { InjectRequest, InjectResponse } from "../http/inject.ts";
 import type { HostGroup } from "../http/route.ts";
 import type { Jobs } from "../jobs/jobs.ts";
 import type { Outbox } from "../messaging/outbox.ts";
+import type { Metrics } from "../metrics/metrics.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { Logger } from "../ports/logger.ts";
 import type { Storage } from "../ports/storage.ts";
@@ -34,6 +35,9 @@ export interface ProvisionedCompany {
   output: Record<string, unknown>;
 }
 
+/** Where a kit is in its life: it serves requests and runs jobs only while `started`. */
+export type KitStatus = "created" | "starting" | "started" | "stopping" | "stopped";
+
 /** One running instance of reachkit: its container, routes, jobs and lifecycle. */
 export interface Reachkit {
   readonly container: ContainerFacade;
@@ -46,6 +50,9 @@ export interface Reachkit {
   /** Every outbound SMS goes through it. */
   readonly outbox: Outbox;
   readonly http: HttpCore;
+  /** Requests, messages, the job queue and the plugins' own counts, in the Prometheus text format (`await kit.metrics.text()`). */
+  readonly metrics: Metrics;
+  readonly status: KitStatus;
   readonly plugins: readonly ReachkitPlugin[];
   /** Every CLI command of the core and the plugins. */
   readonly commands: readonly CliCommand[];

@@ -3,14 +3,14 @@ import type { Accounts } from "../auth/accounts.ts";
 import type { EventBus } from "../events/event-bus.ts";
 import { sortableId } from "../kernel/ids.ts";
 import { defineToken } from "../kernel/token.ts";
-import type { JobContext } from "../jobs/job-runner.ts";
+import type { JobContext, JobOutcome } from "../jobs/job-runner.ts";
 import type { Jobs } from "../jobs/jobs.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { Logger } from "../ports/logger.ts";
 import { SmsSendError, type SmsSender } from "../ports/sms-sender.ts";
 import type { Collection, Patch, Storage, Where } from "../ports/storage.ts";
 import { nextDeliveryStatus, type DeliveryReceipt, type DeliveryStatus, type ReportedStatus } from "./delivery-status.ts";
-import { OUTBOX_COLLECTION, type OutboxMessage } from "./outbox-record.ts";
+import { OUTBOX_COLLECTION, type OutboxMessage, type OutboxStatus } from "./outbox-record.ts";
 
 export interface MessagingSettings {
   /** Messages per second per sender number. `Infinity` lifts the limit. */
@@ -98,6 +98,8 @@ export class Outbox {
     private readonly logger: Logger,
     private readonly settings: MessagingSettings,
     private readonly events: EventBus,
+    /** Told each time a message reaches a status (the metrics count them). */
+    private readonly reached: (status: OutboxStatus) => void = () => undefined,
   ) {
     this.#messages = storage.collection(OUTBOX_COLLECTION);
   }
@@ -124,7 +126,8 @@ export class Outbox {
 
   async #record(message: OutboundMessage, runAt?: number): Promise<OutboxMessage> {
     const now = this.clock.now();
-    return this.storage.transaction(async () => {
+    let stored: "queued" | "suppressed" | undefined;
+    const result = await this.storage.transaction(async () => {
       if (message.idempotencyKey !== undefined) {
         const existing = await this.#messages.findOne({ companyId: message.companyId, idempotencyKey: message.idempotencyKey });
         if (existing) return existing;
@@ -147,12 +150,17 @@ export class Outbox {
         updatedAt: now,
       };
       if (message.suppressDuplicates && (await this.#isDuplicate(record))) {
+        stored = "suppressed";
         return this.#messages.insert({ ...record, status: "suppressed", reason: "duplicate: the same message went to this number recently" });
       }
       await this.#messages.insert(record);
       await this.jobs.enqueue({ type: OUTBOX_SEND_JOB, payload: { messageId: id }, key: `outbox:${id}`, companyId: message.companyId, runAt });
+      stored = "queued";
       return record;
     });
+    // Counted once committed: the caller's transaction, when there is one, is not known here.
+    if (stored) this.reached(stored);
+    return result;
   }
 
   async get(id: string): Promise<OutboxMessage | undefined> {
@@ -176,11 +184,11 @@ export class Outbox {
   }
 
   /** The job handler that delivers one message. */
-  deliver(payload: { messageId: string }, context: JobContext): Promise<void> {
+  deliver(payload: { messageId: string }, context: JobContext): Promise<JobOutcome | undefined> {
     return this.#inTurn(payload.messageId, { final: context.attempt >= context.job.maxAttempts, logger: context.logger });
   }
 
-  async #inTurn(messageId: string, attempt: Attempt): Promise<void> {
+  async #inTurn(messageId: string, attempt: Attempt): Promise<JobOutcome | undefined> {
     // Deliveries hand their texts to the senders' queues in the order they started, which is the order
     // their jobs were claimed (due time, then creation): a booking confirmation queued before a
     // cancellation is sent before it, even when the storage's round trips finish out of order.
@@ -196,7 +204,7 @@ export class Outbox {
     }
   }
 
-  async #deliver(messageId: string, attempt: Attempt, turn: { previous: Promise<void>; handedOff: () => void }): Promise<void> {
+  async #deliver(messageId: string, attempt: Attempt, turn: { previous: Promise<void>; handedOff: () => void }): Promise<JobOutcome | undefined> {
     const message = await this.#messages.get(messageId);
     if (!message || message.status !== "queued") return; // already handled by an earlier run, or by a receipt
     const sender = this.sms();
@@ -219,6 +227,7 @@ export class Outbox {
       turn.handedOff();
       const sent = await sending;
       await this.#move(message, { status: "sent", providerMessageId: sent?.providerMessageId });
+      return { messageId: message.id, status: "sent" };
     } catch (error) {
       const failure = error instanceof SmsSendError ? error : undefined;
       const reason = error instanceof Error ? error.message : String(error);
@@ -262,9 +271,10 @@ export class Outbox {
     });
   }
 
-  async #fail(message: OutboxMessage, change: StatusChange): Promise<void> {
+  async #fail(message: OutboxMessage, change: StatusChange): Promise<JobOutcome> {
     this.logger.warn("message not sent", { messageId: message.id, companyId: message.companyId, reason: change.reason, errorCode: change.errorCode });
     await this.#move(message, change);
+    return { messageId: message.id, status: "failed" };
   }
 
   /**
@@ -286,7 +296,10 @@ export class Outbox {
       if (current.sentAt === undefined && status !== "failed") patch.sentAt = now;
       if (status === "delivered") patch.deliveredAt = now;
       const moved = await this.#messages.update(current.id, patch, { where: { status: current.status } });
-      if (moved) return this.#announce(current, moved, change);
+      if (moved) {
+        this.reached(status);
+        return this.#announce(current, moved, change);
+      }
       current = await this.#messages.get(current.id);
     }
   }

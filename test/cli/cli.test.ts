@@ -12,7 +12,7 @@ describe("reachkit CLI", () => {
     const dataDir = newDataDir();
     const first = await cli(dataDir, "init", "--company", "Acme Shoes", "--json");
     assert.equal(first.code, 0, first.stderr);
-    assert.deepEqual(Object.keys(first.json).sort(), ["apiKey", "companyId", "companyName", "inboundWebhookPath", "legacyToken", "senderNumber", "signUpSources"]);
+    assert.deepEqual(Object.keys(first.json).sort(), ["apiKey", "companyId", "companyName", "inboundWebhookPath", "inboundWebhookUrl", "legacyToken", "senderNumber", "signUpSources"]);
     assert.equal(first.json.companyName, "Acme Shoes");
     assert.deepEqual(
       first.json.signUpSources.map((s: Json) => [s.type, s.language, s.country]),
@@ -107,7 +107,7 @@ describe("reachkit CLI", () => {
 
   it("runs as the reachkit bin", async () => {
     const dataDir = newDataDir();
-    const { stdout } = await promisify(execFile)(process.execPath, ["server/bin.js", "init", "--data-dir", dataDir, "--json"], {
+    const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "server/cli.ts", "init", "--data-dir", dataDir, "--json"], {
       env: { ...process.env, REACHKIT_SECRET: TEST_SECRET },
     });
     const output = JSON.parse(stdout);

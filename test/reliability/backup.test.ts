@@ -15,7 +15,7 @@ const run = promisify(execFile);
 /** The `reachkit` command, as an operator runs it beside the server (a process of its own). */
 async function reachkitBin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ["server/bin.js", ...args]);
+    const { stdout, stderr } = await run(process.execPath, ["--import", "tsx", "server/cli.ts", ...args]);
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };

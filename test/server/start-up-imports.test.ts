@@ -26,6 +26,12 @@ function packagesLoadedBy(entry: string): Set<string> {
 }
 
 describe("what the self-hosted server loads at start-up", () => {
+  it("leaves jose until the first id_token, and takes only the prom-client modules the kit uses", () => {
+    const packages = packagesLoadedBy("server/server-kit.ts");
+    assert.equal(packages.has("jose"), false, "about 40 ms of CPU at every start and CLI call");
+    assert.equal(packages.has("prom-client"), false, "its index loads the OpenTelemetry API and the push gateway too");
+  });
+
   it("leaves libphonenumber-js (about 9 MB) until the first phone number is read", () => {
     const packages = packagesLoadedBy("server/server-kit.ts");
     assert.ok(packages.has("better-sqlite3") && packages.has("valibot"), [...packages].join(", "));

@@ -6,14 +6,26 @@ import { temporaryDirectory } from "./temp-dir.ts";
 export const newDataDir = () => temporaryDirectory("cli");
 
 /** The self-hosted kit of a data directory, started without its job runner. */
-export async function openServerKit(dataDir: string): Promise<Reachkit> {
-  const kit = createServerKit({ dataDir, publicUrl: "http://localhost:3000", secret: TEST_SECRET, logger: silentLogger() });
+export async function openServerKit(dataDir: string, publicUrl = "http://localhost:3000"): Promise<Reachkit> {
+  const kit = createServerKit({ dataDir, publicUrl, secret: TEST_SECRET, logger: silentLogger() });
   await kit.start({ runJobs: false });
   return kit;
 }
 
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  json: Json;
+}
+
 /** Runs `reachkit <args> --data-dir <dataDir>` in process; `json` is stdout parsed when it is JSON. */
-export async function cli(dataDir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string; json: Json }> {
+export function cli(dataDir: string, ...args: string[]): Promise<CliRun> {
+  return cliAt("http://localhost:3000", dataDir, ...args);
+}
+
+/** `cli` with the server's public URL (REACHKIT_PUBLIC_URL) set to `publicUrl`. */
+export async function cliAt(publicUrl: string, dataDir: string, ...args: string[]): Promise<CliRun> {
   let stdout = "";
   let stderr = "";
   const code = await runCli([...args, "--data-dir", dataDir], {
@@ -21,7 +33,7 @@ export async function cli(dataDir: string, ...args: string[]): Promise<{ code: n
     defaultDataDir: dataDir,
     stdout: (text) => void (stdout += text),
     stderr: (text) => void (stderr += text),
-    openKit: openServerKit,
+    openKit: (directory) => openServerKit(directory, publicUrl),
   });
   let json: Json;
   try {

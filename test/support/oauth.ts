@@ -130,7 +130,8 @@ export class InstallClient {
   async decide(installUrl: string, decision: "authorize" | "cancel"): Promise<{ response: InjectResponse; location: URL }> {
     const page = await this.get(installUrl);
     const response = await this.post("/integrations/oauth-install", { ...hiddenFields(page.body), decision });
-    return { response, location: new URL(response.headers.location ?? "about:blank") };
+    // The install page's own redirects are paths, resolved against the page as a browser does.
+    return { response, location: new URL(response.headers.location ?? "about:blank", "http://localhost:3000/integrations/oauth-install") };
   }
 }
 

@@ -34,6 +34,16 @@ export function shopExampleSmokeTest(framework: string, start: (config: ServerCo
         assert.equal(refused.status, 401);
         assert.equal(((await refused.json()) as { error: { code: string } }).error.code, "unauthorized");
         assert.equal((await fetch(`${running.url}/v1/me`, { headers: { authorization: `Bearer ${apiKey}` } })).status, 404);
+
+        // The webhook URL printed at first start is where the provider must call: under the mount prefix.
+        const webhookUrl = /inboundWebhookUrl:\s+(\S+)/.exec(printed)?.[1] ?? "";
+        assert.match(webhookUrl, /^http:\/\/localhost:\d+\/reachkit\/sms\/inbound\/[\w-]+$/, printed);
+        const inbound = await fetch(`${running.url}${new URL(webhookUrl).pathname}`, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({ From: "+19148440001", To: /senderNumber:\s+(\S+)/.exec(printed)![1]!, Body: "HELP" }).toString(),
+        });
+        assert.equal(inbound.status, 200, await inbound.clone().text());
       } finally {
         await running.close();
       }

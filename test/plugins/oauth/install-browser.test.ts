@@ -136,6 +136,23 @@ describe("OAuth install in Chromium", () => {
     await fresh.close();
   });
 
+  it("installs when the page is opened on another origin than the public URL (its forms post to paths of the page's own origin)", async () => {
+    const publicInstallUrl = client.installUrl;
+    // The kit's public URL names 127.0.0.1; the browser reaches the same server as localhost.
+    client.installUrl = (state) => publicInstallUrl(state).replace("//127.0.0.1:", "//localhost:");
+    const page = await chromium.context.newPage();
+    try {
+      await reachConsent(page);
+      assert.equal(new URL(page.url()).hostname, "localhost");
+      await page.getByRole("button", { name: "Authorize" }).click();
+      await page.getByRole("heading", { name: "Installed" }).waitFor();
+      assert.equal(client.visits[0]!.me!.status, 200);
+    } finally {
+      client.installUrl = publicInstallUrl;
+      await page.close();
+    }
+  });
+
   it("Cancel sends the browser back with error=access_denied and the client's state", async () => {
     const page = await chromium.context.newPage();
     await reachConsent(page);
