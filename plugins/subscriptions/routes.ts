@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { HttpError, invalidFields, unauthorized } from "../../src/http/errors.ts";
+import { forbidden, HttpError, invalidFields, unauthorized } from "../../src/http/errors.ts";
 import { defineRoute, formBody, jsonBodyCheckedBy, reply, type AnyRoute } from "../../src/http/route.ts";
 import type { PluginContext } from "../../src/kernel/plugin.ts";
 import { SMS_SENDER } from "../../src/ports/sms-sender.ts";
@@ -97,6 +97,7 @@ export function subscriptionRoutes(context: PluginContext, service: Subscription
           const signed = sender?.verifyInbound?.({ url: context.publicUrl("api", requestPath), headers, params: body }) === true;
           const companyId = await service.senderNumbers.companyOf(normalizeSenderNumber(to));
           if (!signed && (companyId === undefined || params.token === undefined || !service.senderNumbers.verifyToken(companyId, params.token))) {
+            if (sender?.verifyInbound) throw forbidden("the provider signature does not match this request");
             throw unauthorized("the webhook needs a valid provider signature or the company's secret path");
           }
           if (companyId === undefined) throw new HttpError(404, "not_found", "no company has this sender number");

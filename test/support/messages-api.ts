@@ -105,7 +105,7 @@ export class MessagesApi {
   /** The form of a subscriber's text and its X-Twilio-Signature for a webhook URL. */
   inboundWebhookRequest(url: string, text: { from: string; to: string; body: string }) {
     const params = this.inboundParams(text);
-    return { url, headers: { "x-twilio-signature": twilio.getExpectedTwilioSignature(this.authToken, url, params) }, params };
+    return { url, headers: { "x-twilio-signature": this.sign(url, params) }, params };
   }
 
   inboundParams(text: { from: string; to: string; body: string }): Record<string, string> {
@@ -120,8 +120,13 @@ export class MessagesApi {
     };
   }
 
+  /** The X-Twilio-Signature Twilio computes for a form posted to a URL. */
+  sign(url: string, params: Record<string, string>): string {
+    return twilio.getExpectedTwilioSignature(this.authToken, url, params);
+  }
+
   /** Posts a form with the X-Twilio-Signature Twilio would compute for it (or the signature given). */
-  async postSigned(url: string, params: Record<string, string>, signature = twilio.getExpectedTwilioSignature(this.authToken, url, params)): Promise<{ status: number; json: unknown }> {
+  async postSigned(url: string, params: Record<string, string>, signature = this.sign(url, params)): Promise<{ status: number; json: unknown }> {
     const response = await fetch(url, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": signature },

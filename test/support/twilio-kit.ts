@@ -22,7 +22,7 @@ export interface ServedTwilioKit<K extends Reachkit> {
  */
 export async function servedTwilioKit<K extends Reachkit>(
   api: MessagesApi,
-  makeKit: (sender: SmsSender) => K,
+  makeKit: (sender: SmsSender, publicUrl: string) => K,
   options: Partial<TwilioSmsOptions> = {},
 ): Promise<ServedTwilioKit<K>> {
   let handler: NodeHandler | undefined;
@@ -32,7 +32,7 @@ export async function servedTwilioKit<K extends Reachkit>(
   const publicUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const settings: TwilioSmsOptions = { accountSid: api.accountSid, authToken: api.authToken, publicUrl, apiUrl: api.url, ...options };
   const sender = twilioSms(settings);
-  const kit = makeKit(sender);
+  const kit = makeKit(sender, publicUrl);
   await kit.start();
   handler = nodeHandler(kit);
   return {
