@@ -39,6 +39,8 @@ export class MessagesApi {
   readonly #refusedNumbers = new Map<string, ApiFailure>();
   #server: Server | undefined;
   #url = "";
+  /** How long each create takes before its answer (the message is taken at once): a client killed meanwhile never learns it was sent. */
+  answerDelayMs = 0;
 
   constructor(
     readonly accountSid = TEST_ACCOUNT_SID,
@@ -173,6 +175,7 @@ export class MessagesApi {
     this.messages.push(message);
     // Taken, but the answer is lost: the client cannot tell whether it was sent.
     if (failure === "drop") return void response.socket?.destroy();
+    if (this.answerDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.answerDelayMs));
     send(response, 201, this.#resource(message));
   }
 
