@@ -4,19 +4,17 @@ import { fileSms } from "../adapters/sms/file/index.ts";
 import { twilioSms } from "../adapters/sms/twilio/index.ts";
 import type { SmsSender } from "../src/index.ts";
 
-/** Where the server's texts go (REACHKIT_SMS): printed, appended to a file, Twilio, or an SMPP gateway. */
+/** Where the server's texts go (REACHKIT_SMS): printed, appended to a file, or Twilio. */
 export type SmsProvider =
   | { kind: "console" }
   | { kind: "file"; path: string }
-  | { kind: "twilio"; accountSid: string; authToken: string; apiUrl?: string }
-  | { kind: "smpp"; url: string };
+  | { kind: "twilio"; accountSid: string; authToken: string; apiUrl?: string };
 
 /**
  * REACHKIT_SMS: unset or `console` prints texts (or appends them to
  * REACHKIT_SMS_LOG when it is set, as `file` does); `twilio` sends with
  * TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN (REACHKIT_TWILIO_API_URL for a
- * Twilio-compatible API); `smpp://system_id:password@host:port` binds to an
- * SMPP gateway.
+ * Twilio-compatible API).
  */
 export function smsProviderFromEnv(env: NodeJS.ProcessEnv): SmsProvider {
   const choice = env.REACHKIT_SMS || "console";
@@ -35,12 +33,7 @@ export function smsProviderFromEnv(env: NodeJS.ProcessEnv): SmsProvider {
     if (apiUrl !== undefined && !isHttpUrl(apiUrl)) throw new Error(`REACHKIT_TWILIO_API_URL must be an http or https URL, got "${apiUrl}"`);
     return { kind: "twilio", accountSid, authToken, ...(apiUrl !== undefined ? { apiUrl } : {}) };
   }
-  if (choice.startsWith("smpp://")) {
-    const url = parseUrl(choice);
-    if (!url?.hostname || !url.username) throw new Error("REACHKIT_SMS must be smpp://system_id:password@host:port for an SMPP gateway");
-    return { kind: "smpp", url: choice };
-  }
-  throw new Error(`REACHKIT_SMS must be console, file, twilio or smpp://system_id:password@host:port, got "${choice}"`);
+  throw new Error(`REACHKIT_SMS must be console, file or twilio, got "${choice}"`);
 }
 
 /** The adapter of a provider; `publicUrl` is where Twilio's status callbacks reach the server. */
@@ -52,8 +45,6 @@ export function smsSenderOf(provider: SmsProvider, publicUrl: string): SmsSender
       return fileSms({ path: provider.path });
     case "twilio":
       return twilioSms({ accountSid: provider.accountSid, authToken: provider.authToken, publicUrl, ...(provider.apiUrl !== undefined ? { apiUrl: provider.apiUrl } : {}) });
-    case "smpp":
-      throw new Error("the SMPP adapter is not in this build");
   }
 }
 
