@@ -7,13 +7,17 @@ import { manualScheduler } from "../../adapters/scheduler/manual/index.ts";
 import { consoleSms } from "../../adapters/sms/console/index.ts";
 import { fileSms } from "../../adapters/sms/file/index.ts";
 import { memorySms } from "../../adapters/sms/memory/index.ts";
+import { smppSms } from "../../adapters/sms/smpp/index.ts";
 import { memoryStorage } from "../../adapters/storage/memory/index.ts";
-import { createReachkit, SmsSendError, silentLogger } from "../../src/index.ts";
+import { createReachkit, SmsSendError, silentLogger, type SmsSender } from "../../src/index.ts";
 import { smsSenderConformance, type RefusalKind } from "../../src/testkit/index.ts";
 import { MessagesApi, type ApiFailure } from "../support/messages-api.ts";
+import { SmscServer } from "../support/smpp-server.ts";
 import { temporaryDirectory } from "../support/temp-dir.ts";
 import { TEST_SECRET } from "../support/test-kit.ts";
 import { servedTwilioKit } from "../support/twilio-kit.ts";
+
+const ALL_REFUSALS: readonly RefusalKind[] = ["invalid_number", "opted_out", "rate_limited", "unavailable"];
 
 smsSenderConformance(
   "memory",
@@ -29,7 +33,7 @@ smsSenderConformance(
       deliverInbound: (text) => sender.deliverInbound(text),
     };
   },
-  { mms: true, findsEarlierSends: true, refusals: true, receipts: true, inbound: "push" },
+  { mms: true, findsEarlierSends: true, refusals: ALL_REFUSALS, receipts: true, inbound: "push" },
 );
 
 smsSenderConformance(
@@ -39,7 +43,7 @@ smsSenderConformance(
     const write = (line: string) => void lines.push(line);
     return { sender: consoleSms({ write }), deliveredCount: () => lines.length, reopen: () => consoleSms({ write }) };
   },
-  { mms: true, findsEarlierSends: false, refusals: false, receipts: false, inbound: "none" },
+  { mms: true, findsEarlierSends: false, refusals: [], receipts: false, inbound: "none" },
 );
 
 const sentLines = (path: string) => readFileSync(path, "utf8").split("\n").filter((line) => line !== "");
@@ -50,7 +54,7 @@ smsSenderConformance(
     const path = join(temporaryDirectory("file-sms"), "sent.jsonl");
     return { sender: fileSms({ path }), deliveredCount: () => sentLines(path).length, reopen: () => fileSms({ path }) };
   },
-  { mms: true, findsEarlierSends: true, refusals: false, receipts: false, inbound: "none" },
+  { mms: true, findsEarlierSends: true, refusals: [], receipts: false, inbound: "none" },
 );
 
 /** Twilio's answers for each refusal: its HTTP status and error code. */
@@ -84,7 +88,7 @@ smsSenderConformance(
       },
     };
   },
-  { mms: true, findsEarlierSends: true, refusals: true, receipts: true, inbound: "webhook" },
+  { mms: true, findsEarlierSends: true, refusals: ALL_REFUSALS, receipts: true, inbound: "webhook" },
 );
 
 it("file SMS: a key sent by an earlier process is not sent again; a line cut short by a crash does not count", async () => {
@@ -99,3 +103,39 @@ it("file SMS: a key sent by an earlier process is not sent again; a line cut sho
   assert.equal(lines.length, 3, "the first, the cut line, and the resent one");
   assert.equal(JSON.parse(lines[2]!).sms.idempotencyKey, "cut");
 });
+
+/** The SMSC's command_status for each refusal SMPP has. */
+const SMPP_REFUSALS: Readonly<Partial<Record<RefusalKind, number>>> = { invalid_number: 0x0b, rate_limited: 0x58, unavailable: 0x08 };
+
+smsSenderConformance(
+  "smpp (against a local SMSC)",
+  async () => {
+    const smsc = await new SmscServer().start();
+    const opened: SmsSender[] = [];
+    const open = () => {
+      const sender = smppSms({ url: smsc.url });
+      opened.push(sender);
+      return sender;
+    };
+    const sender = open();
+    await sender.start!();
+    return {
+      sender,
+      deliveredCount: () => smsc.submitted.length,
+      reopen: open,
+      refuseNext: (kind) => smsc.refuseNext(SMPP_REFUSALS[kind]!),
+      async reportStatus(id, status, errorCode) {
+        const stat = { delivered: "DELIVRD", undelivered: "UNDELIV", failed: "REJECTD" }[status];
+        assert.equal(await smsc.deliverReceipt(id, stat, errorCode), 0);
+      },
+      async deliverInbound(text) {
+        assert.equal(await smsc.deliverText(text.from, text.to, text.body), 0);
+      },
+      async close() {
+        for (const each of opened) await each.stop?.();
+        await smsc.close();
+      },
+    };
+  },
+  { mms: false, findsEarlierSends: false, refusals: ["invalid_number", "rate_limited", "unavailable"], receipts: true, inbound: "push" },
+);
