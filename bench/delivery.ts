@@ -170,14 +170,12 @@ async function heldRate(apiUrl: string): Promise<Record<string, unknown>> {
   const first = sentAt[0]!;
   const inWindow = sentAt.filter((at) => at - first < RATE_WINDOW_S * 1000);
   const perSecond = inWindow.length / RATE_WINDOW_S;
-  const busiestSecond = Math.max(...Array.from({ length: RATE_WINDOW_S }, (_, second) => inWindow.filter((at) => Math.floor((at - first) / 1000) === second).length));
   return {
     limit: RATE_LIMIT,
     windowSeconds: RATE_WINDOW_S,
     sent: inWindow.length,
     perSecond: Number(perSecond.toFixed(2)),
     deviation: Number((perSecond / RATE_LIMIT - 1).toFixed(4)),
-    busiestSecond,
     target: "within ±5%",
     load: { before: loadBefore, after: load() },
   };

@@ -1,20 +1,23 @@
 import { resolve } from "node:path";
 import { consoleSms } from "../adapters/sms/console/index.ts";
 import { fileSms } from "../adapters/sms/file/index.ts";
+import { smppSms } from "../adapters/sms/smpp/index.ts";
 import { twilioSms } from "../adapters/sms/twilio/index.ts";
 import type { SmsSender } from "../src/index.ts";
 
-/** Where the server's texts go (REACHKIT_SMS): printed, appended to a file, or Twilio. */
+/** Where the server's texts go (REACHKIT_SMS): printed, appended to a file, Twilio, or an SMPP gateway. */
 export type SmsProvider =
   | { kind: "console" }
   | { kind: "file"; path: string }
-  | { kind: "twilio"; accountSid: string; authToken: string; apiUrl?: string };
+  | { kind: "twilio"; accountSid: string; authToken: string; apiUrl?: string }
+  | { kind: "smpp"; url: string };
 
 /**
  * REACHKIT_SMS: unset or `console` prints texts (or appends them to
  * REACHKIT_SMS_LOG when it is set, as `file` does); `twilio` sends with
  * TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN (REACHKIT_TWILIO_API_URL for a
- * Twilio-compatible API).
+ * Twilio-compatible API); `smpp://system_id:password@host:port` binds to an
+ * SMPP gateway (Kannel, Jasmin, an aggregator's SMSC).
  */
 export function smsProviderFromEnv(env: NodeJS.ProcessEnv): SmsProvider {
   const choice = env.REACHKIT_SMS || "console";
@@ -33,7 +36,14 @@ export function smsProviderFromEnv(env: NodeJS.ProcessEnv): SmsProvider {
     if (apiUrl !== undefined && !isHttpUrl(apiUrl)) throw new Error(`REACHKIT_TWILIO_API_URL must be an http or https URL, got "${apiUrl}"`);
     return { kind: "twilio", accountSid, authToken, ...(apiUrl !== undefined ? { apiUrl } : {}) };
   }
-  throw new Error(`REACHKIT_SMS must be console, file or twilio, got "${choice}"`);
+  if (choice.startsWith("smpp://")) {
+    const url = parseUrl(choice);
+    if (!url?.hostname || !url.username || (url.port !== "" && !(Number(url.port) > 0))) {
+      throw new Error("REACHKIT_SMS must be smpp://system_id:password@host:port for an SMPP gateway");
+    }
+    return { kind: "smpp", url: choice };
+  }
+  throw new Error(`REACHKIT_SMS must be console, file, twilio or smpp://system_id:password@host:port, got "${choice}"`);
 }
 
 /** The adapter of a provider; `publicUrl` is where Twilio's status callbacks reach the server. */
@@ -45,6 +55,8 @@ export function smsSenderOf(provider: SmsProvider, publicUrl: string): SmsSender
       return fileSms({ path: provider.path });
     case "twilio":
       return twilioSms({ accountSid: provider.accountSid, authToken: provider.authToken, publicUrl, ...(provider.apiUrl !== undefined ? { apiUrl: provider.apiUrl } : {}) });
+    case "smpp":
+      return smppSms({ url: provider.url });
   }
 }
 

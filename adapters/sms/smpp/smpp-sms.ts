@@ -87,19 +87,23 @@ export function smppSms(options: SmppSmsOptions): SmsSender {
     if (map.size > REMEMBERED_KEYS) map.delete(map.keys().next().value as K);
   };
 
-  /** A request answered within the timeout, or undefined (the connection is then dropped: the bind is broken). */
-  function answer(current: SmppSession, request: (callback: (pdu: SmppPdu) => void) => boolean): Promise<SmppPdu | undefined> {
+  /**
+   * A request's answer within the timeout; `unanswered` when it left and no
+   * answer came (the connection is then dropped: the bind is broken), `unsent`
+   * when the connection could not take it.
+   */
+  function answer(current: SmppSession, request: (callback: (pdu: SmppPdu) => void) => boolean): Promise<SmppPdu | "unanswered" | "unsent"> {
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
-        resolve(undefined);
+        resolve("unanswered");
         current.destroy();
       }, responseTimeoutMs);
-      const settle = (pdu: SmppPdu | undefined) => {
+      const settle = (outcome: SmppPdu | "unanswered" | "unsent") => {
         clearTimeout(timer);
-        resolve(pdu);
+        resolve(outcome);
       };
-      current.on("close", () => settle(undefined));
-      if (!request(settle)) settle(undefined);
+      current.on("close", () => settle("unanswered"));
+      if (!request(settle)) settle("unsent");
     });
   }
 
@@ -112,11 +116,11 @@ export function smppSms(options: SmppSmsOptions): SmsSender {
       current.on("connect", async () => {
         clearTimeout(connecting);
         const response = await answer(current, (callback) => current.bind_transceiver(credentials, callback));
-        if (response?.command_status === 0) {
+        if (typeof response === "object" && response.command_status === 0) {
           reconnectDelay = reconnect.first;
           resolve(current);
         } else {
-          reject(new SmsSendError("unavailable", `the SMSC refused the bind (command_status ${response?.command_status ?? "none"})`));
+          reject(new SmsSendError("unavailable", `the SMSC refused the bind (${typeof response === "object" ? `command_status ${response.command_status}` : "no answer"})`));
           current.destroy();
         }
       });
@@ -204,7 +208,8 @@ export function smppSms(options: SmppSmsOptions): SmsSender {
         callback,
       ),
     );
-    if (!response) throw new SmsSendError("unavailable", "the SMSC did not answer the submit_sm", { mayHaveSent: true });
+    if (response === "unsent") throw new SmsSendError("unavailable", "the connection to the SMSC broke before the submit_sm left");
+    if (response === "unanswered") throw new SmsSendError("unavailable", "the SMSC did not answer the submit_sm", { mayHaveSent: true });
     const status = response.command_status;
     if (status === 0 && response.message_id) return { providerMessageId: response.message_id };
     const code = `0x${status.toString(16).padStart(8, "0")}`;
