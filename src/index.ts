@@ -8,7 +8,17 @@
  */
 import "reflect-metadata";
 
-export { createReachkit, CONFIG, EVENTS, type ReachkitOptions } from "./kernel/create-reachkit.ts";
+export {
+  createReachkit,
+  CONFIG,
+  EVENTS,
+  SECRET,
+  PUBLIC_URL,
+  DELETE_SUBJECT_DATA,
+  type ReachkitOptions,
+  type PublicUrl,
+  type DeleteSubjectData,
+} from "./kernel/create-reachkit.ts";
 export type { Reachkit, KitStatus, StartOptions, ProvisionedCompany } from "./kernel/reachkit.ts";
 export { Metrics, METRICS } from "./metrics/metrics.ts";
 export {
@@ -25,6 +35,7 @@ export { inject, injectable } from "./kernel/di.ts";
 export { DuplicateBindingError, type ContainerFacade, type Binding, type BindOptions, type InjectableClass } from "./kernel/container.ts";
 export { resolveConfig, DEFAULT_BODY_LIMIT_BYTES, type ReachkitConfig, type ReachkitConfigInput } from "./kernel/config.ts";
 export { systemClock } from "./kernel/system-clock.ts";
+export { sortableId } from "./kernel/ids.ts";
 
 export * from "./ports/index.ts";
 
@@ -58,6 +69,7 @@ export { neutralFromFetch, fetchResponse, pathAndQuery, type FetchRequestInfo } 
 export type { NeutralRequest, NeutralResponse, RequestBody } from "./http/neutral.ts";
 export type { InjectRequest, InjectResponse } from "./http/inject.ts";
 export { parseOrThrow, plainObject, issuesToDetails, queryToObject, singleQueryParam, type RawQuery } from "./http/validation.ts";
+export { readLimited, decodeUtf8, mediaType, parseFormText, payloadTooLarge } from "./http/body.ts";
 
 export { ACCOUNTS, type Accounts, type Company } from "./auth/accounts.ts";
 export { isV1Credential, type Principal, type CredentialKind } from "./auth/principal.ts";

@@ -51,6 +51,16 @@ export interface ReachkitOptions {
 export const EVENTS = defineToken<EventBus>("EventBus", ["reachkit core (always bound)"]);
 export const CONFIG = defineToken<ReachkitConfig>("ReachkitConfig", ["reachkit core (always bound)"]);
 
+/** The public URL of `path` on a host group: `publicUrl("ui", "/integrations/oauth-install")`. */
+export type PublicUrl = (group: HostGroup, path: string) => string;
+/** Runs every plugin's `deleteSubjectData` hook; returns how many records they removed. */
+export type DeleteSubjectData = (subject: DataSubject) => Promise<number>;
+/** The kit secret (`ReachkitOptions.secret`), for HMAC signatures: URLs, tokens, CSRF. */
+export const SECRET = defineToken<string>("KitSecret", ["reachkit core (always bound)"]);
+export const PUBLIC_URL = defineToken<PublicUrl>("PublicUrl", ["reachkit core (always bound)"]);
+/** For a plugin's own jobs (privacy requests), which have no kit at hand. */
+export const DELETE_SUBJECT_DATA = defineToken<DeleteSubjectData>("DeleteSubjectData", ["reachkit core (always bound)"]);
+
 /** Builds a kit: one child container, its adapters and plugins, checked at once. */
 export function createReachkit(options: ReachkitOptions): Reachkit {
   if (typeof options.secret !== "string" || options.secret.length < 32) {
@@ -78,12 +88,15 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
   const jobs = new Jobs(options.storage, clock, options.scheduler, logger.child({ component: "jobs" }), config.jobs);
   metrics.watchJobQueue(() => jobs.queueStats(), clock);
   container.bind(JOBS, { useValue: jobs });
+  // A plugin binds the accounts after the core is built: found at their first use, then kept.
+  let accounts: Accounts | undefined;
+  const accountsOnceBound = () => (accounts ??= container.has(ACCOUNTS) ? container.resolve(ACCOUNTS) : undefined);
   const outbox = new Outbox(
     options.storage,
     clock,
     jobs,
     () => options.sms,
-    () => (container.has(ACCOUNTS) ? container.resolve(ACCOUNTS) : undefined),
+    accountsOnceBound,
     logger.child({ component: "outbox" }),
     config.messaging,
     events,
@@ -93,7 +106,10 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
   jobs.register(OUTBOX_SEND_JOB, (payload: { messageId: string }, context) => outbox.deliver(payload, context));
   options.sms?.onReceipt?.((receipt) => outbox.applyReceipt(receipt));
 
-  const publicUrl = (group: HostGroup, path: string) => `${hosts[group]}${path}`;
+  const publicUrl: PublicUrl = (group, path) => `${hosts[group]}${path}`;
+  container.bind(SECRET, { useValue: options.secret });
+  container.bind(PUBLIC_URL, { useValue: publicUrl });
+  container.bind(DELETE_SUBJECT_DATA, { useValue: deleteSubjectData });
   const contexts = new Map<ReachkitPlugin, PluginContext>();
   for (const plugin of plugins) {
     contexts.set(plugin, {
@@ -143,13 +159,13 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
   const apis = new Map<string, unknown>();
   for (const plugin of plugins) if (plugin.api) apis.set(plugin.name, plugin.api(contextOf(plugin)));
 
-  let accounts: Accounts | undefined;
   const http = new HttpCore({
     routes,
     bodyLimitBytes: config.bodyLimitBytes,
     logger: logger.child({ component: "http" }),
     rateLimiter: new RateLimiter(clock, config.rateLimits),
-    authenticate: (token) => (accounts ??= container.resolve(ACCOUNTS)).authenticate(token),
+    // Routes that authenticate require ACCOUNTS, checked above.
+    authenticate: (token) => accountsOnceBound()!.authenticate(token),
     observe: (method, route, status, seconds) => metrics.observeRequest(method, route, status, seconds),
   });
   const commands: CliCommand[] = cliCommands(plugins);

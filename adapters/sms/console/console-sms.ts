@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { SmsSendError, type OutboundSms, type SentSms, type SmsSender } from "../../../src/ports/sms-sender.ts";
+import { SmsSendError, type OutboundSms, type SentSms, type SmsSender } from "../../../src/index.ts";
 
 export interface ConsoleSmsOptions {
   /** Where each message is written, one JSON line each; defaults to standard output. */

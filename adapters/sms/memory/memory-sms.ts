@@ -1,6 +1,4 @@
-import type { DeliveryReceipt, ReportedStatus } from "../../../src/messaging/delivery-status.ts";
-import type { InboundSms, OutboundSms, SentSms, SmsSender } from "../../../src/ports/sms-sender.ts";
-import { SmsSendError } from "../../../src/ports/sms-sender.ts";
+import { SmsSendError, type DeliveryReceipt, type InboundSms, type OutboundSms, type ReportedStatus, type SentSms, type SmsSender } from "../../../src/index.ts";
 
 export interface DeliveredSms extends OutboundSms {
   providerMessageId: string;
