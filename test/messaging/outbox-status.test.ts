@@ -14,6 +14,18 @@ function recordEvents(t: TestKit) {
   return { statuses, optOuts };
 }
 
+/** The memory provider's send, watched: every attempt it gets, in order; `before` may fail one (by its number, from 1). */
+function recordAttempts(t: TestKit, before: (attempt: number) => void = () => undefined): OutboundSms[] {
+  const attempts: OutboundSms[] = [];
+  const original = t.sms.send.bind(t.sms);
+  t.sms.send = async (message) => {
+    attempts.push(message);
+    before(attempts.length);
+    return original(message);
+  };
+  return attempts;
+}
+
 const sendOne = async (t: TestKit, body = "hello") => {
   const message = await t.kit.outbox.send({ companyId: t.company.companyId, to: TO, body, kind: "test" });
   await t.scheduler.flush();
@@ -103,13 +115,9 @@ describe("outbox delivery status", () => {
 
   it("an attempt after one that may have reached the provider tells the adapter when that one started", async () => {
     const t = await startTestKit();
-    const attempts: OutboundSms[] = [];
-    const original = t.sms.send.bind(t.sms);
-    t.sms.send = async (message) => {
-      attempts.push(message);
-      if (attempts.length === 1) throw new Error("socket hang up");
-      return original(message);
-    };
+    const attempts = recordAttempts(t, (attempt) => {
+      if (attempt === 1) throw new Error("socket hang up");
+    });
     const firstAttemptAt = t.clock.now();
     const id = await sendOne(t);
     assert.equal((await t.kit.outbox.get(id))?.inFlightSince, firstAttemptAt, "in flight while the outcome is unknown");
@@ -123,12 +131,7 @@ describe("outbox delivery status", () => {
 
   it("a refusal the provider answered leaves nothing in doubt: the retry sends without asking", async () => {
     const t = await startTestKit();
-    const attempts: OutboundSms[] = [];
-    const original = t.sms.send.bind(t.sms);
-    t.sms.send = async (message) => {
-      attempts.push(message);
-      return original(message);
-    };
+    const attempts = recordAttempts(t);
     t.sms.failNext(new SmsSendError("rate_limited", "Too Many Requests", { providerCode: "20429" }));
     await sendOne(t);
     await t.scheduler.advance(60_000);
