@@ -289,10 +289,10 @@ export class Outbox {
       const status = nextDeliveryStatus(current.status, change.status);
       if (!status) return;
       const now = this.clock.now();
-      const patch: Patch<OutboxMessage> = { status, updatedAt: now, inFlightSince: undefined };
+      // The reason of an earlier failed attempt goes: the reason is the new status's, if any.
+      const patch: Patch<OutboxMessage> = { status, reason: change.reason, updatedAt: now, inFlightSince: undefined };
       if (change.providerMessageId !== undefined) patch.providerMessageId = change.providerMessageId;
       if (change.errorCode !== undefined) patch.errorCode = change.errorCode;
-      if (change.reason !== undefined) patch.reason = change.reason;
       if (current.sentAt === undefined && status !== "failed") patch.sentAt = now;
       if (status === "delivered") patch.deliveredAt = now;
       const moved = await this.#messages.update(current.id, patch, { where: { status: current.status } });

@@ -157,7 +157,7 @@ describe("Twilio SMS adapter in a kit", () => {
     assert.equal((await t.message(retried)).status, "queued");
     await t.scheduler.advance(2_000);
     const sent = await t.message(retried);
-    assert.deepEqual([sent.status, sent.attempts], ["sent", 3]);
+    assert.deepEqual([sent.status, sent.attempts, sent.reason], ["sent", 3, undefined]);
     assert.equal(t.api.messagesTo(PHONE).filter((m) => m.body === "eventually").length, 1);
   });
 
