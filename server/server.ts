@@ -61,11 +61,11 @@ export async function startServer(config: ServerConfig, print: (text: string) =>
         logger,
         config: {
           rateLimits: config.rateLimits,
-          messaging: { ratePerSecond: config.smsPerSecond },
+          messaging: { ratePerSecond: config.smsPerSecond, ratePerSecondBySender: config.smsRatesBySender },
           jobs: { concurrency: config.jobConcurrency, leaseMs: config.jobLeaseMs, pollMs: config.jobPollMs },
         },
         privacyProcessingDelayMs: config.privacyDelayHours * 3_600_000,
-        smsLogFile: config.smsLogFile,
+        sms: config.sms,
       },
       print,
       { soleJobRunner: lock !== undefined },

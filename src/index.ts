@@ -103,4 +103,12 @@ export { formatFields, formatTable } from "./cli/format.ts";
 
 export { Outbox, OUTBOX, OUTBOX_SEND_JOB, DEFAULT_MESSAGING_SETTINGS, type MessagingSettings, type OutboundMessage, type OutboxListOptions } from "./messaging/outbox.ts";
 export type { OutboxMessage, OutboxStatus } from "./messaging/outbox-record.ts";
+export {
+  nextDeliveryStatus,
+  type DeliveryStatus,
+  type ReportedStatus,
+  type DeliveryReceipt,
+  type MessageStatusEvent,
+  type RecipientOptedOutEvent,
+} from "./messaging/delivery-status.ts";
 export { fillPlaceholders, placeholdersOf } from "./messaging/placeholders.ts";

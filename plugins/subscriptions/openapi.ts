@@ -137,6 +137,7 @@ const inboundResult = v.object({
 const inboundResponses = {
   200: { description: "Received", schema: inboundResult, example: { received: true, keyword: "help", changed: 0 } },
   401: { description: "Neither a valid provider signature nor the company's secret path" },
+  403: { description: "The SMS adapter checks signatures, and this one does not match (nor is it the secret path)" },
   404: { description: "No company has this sender number" },
 } satisfies Record<number, ResponseDoc>;
 const inboundExample = { From: PHONE, To: EXAMPLE_SENDER_NUMBER, Body: "HELP" };

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import {
   defineRoute,
+  forbidden,
   formBody,
   HttpError,
   invalidFields,
@@ -103,6 +104,7 @@ export function subscriptionRoutes(context: PluginContext, service: Subscription
           const signed = sender?.verifyInbound?.({ url: context.publicUrl("api", requestPath), headers, params: body }) === true;
           const companyId = await service.senderNumbers.companyOf(normalizeSenderNumber(to));
           if (!signed && (companyId === undefined || params.token === undefined || !service.senderNumbers.verifyToken(companyId, params.token))) {
+            if (sender?.verifyInbound) throw forbidden("the provider signature does not match this request");
             throw unauthorized("the webhook needs a valid provider signature or the company's secret path");
           }
           if (companyId === undefined) throw new HttpError(404, "not_found", "no company has this sender number");

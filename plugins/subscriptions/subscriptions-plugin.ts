@@ -112,10 +112,14 @@ export function subscriptionsPlugin(options: SubscriptionsPluginOptions = {}) {
       };
     },
     deleteSubjectData: ({ resolve }, subject) => resolve(SUBSCRIPTIONS_SERVICE).deleteSubjectData(subject),
-    async start({ container, resolve }) {
-      // Adapters that receive texts themselves (the memory adapter in tests) hand them straight to the service.
-      if (!container.has(SMS_SENDER)) return;
+    async start({ container, resolve, events }) {
       const service = resolve(SUBSCRIPTIONS_SERVICE);
+      // The carrier refuses every text to a number that opted out there (Twilio's error 21610): its TEXT subscriptions end, without a text.
+      events.on("sms.recipient_opted_out", async ({ companyId, phone }) => {
+        await service.unsubscribeNow(companyId, { user: { phone }, notification: { disabled: true } }, { source: "carrier_opt_out" });
+      });
+      // Adapters that receive texts themselves (SMPP, the memory adapter in tests) hand them straight to the service.
+      if (!container.has(SMS_SENDER)) return;
       resolve(SMS_SENDER).onInbound?.(async (message) => void (await service.handleInbound(message)));
     },
   });

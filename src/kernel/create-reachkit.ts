@@ -99,10 +99,12 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
     accountsOnceBound,
     logger.child({ component: "outbox" }),
     config.messaging,
+    events,
     (status) => metrics.countMessage(status),
   );
   container.bind(OUTBOX, { useValue: outbox });
   jobs.register(OUTBOX_SEND_JOB, (payload: { messageId: string }, context) => outbox.deliver(payload, context));
+  options.sms?.onReceipt?.((receipt) => outbox.applyReceipt(receipt));
 
   const publicUrl: PublicUrl = (group, path) => `${hosts[group]}${path}`;
   container.bind(SECRET, { useValue: options.secret });
@@ -141,8 +143,8 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
     if (own.some((route) => route.auth.kind !== "none")) checkRequirements(plugin.name, [ACCOUNTS], container.has);
     routes.push(...own);
   }
-  // Adapters whose pre-signed upload URLs point at the kit itself (fs, memory) serve them here.
-  routes.push(...(options.objectStorage?.routes?.() ?? []));
+  // Adapters whose pre-signed upload URLs point at the kit itself (fs, memory) serve them here; an SMS adapter its status callback.
+  routes.push(...(options.objectStorage?.routes?.() ?? []), ...(options.sms?.routes?.() ?? []));
   if (options.apiReference ?? true) {
     routes.push(
       ...apiReferenceRoutes({
@@ -199,7 +201,11 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
       await options.storage.ensureCollections(collections);
       await runMigrations(options.storage, clock, plugins, contextOf);
       for (const plugin of plugins) await plugin.start?.(contextOf(plugin));
-      if (startOptions.runJobs ?? true) await jobs.start({ requeueRunning: startOptions.soleJobRunner ?? false });
+      if (startOptions.runJobs ?? true) {
+        // A kit that runs no jobs sends nothing (a CLI command): it holds no provider connection.
+        await options.sms?.start?.();
+        await jobs.start({ requeueRunning: startOptions.soleJobRunner ?? false });
+      }
       state = "started";
       logger.debug("kit started", { plugins: plugins.map((plugin) => plugin.name), routes: routes.length });
     },
@@ -211,6 +217,7 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
       if (wasStarted) {
         await jobs.stop();
         for (const plugin of [...plugins].reverse()) await plugin.stop?.(contextOf(plugin));
+        await options.sms?.stop?.();
       }
       await options.storage.close();
       state = "stopped";
