@@ -103,4 +103,4 @@ export { formatFields, formatTable } from "./cli/format.ts";
 
 export { Outbox, OUTBOX, OUTBOX_SEND_JOB, DEFAULT_MESSAGING_SETTINGS, type MessagingSettings, type OutboundMessage, type OutboxListOptions } from "./messaging/outbox.ts";
 export type { OutboxMessage, OutboxStatus } from "./messaging/outbox-record.ts";
-export { fillPlaceholders, placeholdersOf } from "./messaging/placeholders.ts";
+export { fillPlaceholders, placeholdersOf, fillTemplate, type FilledTemplate } from "./messaging/placeholders.ts";
