@@ -147,7 +147,6 @@ export class JourneyEngine {
       if ("missing" in message) return this.#end(enrollment, "skipped", message.missing);
       const outcome = await this.sendRules.send({
         companyId: enrollment.companyId,
-        person: person.id,
         to: message.to,
         messageType: "MARKETING",
         body: message.body,

@@ -19,8 +19,7 @@ export interface SendPolicyRecord extends Doc {
  */
 export interface SendRecord extends Doc {
   companyId: string;
-  /** Whose sends the cap counts: the profile id, else the address. */
-  person: string;
+  /** The person's address: the cap counts what reached it, whoever sent it (a journey knows a profile, a campaign may not). */
   to: string;
   at: number;
 }
@@ -30,5 +29,5 @@ export const SENDS = "send_rules_sends";
 
 export const sendRulesCollections: readonly CollectionSpec[] = [
   { name: POLICIES },
-  { name: SENDS, indexes: [{ fields: ["companyId", "person", "at"] }, { fields: ["companyId", "to"] }] },
+  { name: SENDS, indexes: [{ fields: ["companyId", "to", "at"] }] },
 ];

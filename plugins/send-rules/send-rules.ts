@@ -24,9 +24,7 @@ export const TIME_ZONE_ATTRIBUTE = "timeZone";
 /** A text to one person, as journeys and campaigns hand it to the rules. */
 export interface RuledText {
   companyId: string;
-  /** Whose sends the daily cap counts together: the profile id, else the address. */
-  person: string;
-  /** E.164. */
+  /** E.164. The daily cap counts the marketing texts each number received, from journeys and campaigns alike. */
   to: string;
   /** Marketing texts pass every rule; transactional ones need transactional consent only. */
   messageType: "MARKETING" | "TRANSACTIONAL";
@@ -90,10 +88,10 @@ export class SendRules {
       const until = policy.quietHours ? quietUntil(now, zone, policy.quietHours) : undefined;
       if (until !== undefined) return { status: "deferred", reason: "quiet_hours", until };
       if (policy.dailyCap !== null) {
-        const today = await this.sends.count({ companyId: text.companyId, person: text.person, at: { gte: startOfLocalDay(now, zone) } });
+        const today = await this.sends.count({ companyId: text.companyId, to: text.to, at: { gte: startOfLocalDay(now, zone) } });
         if (today >= policy.dailyCap) return { status: "skipped", reason: "frequency_cap" };
       }
-      await this.sends.insert({ id: recordId, companyId: text.companyId, person: text.person, to: text.to, at: now });
+      await this.sends.insert({ id: recordId, companyId: text.companyId, to: text.to, at: now });
       return { status: "sent", message: await this.#toOutbox(text) };
     });
   }
