@@ -73,7 +73,7 @@ const text = (max: number) => v.pipe(v.string("must be a string"), v.minLength(1
 const stepSchema = v.variant(
   "type",
   [
-    v.object({ type: v.literal("wait"), duration: durationSchema(MAX_WAIT, 60_000) }),
+    v.object({ type: v.literal("wait"), duration: durationSchema(MAX_WAIT, 1000) }),
     v.object({ type: v.literal("sms"), text: text(MAX_TEXT_LENGTH) }),
     v.object({ type: v.literal("mms"), text: text(MAX_TEXT_LENGTH), mediaUrl: v.optional(v.pipe(v.string("must be a string"), v.url("must be a URL"), v.maxLength(2048, "must be at most 2048 characters"))) }),
     v.object({ type: v.literal("email"), subject: text(MAX_SUBJECT_LENGTH), text: text(MAX_EMAIL_TEXT_LENGTH) }),
