@@ -78,6 +78,7 @@ export class JourneyEngine {
       ...(subject ? { subject } : {}),
       state: "waiting",
       step: start.step,
+      ...(options.now ? {} : { jobAt: start.at }),
       enteredAt: now,
       updatedAt: now,
     };
@@ -92,7 +93,7 @@ export class JourneyEngine {
   async run(job: StepJob): Promise<void> {
     await this.storage.transaction(async () => {
       const enrollment = await this.enrollments.get(job.enrollmentId);
-      if (!enrollment || enrollment.state !== "waiting" || enrollment.step !== job.step) return;
+      if (!enrollment || enrollment.state !== "waiting" || enrollment.step !== job.step || enrollment.jobAt !== job.dueAt) return;
       const journey = await this.definitions.get(enrollment.companyId, enrollment.journeyId);
       if (!journey) return this.#end(enrollment, "exited", "journey_deleted");
       if (journey.status !== "active") return this.#end(enrollment, "exited", "journey_paused");
@@ -195,7 +196,7 @@ export class JourneyEngine {
   }
 
   async #wait(enrollment: EnrollmentRecord, step: number, dueAt: number, sentAt: number | undefined): Promise<void> {
-    const moved = { ...enrollment, step, updatedAt: this.clock.now(), ...(sentAt !== undefined ? { sentAt } : {}) };
+    const moved = { ...enrollment, step, jobAt: dueAt, updatedAt: this.clock.now(), ...(sentAt !== undefined ? { sentAt } : {}) };
     await this.enrollments.upsert(moved);
     await this.#schedule(moved, dueAt);
   }
@@ -206,10 +207,11 @@ export class JourneyEngine {
   }
 
   async #end(enrollment: EnrollmentRecord, state: Exclude<EnrollmentState, "waiting">, reason?: string): Promise<void> {
-    await this.enrollments.upsert({ ...enrollment, state, ...(reason !== undefined ? { reason } : {}), updatedAt: this.clock.now() });
+    const { jobAt, ...ended } = enrollment;
+    await this.enrollments.upsert({ ...ended, state, ...(reason !== undefined ? { reason } : {}), updatedAt: this.clock.now() });
     if (state !== "completed") await this.#logFor(enrollment, state, reason);
     // A job still queued for it (an exit while it waits) has nothing left to do.
-    await this.jobs.cancel(stepJobKey(enrollment.id));
+    if (jobAt !== undefined) await this.jobs.cancel(stepJobKey(enrollment.id));
   }
 
   #logFor(enrollment: EnrollmentRecord, kind: "sent" | "skipped" | "deferred" | "exited", reason?: string): Promise<void> {

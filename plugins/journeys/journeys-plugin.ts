@@ -59,8 +59,9 @@ export function journeysPlugin() {
     async start({ resolve }) {
       stopListening = resolve(JOURNEY_TRIGGERS).listen();
     },
-    async stop() {
+    async stop({ resolve }) {
       stopListening?.();
+      await resolve(CATALOG_AUDIENCES).flush();
     },
   });
 }

@@ -41,6 +41,8 @@ export interface EnrollmentRecord extends Doc {
   state: EnrollmentState;
   /** The step to run next. */
   step: number;
+  /** When its step job is due; absent while no job holds it (steps run in the call that entered it). */
+  jobAt?: number;
   /** Why it ended, when skipped or exited. */
   reason?: string;
   enteredAt: number;

@@ -15,10 +15,14 @@ export interface SendPolicy {
 
 export type SendPolicyPatch = Partial<SendPolicy>;
 
+/** How long another process's change to a company's rules may go unseen here (changes made here are seen at once). */
+export const POLICY_CACHE_MS = 5_000;
+
 /** Each company's time zone, quiet hours and daily cap. */
 @injectable()
 export class SendPolicies {
   private readonly policies: Collection<SendPolicyRecord>;
+  private readonly cache = new Map<string, { until: number; policy: SendPolicy }>();
 
   constructor(
     @inject(STORAGE) storage: Storage,
@@ -29,12 +33,18 @@ export class SendPolicies {
   }
 
   async get(companyId: string): Promise<SendPolicy> {
+    const now = this.clock.now();
+    const cached = this.cache.get(companyId);
+    if (cached && cached.until > now) return cached.policy;
     const stored = await this.policies.get(companyId);
-    return {
+    const policy: SendPolicy = {
       timeZone: stored?.timeZone ?? this.defaults.timeZone,
       quietHours: stored?.quietHours === undefined ? this.defaults.quietHours : stored.quietHours,
       dailyCap: stored?.dailyCap === undefined ? this.defaults.dailyCap : stored.dailyCap,
     };
+    if (this.cache.size >= 10_000) this.cache.clear();
+    this.cache.set(companyId, { until: now + POLICY_CACHE_MS, policy });
+    return policy;
   }
 
   /** Changes the fields given; 400 naming each invalid one, and nothing is changed then. */
@@ -43,6 +53,7 @@ export class SendPolicies {
     const stored = await this.policies.get(companyId);
     const fields = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
     await this.policies.upsert({ ...(stored ?? {}), ...fields, id: companyId, updatedAt: this.clock.now() });
+    this.cache.delete(companyId);
     return this.get(companyId);
   }
 }
