@@ -92,6 +92,8 @@ export {
   stringOption,
   requiredOption,
   listOption,
+  openCompanyKit,
+  refusalsAsUsageErrors,
   type CliCommand,
   type CliContext,
   type CliOption,

@@ -1,29 +1,11 @@
 import { readFile } from "node:fs/promises";
-import { CliUsageError, companyOption, formatFields, formatTable, HttpError, requiredOption, stringOption, type CliCommand, type CliContext, type CliValues, type Reachkit } from "../../src/index.ts";
+import { CliUsageError, companyOption, formatFields, formatTable, openCompanyKit, refusalsAsUsageErrors, requiredOption, stringOption, type CliCommand, type Reachkit } from "../../src/index.ts";
 import { TRIGGERS, type TriggerType } from "./definition.ts";
 import { journeyView } from "./journey-definitions.ts";
 import type { JourneyStats } from "./journey-log.ts";
 import type { JourneyRecord } from "./records.ts";
 
 const journeyArgument = [{ name: "journey", description: "The journey's id" }];
-
-/** The kit and the company of a command, the company checked. */
-async function companyKit(values: CliValues, context: CliContext): Promise<{ kit: Reachkit; companyId: string }> {
-  const kit = await context.openKit();
-  const companyId = requiredOption(values, "company");
-  if (!(await kit.plugin("accounts").getCompany(companyId))) throw new CliUsageError(`no company ${companyId}`);
-  return { kit, companyId };
-}
-
-/** A 400 of the service as one line naming each field. */
-async function asUsage<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof HttpError) throw new CliUsageError(error.details.length > 0 ? error.details.map((detail) => `${detail.path}: ${detail.message}`).join("; ") : error.message);
-    throw error;
-  }
-}
 
 const row = (journey: JourneyRecord) => ({
   id: journey.id,
@@ -54,7 +36,7 @@ const onJourney = (name: string, summary: string, act: (kit: Reachkit, companyId
   options: { ...companyOption },
   arguments: journeyArgument,
   async run(values, context) {
-    const { kit, companyId } = await companyKit(values, context);
+    const { kit, companyId } = await openCompanyKit(values, context);
     const journey = await act(kit, companyId, requiredOption(values, "journey"));
     if (!journey) throw new CliUsageError(`no journey ${String(values.journey)} at company ${companyId}`);
     return shown(journey);
@@ -83,9 +65,9 @@ export const journeysCommands: readonly CliCommand[] = [
     async run(values, context) {
       const template = requiredOption(values, "template");
       if (!(TRIGGERS as readonly string[]).includes(template)) throw new CliUsageError(`--template must be one of ${TRIGGERS.join(", ")}`);
-      const { kit, companyId } = await companyKit(values, context);
+      const { kit, companyId } = await openCompanyKit(values, context);
       const name = stringOption(values, "name");
-      const journey = await asUsage(() =>
+      const journey = await refusalsAsUsageErrors(() =>
         kit.plugin("journeys").create(companyId, { template: template as TriggerType, ...(name !== undefined ? { name } : {}), ...(values.paused === true ? { status: "paused" } : {}) }),
       );
       return shown(journey);
@@ -103,8 +85,8 @@ export const journeysCommands: readonly CliCommand[] = [
       } catch (error) {
         throw new CliUsageError(`cannot read ${file} as JSON: ${error instanceof Error ? error.message : String(error)}`);
       }
-      const { kit, companyId } = await companyKit(values, context);
-      return shown(await asUsage(() => kit.plugin("journeys").create(companyId, definition as never)));
+      const { kit, companyId } = await openCompanyKit(values, context);
+      return shown(await refusalsAsUsageErrors(() => kit.plugin("journeys").create(companyId, definition as never)));
     },
   },
   {
@@ -112,7 +94,7 @@ export const journeysCommands: readonly CliCommand[] = [
     summary: "A company's journeys",
     options: { ...companyOption },
     async run(values, context) {
-      const { kit, companyId } = await companyKit(values, context);
+      const { kit, companyId } = await openCompanyKit(values, context);
       const journeys = await kit.plugin("journeys").list(companyId);
       return { json: journeys.map(journeyView), text: formatTable(journeys.map(row)) };
     },
@@ -126,7 +108,7 @@ export const journeysCommands: readonly CliCommand[] = [
     options: { ...companyOption },
     arguments: journeyArgument,
     async run(values, context) {
-      const { kit, companyId } = await companyKit(values, context);
+      const { kit, companyId } = await openCompanyKit(values, context);
       const id = requiredOption(values, "journey");
       if (!(await kit.plugin("journeys").delete(companyId, id))) throw new CliUsageError(`no journey ${id} at company ${companyId}`);
       return { json: { deleted: id }, text: `deleted journey ${id}` };
@@ -138,7 +120,7 @@ export const journeysCommands: readonly CliCommand[] = [
     options: { ...companyOption },
     arguments: journeyArgument,
     async run(values, context) {
-      const { kit, companyId } = await companyKit(values, context);
+      const { kit, companyId } = await openCompanyKit(values, context);
       const id = requiredOption(values, "journey");
       const stats = await kit.plugin("journeys").stats(companyId, id);
       if (!stats) throw new CliUsageError(`no journey ${id} at company ${companyId}`);

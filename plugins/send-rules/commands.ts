@@ -1,4 +1,4 @@
-import { CliUsageError, companyOption, formatFields, HttpError, requiredOption, stringOption, type CliCommand } from "../../src/index.ts";
+import { CliUsageError, companyOption, formatFields, openCompanyKit, refusalsAsUsageErrors, requiredOption, stringOption, type CliCommand } from "../../src/index.ts";
 import type { SendPolicy, SendPolicyPatch } from "./send-policies.ts";
 
 /** `20:00-11:00`, or `off`. */
@@ -50,16 +50,9 @@ export const sendRulesCommands: readonly CliCommand[] = [
       if (quietHours !== undefined) patch.quietHours = quietHoursOption(quietHours);
       if (dailyCap !== undefined) patch.dailyCap = dailyCapOption(dailyCap);
       if (Object.keys(patch).length === 0) throw new CliUsageError("give --time-zone, --quiet-hours or --daily-cap");
-      const kit = await context.openKit();
-      const companyId = requiredOption(values, "company");
-      if (!(await kit.plugin("accounts").getCompany(companyId))) throw new CliUsageError(`no company ${companyId}`);
-      try {
-        const policy = await kit.plugin("sendRules").policies.set(companyId, patch);
-        return { json: policy, text: formatFields(shown(policy)) };
-      } catch (error) {
-        if (error instanceof HttpError) throw new CliUsageError(error.details.map((detail) => `${detail.path}: ${detail.message}`).join("; "));
-        throw error;
-      }
+      const { kit, companyId } = await openCompanyKit(values, context);
+      const policy = await refusalsAsUsageErrors(() => kit.plugin("sendRules").policies.set(companyId, patch));
+      return { json: policy, text: formatFields(shown(policy)) };
     },
   },
 ];
