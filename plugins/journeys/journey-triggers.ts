@@ -12,6 +12,7 @@ import { BACK_IN_STOCK, CATALOG_AUDIENCES, JOURNEY_DEFINITIONS, JOURNEY_ENGINE, 
 /** Purchases within this long after a journey's message count for it. */
 export const ATTRIBUTION_MS = 7 * 24 * 60 * 60_000;
 const REMEMBERED_ENTRIES = 100_000;
+const REMEMBERED_ENTRY_MS = 60 * 60_000;
 
 /**
  * What starts and ends journeys: the profiles', catalog's and subscriptions'
@@ -85,8 +86,9 @@ export class JourneyTriggers {
       if ((this.entered.get(key) ?? 0) > now) continue;
       await this.engine.enter(journey, profileId, undefined);
       if (this.entered.size >= REMEMBERED_ENTRIES) this.entered.clear();
-      // Entered now or earlier within the window: either way nothing to do until the window ends.
-      this.entered.set(key, now + Math.min(durationMs(journey.window)!, 60 * 60_000));
+      // Entered now, or in it already: the window keeps them out at least this long (an hour at most, so a
+      // change of the window, or an entry another process ended early, is seen within it).
+      this.entered.set(key, now + Math.min(durationMs(journey.window)!, REMEMBERED_ENTRY_MS));
     }
   }
 
