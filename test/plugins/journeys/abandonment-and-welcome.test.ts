@@ -25,6 +25,17 @@ describe("cart and browse abandonment, welcome", () => {
     assert.deepEqual({ entered: (await t.stats(journey.id)).entered, sent: (await t.stats(journey.id)).sent }, { entered: 1, sent: 1 });
   });
 
+  it("an add-to-cart that occurred more than 12 hours ago starts nothing", async () => {
+    t = await startJourneysKit();
+    const journey = await t.createJourney({ template: "cart_abandonment" });
+    await t.subscribe("+19148440001");
+    const occurredAt = new Date(t.clock.now() - 12 * HOUR - 1000).toISOString();
+    await t.event("ecommerce/add-to-cart", "+19148440001", { ...items("mug", "mug-blue"), occurredAt });
+    await t.scheduler.advance(2 * HOUR);
+    assert.deepEqual(await t.journeyTexts("+19148440001"), []);
+    assert.equal((await t.stats(journey.id)).entered, 0);
+  });
+
   it("cart abandonment: a purchase before the send ends it, nothing is sent, and the stats say why", async () => {
     t = await startJourneysKit();
     const journey = await t.createJourney({ template: "cart_abandonment" });
