@@ -8,10 +8,12 @@ import { accountsPlugin } from "../plugins/accounts/index.ts";
 import { appointmentsPlugin } from "../plugins/appointments/index.ts";
 import { catalogPlugin } from "../plugins/catalog/index.ts";
 import { graphqlPlugin } from "../plugins/graphql/index.ts";
+import { journeysPlugin } from "../plugins/journeys/index.ts";
 import { legacyPlugin } from "../plugins/legacy/index.ts";
 import { oauthPlugin } from "../plugins/oauth/index.ts";
 import { privacyPlugin } from "../plugins/privacy/index.ts";
 import { profilesPlugin } from "../plugins/profiles/index.ts";
+import { sendRulesPlugin } from "../plugins/send-rules/index.ts";
 import { subscriptionsPlugin } from "../plugins/subscriptions/index.ts";
 import { smsSenderOf, type SmsProvider } from "./sms-config.ts";
 import { createReachkit, formatFields, type Logger, type Reachkit, type ReachkitConfigInput, type ReachkitPlugin, type StartOptions } from "../src/index.ts";
@@ -36,6 +38,8 @@ export function serverPlugins(options: { privacyProcessingDelayMs?: number } = {
     catalogPlugin(),
     appointmentsPlugin(),
     profilesPlugin(),
+    sendRulesPlugin(),
+    journeysPlugin(),
   ];
 }
 

@@ -92,6 +92,8 @@ export {
   stringOption,
   requiredOption,
   listOption,
+  openCompanyKit,
+  refusalsAsUsageErrors,
   type CliCommand,
   type CliContext,
   type CliOption,
@@ -111,4 +113,4 @@ export {
   type MessageStatusEvent,
   type RecipientOptedOutEvent,
 } from "./messaging/delivery-status.ts";
-export { fillPlaceholders, placeholdersOf } from "./messaging/placeholders.ts";
+export { fillPlaceholders, placeholdersOf, fillTemplate, type FilledTemplate } from "./messaging/placeholders.ts";

@@ -2,7 +2,8 @@ export { catalogPlugin } from "./catalog-plugin.ts";
 export type { CatalogApi } from "./catalog-api.ts";
 export { DEFAULT_CATALOG_SETTINGS, type CatalogOptions, type CatalogSettings } from "./settings.ts";
 export type { CatalogUpload, CatalogUploadView } from "./catalog-uploads.ts";
-export type { CatalogVariantRecord } from "./catalog-store.ts";
+export type { CatalogVariantRecord, CatalogStore } from "./catalog-store.ts";
+export { CATALOG_STORE } from "./tokens.ts";
 export type { CatalogUploadError, UploadStatus } from "./records.ts";
 export { CATALOG_ERROR_TYPES, type CatalogErrorType } from "./line-check.ts";
 export {

@@ -9,7 +9,6 @@ import {
   STORAGE,
   type Clock,
   type EventBus,
-  type JobContext,
   type Jobs,
   type Storage,
 } from "../../src/index.ts";
@@ -121,9 +120,9 @@ export class OptIns {
       const before = await this.store.findSubscriber(companyId, payload.user);
       await this.#apply(payload, events);
       const subscriber = (await this.store.findSubscriber(companyId, payload.user))!;
+      await emitAll(this.events, events);
       return { ...answer, subscriber, subscriberCreated: before?.id !== subscriber.id };
     });
-    await emitAll(this.events, events);
     return applied;
   }
 
@@ -165,13 +164,15 @@ export class OptIns {
   }
 
   /** The job: creates, renews or re-records each subscription, and queues its text. */
-  async process(job: OptInJob, context: Pick<JobContext, "whenCommitted">): Promise<void> {
+  async process(job: OptInJob): Promise<void> {
     const events: PendingEvent[] = [];
-    await this.storage.transaction(() => this.#apply(job, events));
-    await context.whenCommitted(() => emitAll(this.events, events));
+    await this.storage.transaction(async () => {
+      await this.#apply(job, events);
+      await emitAll(this.events, events);
+    });
   }
 
-  /** The job's work, inside the caller's transaction; the events wait for the commit. */
+  /** The job's work, inside the caller's transaction; the caller emits the events in it. */
   async #apply(job: OptInJob, events: PendingEvent[]): Promise<void> {
     const now = this.clock.now();
     const changeId = (channel: SubscriptionChannel) => `${job.requestId}:${channel}:${job.type}`;

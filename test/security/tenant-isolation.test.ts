@@ -46,6 +46,7 @@ interface World {
     aClientId: string;
     bClient: { clientId: string; clientSecret: string };
     aCode: string;
+    journey: string;
   };
 }
 
@@ -284,6 +285,31 @@ const ROWS: Row[] = [
     generated: ["id"],
     expect: "success",
   }),
+  // Journeys.
+  ...(
+    [
+      ["GET /v1/journeys/:id", "A's journey", "GET", ""],
+      ["PUT /v1/journeys/:id", "a change to A's journey", "PUT", ""],
+      ["POST /v1/journeys/:id/pause", "pausing A's journey", "POST", "/pause"],
+      ["POST /v1/journeys/:id/resume", "resuming A's journey", "POST", "/resume"],
+      ["DELETE /v1/journeys/:id", "deleting A's journey", "DELETE", ""],
+      ["GET /v1/journeys/:id/stats", "the figures of A's journey", "GET", "/stats"],
+    ] as const
+  ).map(
+    ([route, what, method, tail]): Row => ({
+      route,
+      what,
+      onA: (w) => ({ method, url: `/v1/journeys/${w.ids.journey}${tail}`, ...(method === "PUT" ? { body: { window: "P2D" } } : {}) }),
+      onNothing: () => ({ method, url: `/v1/journeys/${NOWHERE}${tail}`, ...(method === "PUT" ? { body: { window: "P2D" } } : {}) }),
+      expect: "not_found",
+    }),
+  ),
+  {
+    route: "GET /v1/journeys",
+    what: "the journey list holds none of A's journeys",
+    onA: () => ({ url: "/v1/journeys" }),
+    expect: (answer, w) => assert.ok(!answer.json<Json>().journeys.some((journey: Json) => journey.id === w.ids.journey)),
+  },
   // Catalog uploads.
   {
     route: "GET /v1/product-catalog/uploads/:uploadId",
@@ -406,6 +432,7 @@ const NAMES_NO_RESOURCE: Record<string, string> = {
   "GET /v1/me": "answers the caller's own company; takes no input",
   "POST /v1/product-catalog/uploads": "creates an upload of the caller's company; its only field is validateOnly",
   "POST /events/types": "creates a type of the caller's company from a name",
+  "POST /v1/journeys": "creates a journey of the caller's company from a definition that names no person or resource",
   "GET /openapi.json": "the kit's OpenAPI document, the same for every caller; takes no input",
   "GET /docs": "the API reference page, the same for every caller; takes no input",
 };
@@ -486,6 +513,7 @@ describe("tenant isolation: company B's credentials on company A's resources", (
       privacy: await asA(`/v1/privacy/delete-request/${w.ids.privacyRequest}`),
       upload: await asA(`/v1/product-catalog/uploads/${w.ids.upload}`),
       uploads: await asA("/v1/product-catalog/uploads"),
+      journey: await asA(`/v1/journeys/${w.ids.journey}`),
       product: await t.kit.plugin("catalog").getProduct(w.a.companyId, "p-1"),
       type: await asA(`/events/types/${w.ids.type}`, w.a.legacyToken),
       message: await asA(`/events/types/messages/${w.ids.message}`, w.a.legacyToken),
@@ -531,6 +559,7 @@ describe("tenant isolation: company B's credentials on company A's resources", (
     const privacyRequest = (await asA(json("POST", "/v1/privacy/delete-request", { subjectPhone: "+19148449998" }))).id;
     for (let n = 0; n < 3; n++) await asA(json("POST", "/privacy/delete-request", { subjectEmail: `gone${n}@example.com` }, a.legacyToken));
     const privacyNumber = (await asA(json("POST", "/privacy/delete-request", { subjectEmail: "gone@example.com" }, a.legacyToken))).id;
+    const journey = (await asA(json("POST", "/v1/journeys", { template: "cart_abandonment" }))).id;
     const upload = await asA(json("POST", "/v1/product-catalog/uploads", {}));
     const uploadUrl = new URL(upload.uploadUrl);
     const product = { id: "p-1", name: "A's product", link: "https://a.example/p-1", lastUpdated: "2026-02-01T10:00:00Z", variants: [{ id: "p-1-v1", name: "A's variant", link: "https://a.example/v", prices: [{ currencyCode: "USD", amount: "20.00" }], availableForPurchase: true, lastUpdated: "2026-02-01T10:00:00Z" }] };
@@ -549,6 +578,7 @@ describe("tenant isolation: company B's credentials on company A's resources", (
     await oauth.users.create({ companyId: b.companyId, email: B_USER_EMAIL, password: PASSWORD });
     const aCode = await authorize(t, aApp.application.clientId, A_USER_EMAIL);
     w.ids = {
+      journey,
       privacyRequest,
       privacyNumber,
       upload: upload.uploadId,

@@ -35,6 +35,8 @@ export interface FuzzWorld {
     uploadId: string;
     /** The pre-signed upload URL's path and query. */
     uploadPath: string;
+    /** A journey to read, change, pause, resume and delete. */
+    journeyId: string;
   };
   /** Entries the kit logged at error level (an unhandled error, a failed resolver): each one a bug. */
   errors: { message: string; fields: LogFields }[];
@@ -165,6 +167,7 @@ export async function seedFuzzWorld(kit: Reachkit, options: { errors: FuzzWorld[
   const privacyRequest = ok(await send("POST", "/v1/privacy/delete-request", apiKey, { subjectPhone: "+19148440009" }), "privacy request");
   const upload = ok(await send("POST", "/v1/product-catalog/uploads", apiKey, {}), "catalog upload");
   const uploadUrl = new URL(upload.uploadUrl);
+  const journey = ok(await send("POST", "/v1/journeys", apiKey, { template: "cart_abandonment" }), "journey");
 
   return {
     kit,
@@ -185,6 +188,7 @@ export async function seedFuzzWorld(kit: Reachkit, options: { errors: FuzzWorld[
       noShowReminderUuid,
       privacyRequestId: privacyRequest.id,
       uploadId: upload.uploadId,
+      journeyId: journey.id,
       uploadPath: `${uploadUrl.pathname}${uploadUrl.search}`,
     },
     errors,

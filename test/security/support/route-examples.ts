@@ -141,6 +141,24 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, (world: FuzzWorld) => Route
   "POST /v1/identity-resolution/user-identifiers": () => ({
     body: { phone: PHONE, email: "ada@example.com", clientUserId: "u-1", shopifyId: "s-1", klaviyoId: "k-1", customIdentifiers: [{ name: "loyaltyId", value: "L-9" }] },
   }),
+  "POST /v1/journeys": () => ({
+    body: {
+      template: "cart_abandonment",
+      name: "Carts left behind",
+      audience: { attributes: { tier: "gold" } },
+      steps: [{ type: "wait", duration: "PT2H" }, { type: "mms", text: "{firstName}, {productName} is still in your cart: {productLink} ({price})" }],
+      exitOn: ["purchase"],
+      window: "P1D",
+      status: "paused",
+    },
+  }),
+  "GET /v1/journeys": () => ({}),
+  "GET /v1/journeys/:id": (w) => ({ params: { id: w.ids.journeyId } }),
+  "PUT /v1/journeys/:id": (w) => ({ params: { id: w.ids.journeyId }, body: { name: "Carts", steps: [{ type: "sms", text: "Back for {productName}?" }], window: "PT12H", status: "active" } }),
+  "POST /v1/journeys/:id/pause": (w) => ({ params: { id: w.ids.journeyId } }),
+  "POST /v1/journeys/:id/resume": (w) => ({ params: { id: w.ids.journeyId } }),
+  "DELETE /v1/journeys/:id": (w) => ({ params: { id: w.ids.journeyId } }),
+  "GET /v1/journeys/:id/stats": (w) => ({ params: { id: w.ids.journeyId } }),
   "PUT /uploads/:key": (w) => {
     const url = new URL(w.ids.uploadPath, "http://x");
     return {
