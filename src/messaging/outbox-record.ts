@@ -1,6 +1,7 @@
 import type { CollectionSpec, Doc } from "../ports/storage.ts";
 
-export type OutboxStatus = "queued" | "sent" | "failed" | "suppressed";
+export const OUTBOX_STATUSES = ["queued", "sent", "failed", "suppressed"] as const;
+export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
 
 /** One outbound SMS/MMS as the outbox keeps it: persisted before it is sent. */
 export interface OutboxMessage extends Doc {
@@ -37,5 +38,8 @@ export const outboxCollection: CollectionSpec = {
     { fields: ["companyId", "to", "createdAt"] },
     { fields: ["to", "createdAt"] },
     { fields: ["createdAt"] },
+    // A company's messages newest first, all or in one status (the console's list and daily counts).
+    { fields: ["companyId", "createdAt"] },
+    { fields: ["companyId", "status", "createdAt"] },
   ],
 };
