@@ -9,6 +9,7 @@ import { sqliteStorage } from "../adapters/storage/sqlite/index.ts";
 import { accountsPlugin } from "../plugins/accounts/index.ts";
 import { appointmentsPlugin } from "../plugins/appointments/index.ts";
 import { catalogPlugin } from "../plugins/catalog/index.ts";
+import { consolePlugin } from "../plugins/console/index.ts";
 import { graphqlPlugin } from "../plugins/graphql/index.ts";
 import { legacyPlugin } from "../plugins/legacy/index.ts";
 import { oauthPlugin } from "../plugins/oauth/index.ts";
@@ -35,6 +36,7 @@ export function serverPlugins(options: { privacyProcessingDelayMs?: number } = {
     privacyPlugin({ processingDelayMs: options.privacyProcessingDelayMs }),
     catalogPlugin(),
     appointmentsPlugin(),
+    consolePlugin(),
   ];
 }
 

@@ -14,3 +14,5 @@ export { DEFAULT_SESSION_TTL_MS, LoginSessions } from "./login-sessions.ts";
 export { DEFAULT_LOGIN_THROTTLE, type LoginThrottleSettings } from "./login-throttle.ts";
 export { INSTALL_PATH, LOGIN_FAILED } from "./install-routes.ts";
 export type { OAuthClientRecord, DashboardUserRecord, LoginSessionRecord, AuthorizationCodeRecord, InstallationRecord } from "./records.ts";
+/** The dashboard user and form token of the API reference's examples, for plugins whose examples sign in too (the console). */
+export { EXAMPLE_USER, EXAMPLE_CSRF_TOKEN } from "./openapi.ts";
