@@ -55,6 +55,7 @@ function document(title: string, head: HtmlValue, body: HtmlValue): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
 <title>${title} · reachkit console</title>
 ${head}
 </head>

@@ -149,7 +149,7 @@ ${table(
   users.map((user) => {
     const other = user.role === "owner" ? "viewer" : "owner";
     return html`<tr><td>${user.email}${user.id === viewer.user.id ? " (you)" : ""}</td><td>${user.role}</td><td>${when(user.createdAt)}</td>
-<td>${actionForm(viewer, `/settings/users/${user.id}/role`, html`<input type="hidden" name="role" value="${other}"><button type="submit" class="secondary" aria-label="Make ${user.email} ${other === "owner" ? "an owner" : "a viewer"}">Make ${other}</button>`, { class: "inline" })}
+<td>${actionForm(viewer, `/settings/users/${user.id}/role`, html`<input type="hidden" name="role" value="${other}"><button type="submit" class="secondary" aria-label="Make ${other} ${user.email}">Make ${other}</button>`, { class: "inline" })}
 ${actionForm(viewer, `/settings/users/${user.id}/delete`, html`<button type="submit" class="danger" aria-label="Delete ${user.email}">Delete</button>`, { class: "inline" })}</td></tr>`;
   }),
   "No users.",
