@@ -40,7 +40,8 @@ export type Outcome = Page | Redirect;
 /** The fields of a posted form: every field a string, read and checked by the action itself. */
 export type Form = Readonly<Record<string, string>>;
 
-const formFields = formBody(v.record(v.string(), v.string()));
+// An empty body is a form without fields (refused below for its missing token), not a malformed request.
+const formFields = formBody(v.optional(v.record(v.string(), v.string()), {}));
 
 /** The session cookie of a sign-in, or the one that clears it (maxAge 0). */
 export function sessionCookie(deps: ConsoleDeps, token: string, maxAgeSeconds: number): string {

@@ -45,7 +45,7 @@ export function messageRoutes(deps: ConsoleDeps, outbox: Outbox): AnyRoute[] {
           body: html`<h1>Messages</h1>
 <form method="get" action="${path}" class="filters" role="search">
 <div><label for="status">Status</label><select id="status" name="status">${options}</select></div>
-<div><label for="to">To</label><input type="tel" id="to" name="to" value="${to ?? ""}" placeholder="+13125550100"></div>
+<div><label for="to">To</label><input type="tel" id="to" name="to" value="${to ?? ""}" placeholder="+12025550123"></div>
 <div><button type="submit">Filter</button></div>
 </form>
 ${table("Messages", ["Created", "To", "What", "Status", "Provider error or reason", "Text", "Sent"], rows, "No messages match.")}

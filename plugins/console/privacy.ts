@@ -34,7 +34,7 @@ export function privacyRoutes(deps: ConsoleDeps, privacy: PrivacyRequests): AnyR
             ? html`<h2>New deletion request</h2>${actionForm(
                 viewer,
                 "/privacy",
-                html`<div><label for="subjectPhone">Phone</label><input type="tel" id="subjectPhone" name="subjectPhone" placeholder="+13125550100"></div>
+                html`<div><label for="subjectPhone">Phone</label><input type="tel" id="subjectPhone" name="subjectPhone" placeholder="+12025550123"></div>
 <div><label for="subjectEmail">Email</label><input type="email" id="subjectEmail" name="subjectEmail"></div>
 <div><label for="requestMsg">Note (optional)</label><input type="text" id="requestMsg" name="requestMsg"></div>
 <div><button type="submit" class="danger">Delete this person's data</button></div>`,

@@ -107,7 +107,7 @@ ${hidden("csrf_token", issued.token)}${hidden("next", nextPath(input.next))}
       path: "/console/sign-out",
       host: "ui",
       auth: { kind: "none" },
-      body: formBody(v.object({ csrf_token: optionalString })),
+      body: formBody(v.optional(v.object({ csrf_token: optionalString }), {})),
       summary: "Sign out of the console",
       docs: {
         operationId: "signOutOfConsole",

@@ -53,7 +53,7 @@ export function subscriberRoutes(deps: ConsoleDeps, services: SubscriberPagesDep
           section: "subscribers",
           body: html`<h1>Subscribers</h1>
 <form method="get" action="${path}" class="filters" role="search">
-<div><label for="q">Phone, email or id</label><input type="search" id="q" name="q" value="${q ?? ""}" placeholder="+1312555…"></div>
+<div><label for="q">Phone, email or id</label><input type="search" id="q" name="q" value="${q ?? ""}" placeholder="+1202555…"></div>
 <div><button type="submit">Search</button></div>
 </form>
 ${table("Subscribers", ["Phone", "Email", "Name", "Since"], rows, q ? "Nobody matches this search." : "No subscribers yet.")}

@@ -38,10 +38,11 @@ export async function seedConsoleWorld(
   company: { companyId: string; apiKey: string; legacyToken: string },
   settle: () => Promise<void>,
   prefix = "+1312555",
+  emailDomain = "example.com",
 ): Promise<ConsoleWorld> {
   const send = (method: string, url: string, token: string, body?: unknown) => kit.inject({ method, url, body, headers: { authorization: `Bearer ${token}` } });
   const phones = [0, 1, 2, 3].map((n) => `${prefix}010${n}`);
-  const emails = ["ada@example.com", "grace@example.com", "alan@example.com", "edsger@example.com"];
+  const emails = ["ada", "grace", "alan", "edsger"].map((name) => `${name}@${emailDomain}`);
   const names = [["Ada", "Lovelace"], ["Grace", "Hopper"], ["Alan", "Turing"], ["Edsger", "Dijkstra"]];
   for (const [index, phone] of phones.entries()) {
     const user = { phone, email: emails[index], firstName: names[index]![0], lastName: names[index]![1] };
