@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import type { InjectResponse } from "../../../src/index.ts";
 import type { TestKit } from "../../support/test-kit.ts";
 import { ConsoleBrowser, OWNER, signedIn, startConsoleKit, VIEWER } from "./support.ts";
-import { CONSOLE_REQUESTS, consoleFixture, type ConsoleFixture } from "./requests.ts";
+import { CONSOLE_REQUESTS, consoleFixture, SESSION_ROUTES, type ConsoleFixture } from "./requests.ts";
 
 const isConsole = (path: string) => path === "/console" || path.startsWith("/console/");
 
@@ -42,7 +42,7 @@ describe("console pages", () => {
   it("sends a browser that is not signed in to the sign-in page from every page and action, and answers the progress poll 401", async () => {
     const stranger = new ConsoleBrowser(t.kit);
     for (const [key, make] of Object.entries(CONSOLE_REQUESTS)) {
-      if (key.includes("/sign-") || key.includes("/assets/")) continue;
+      if (SESSION_ROUTES.includes(key)) continue;
       const request = await make(f);
       const answer = request.method === "GET" ? await stranger.get(request.url) : await stranger.post(request.url, { ...request.fields, csrf_token: "x" });
       if (key.endsWith("/progress")) {
@@ -58,7 +58,7 @@ describe("console pages", () => {
 
   it("answers every page to owners and viewers as HTML under a strict CSP", async () => {
     for (const [key, make] of Object.entries(CONSOLE_REQUESTS)) {
-      if (!key.startsWith("GET ") || key.includes("/assets/") || key.includes("/sign-in") || key.endsWith("/progress")) continue;
+      if (!key.startsWith("GET ") || SESSION_ROUTES.includes(key) || key.endsWith("/progress")) continue;
       const request = await make(f);
       for (const browser of [owner, viewer]) assertPage(await browser.get(request.url));
     }

@@ -99,5 +99,8 @@ export const CONSOLE_REQUESTS: Readonly<Record<string, (f: ConsoleFixture) => Pr
   "POST /console/settings/users/:userId/delete": async (f) => ({ method: "POST", url: `/console/settings/users/${await f.user()}/delete`, fields: {} }),
 };
 
+/** The routes of signing in and out, and the console's files: open to anyone, naming no record. */
+export const SESSION_ROUTES: readonly string[] = ["GET /console/sign-in", "POST /console/sign-in", "POST /console/sign-out", "GET /console/assets/:file"];
+
 /** Actions only owners may take (every form but sign-in and sign-out). */
-export const OWNER_ACTIONS = Object.keys(CONSOLE_REQUESTS).filter((key) => key.startsWith("POST ") && !key.includes("/sign-"));
+export const OWNER_ACTIONS = Object.keys(CONSOLE_REQUESTS).filter((key) => key.startsWith("POST ") && !SESSION_ROUTES.includes(key));
