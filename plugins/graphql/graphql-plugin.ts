@@ -1,10 +1,12 @@
 import { execute, GraphQLError, parse, validate, type DocumentNode, type ExecutionResult } from "graphql";
 import * as v from "valibot";
 import { ACCOUNTS, definePlugin, defineRoute, inject, injectable, jsonBody, plainObject, reply, type Logger } from "../../src/index.ts";
+import { PROFILES_SERVICE } from "../profiles/index.ts";
 import { SUBSCRIPTIONS_SERVICE } from "../subscriptions/index.ts";
 import { EligibilityBatch } from "./eligibility-batch.ts";
 import { checkLimits, DEFAULT_QUERY_LIMITS, type QueryLimits } from "./limits.ts";
 import { graphqlDocs } from "./openapi.ts";
+import { ProfileReader } from "./profile-fields.ts";
 import { schema, type GraphqlContext } from "./schema.ts";
 import { DOCUMENT_CACHE, GRAPHQL_LIMITS } from "./tokens.ts";
 
@@ -19,7 +21,8 @@ const isPlainObject = (value: unknown) => typeof value === "object" && value !==
 
 /**
  * `POST /v1/graphql` (interface 4.1): the subscription eligibilities of users
- * of the caller's company. GraphQL errors answer 200 with `errors`; every
+ * of the caller's company, and with the profiles plugin their external
+ * identifiers, custom attributes and events. GraphQL errors answer 200 with `errors`; every
  * answer carries `extensions.traceId`. Introspection needs a valid token, like
  * every query.
  */
@@ -37,10 +40,12 @@ export function graphqlPlugin(options: GraphqlPluginOptions = {}) {
       container.bind(GRAPHQL_LIMITS, { useValue: limits });
       container.bind(DOCUMENT_CACHE, { useClass: DocumentCache });
     },
-    routes({ resolve, logger }) {
+    routes({ resolve, logger, container }) {
       const documents = resolve(DOCUMENT_CACHE);
       const subscriptions = resolve(SUBSCRIPTIONS_SERVICE);
       const accounts = resolve(ACCOUNTS);
+      // The profile fields of a user answer as for an unknown person in a kit without the profiles plugin.
+      const profiles = container.has(PROFILES_SERVICE) ? resolve(PROFILES_SERVICE) : undefined;
       return [
         defineRoute({
           method: "POST",
@@ -58,6 +63,7 @@ export function graphqlPlugin(options: GraphqlPluginOptions = {}) {
               scopes: principal.scopes,
               eligibilities: new EligibilityBatch((users) => subscriptions.eligibilityOfMany(principal.companyId, users)),
               accounts,
+              profiles: profiles && new ProfileReader(profiles, principal.companyId),
             };
             const result = (await execute({
               schema,

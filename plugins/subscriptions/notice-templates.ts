@@ -61,9 +61,10 @@ export const DEFAULT_TEMPLATES: Readonly<Record<NoticeLocale, Readonly<Record<No
   },
 };
 
+// Checkout-abandoned texts are cart reminders: marketing texts, with the marketing legal language.
 export const confirmRequestKind = (type: SubscriptionType): NoticeKind =>
-  type === "MARKETING" ? "confirm_request_marketing" : "confirm_request_transactional";
-export const welcomeKind = (type: SubscriptionType): NoticeKind => (type === "MARKETING" ? "welcome_marketing" : "welcome_transactional");
+  type === "TRANSACTIONAL" ? "confirm_request_transactional" : "confirm_request_marketing";
+export const welcomeKind = (type: SubscriptionType): NoticeKind => (type === "TRANSACTIONAL" ? "welcome_transactional" : "welcome_marketing");
 
 export const isNoticeKind = (value: string): value is NoticeKind => (NOTICE_KINDS as readonly string[]).includes(value);
 export const isNoticeLocale = (value: string): value is NoticeLocale => (NOTICE_LOCALES as readonly string[]).includes(value);

@@ -12,7 +12,7 @@ import {
   type PluginContext,
 } from "../../src/index.ts";
 import type { OptInAccepted } from "./opt-ins.ts";
-import { eligibilityDocs, inboundSecretPathDocs, inboundSignedDocs, optInDocs, optOutPhoneDocs, unsubscribeDocs } from "./openapi.ts";
+import { eligibilityDocs, inboundSecretPathDocs, inboundSignedDocs, optInDocs, optOutDocs, unsubscribeDocs } from "./openapi.ts";
 import { E164, optInRequestSchema, unsubscribeRequestSchema, userFromQuery, type OptInRequest, type UnsubscribeRequest } from "./schemas.ts";
 import { INBOUND_PATH, normalizeSenderNumber } from "./sender-numbers.ts";
 import type { SubscriptionsService } from "./subscriptions-service.ts";
@@ -79,12 +79,10 @@ export function subscriptionRoutes(context: PluginContext, service: Subscription
       path: "/v1/subscriptions",
       auth: { kind: "api", anyOfScopes: WRITE },
       rateLimit: "unsubscribe",
-      summary: "Opt a phone out of every text subscription",
-      docs: optOutPhoneDocs,
-      handler: async ({ principal, query }) => {
-        const { phone } = userFromQuery({ phone: query.phone });
-        return unsubscribeReply(await service.unsubscribe(principal.companyId, { user: { phone } }, { source: "api" }));
-      },
+      summary: "Opt a phone or an email out of every subscription",
+      docs: optOutDocs,
+      handler: async ({ principal, query }) =>
+        unsubscribeReply(await service.unsubscribe(principal.companyId, { user: userFromQuery(query) }, { source: "api" })),
     }),
     ...[INBOUND_PATH, `${INBOUND_PATH}/:token`].map((path) =>
       defineRoute({

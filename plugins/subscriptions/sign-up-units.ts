@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { CLOCK, inject, injectable, STORAGE, type Clock, type Collection, type CollectionSpec, type Storage } from "../../src/index.ts";
 
-export const SUBSCRIPTION_TYPES = ["MARKETING", "TRANSACTIONAL"] as const;
+/** CHECKOUT_ABANDONED is in the reference's enumerations, and two of its clients send it in unsubscribe lists. */
+export const SUBSCRIPTION_TYPES = ["MARKETING", "TRANSACTIONAL", "CHECKOUT_ABANDONED"] as const;
 export type SubscriptionType = (typeof SUBSCRIPTION_TYPES)[number];
 
 /** An API sign-up unit: where programmatic opt-ins come from (`signUpSourceId`), with its type and locale. */

@@ -34,9 +34,9 @@ export interface ChangeInput {
 /** Addresses per `in` query: well under SQLite's parameter limit. */
 const ADDRESSES_PER_QUERY = 500;
 const CHANNEL_ORDER: Record<SubscriptionChannel, number> = { TEXT: 0, EMAIL: 1 };
-const TYPE_ORDER: Record<SubscriptionType, number> = { MARKETING: 0, TRANSACTIONAL: 1 };
+const TYPE_ORDER: Record<SubscriptionType, number> = { MARKETING: 0, TRANSACTIONAL: 1, CHECKOUT_ABANDONED: 2 };
 
-/** TEXT before EMAIL, MARKETING before TRANSACTIONAL: a stable order for answers. */
+/** TEXT before EMAIL, then MARKETING, TRANSACTIONAL, CHECKOUT_ABANDONED: a stable order for answers. */
 export const bySubscriptionKind = (a: Subscription, b: Subscription) =>
   CHANNEL_ORDER[a.channel] - CHANNEL_ORDER[b.channel] || TYPE_ORDER[a.type] - TYPE_ORDER[b.type];
 

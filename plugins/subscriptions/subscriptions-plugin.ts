@@ -1,4 +1,5 @@
 import { ACCOUNTS, definePlugin, SMS_SENDER } from "../../src/index.ts";
+import { PROFILES_SERVICE } from "../profiles/index.ts";
 import { subscriptionsCommands } from "./commands.ts";
 import { InboundTexts } from "./inbound-texts.ts";
 import { NoticeTemplates } from "./notice-templates.ts";
@@ -19,12 +20,16 @@ import {
   SENDER_NUMBERS_SERVICE,
   SIGN_UP_UNITS_SERVICE,
   SUBSCRIBER_DIRECTORY,
+  SUBSCRIBER_PROFILES,
   SUBSCRIPTION_STORE,
   SUBSCRIPTIONS_SETTINGS,
+  type SubscriberProfiles,
   SUBSCRIPTIONS_SERVICE,
   UNSUBSCRIBES,
 } from "./tokens.ts";
 import { Unsubscribes } from "./unsubscribes.ts";
+
+const NO_PROFILES: SubscriberProfiles = { link: async () => undefined };
 
 /** The in-process service of the subscriptions plugin (`kit.plugin("subscriptions")`). */
 export type SubscriptionsApi = SubscriptionsService;
@@ -75,6 +80,8 @@ export function subscriptionsPlugin(options: SubscriptionsPluginOptions = {}) {
       container.bind(UNSUBSCRIBES, { useClass: Unsubscribes });
       container.bind(INBOUND_TEXTS, { useClass: InboundTexts });
       container.bind(SUBSCRIPTIONS_SERVICE, { useClass: SubscriptionsService });
+      // A kit without the profiles plugin links nothing.
+      container.bind(SUBSCRIBER_PROFILES, { useFactory: (c) => (c.has(PROFILES_SERVICE) ? c.resolve(PROFILES_SERVICE) : NO_PROFILES) });
     },
     routes: (context) => subscriptionRoutes(context, context.resolve(SUBSCRIPTIONS_SERVICE)),
     jobs: ({ resolve }) => resolve(SUBSCRIPTIONS_SERVICE).jobHandlers(),

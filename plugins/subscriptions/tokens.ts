@@ -1,4 +1,5 @@
 import { defineToken } from "../../src/index.ts";
+import type { Identifier } from "../profiles/index.ts";
 import type { InboundTexts } from "./inbound-texts.ts";
 import type { NoticeTemplates } from "./notice-templates.ts";
 import type { Notices } from "./notices.ts";
@@ -26,3 +27,9 @@ export const OPT_INS = defineToken<OptIns>("OptIns", [PROVIDER]);
 export const UNSUBSCRIBES = defineToken<Unsubscribes>("Unsubscribes", [PROVIDER]);
 export const INBOUND_TEXTS = defineToken<InboundTexts>("InboundTexts", [PROVIDER]);
 export const SUBSCRIBER_DIRECTORY = defineToken<SubscriberDirectory>("SubscriberDirectory", [PROVIDER]);
+
+/** Links an opt-in's identifiers to one profile: the profiles plugin's service in a kit that has it. */
+export interface SubscriberProfiles {
+  link(companyId: string, identifiers: readonly Identifier[]): Promise<unknown>;
+}
+export const SUBSCRIBER_PROFILES = defineToken<SubscriberProfiles>("SubscriberProfiles", [PROVIDER]);
