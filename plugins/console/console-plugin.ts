@@ -5,6 +5,7 @@ import { CATALOG_API } from "../catalog/index.ts";
 import { LEGACY_SERVICE } from "../legacy/index.ts";
 import { OAUTH_API, SIGN_INS } from "../oauth/index.ts";
 import { PRIVACY_REQUESTS_SERVICE } from "../privacy/index.ts";
+import { PROFILES_SERVICE } from "../profiles/index.ts";
 import { SUBSCRIPTIONS_SERVICE } from "../subscriptions/index.ts";
 import { assetRoutes } from "./assets.ts";
 import { catalogRoutes } from "./catalog.ts";
@@ -27,7 +28,7 @@ const optional = <T>(container: ContainerFacade, token: Token<T>): T | undefined
  * The operator console at `/console` on the ui host: server-rendered pages for
  * the company's dashboard users (owners change things, viewers read), signed in
  * with the OAuth plugin's users, sessions and throttle. Pages of the catalog,
- * appointments, privacy and legacy plugins appear when the kit has them.
+ * appointments, privacy, legacy and profiles plugins appear when the kit has them.
  */
 export function consolePlugin() {
   return definePlugin({
@@ -38,6 +39,7 @@ export function consolePlugin() {
       const appointments = optional(container, APPOINTMENTS_SERVICE);
       const privacy = optional(container, PRIVACY_REQUESTS_SERVICE);
       const legacy = optional(container, LEGACY_SERVICE);
+      const profiles = optional(container, PROFILES_SERVICE);
       const sections: SectionId[] = ["overview", "subscribers", "messages"];
       if (catalog) sections.push("catalog");
       if (appointments) sections.push("reminders");
@@ -58,7 +60,7 @@ export function consolePlugin() {
         ...assetRoutes(),
         ...signInRoutes(deps),
         ...overviewRoutes(deps, { subscriptions, outbox, clock, catalog }),
-        ...subscriberRoutes(deps, { subscriptions, outbox, appointments }),
+        ...subscriberRoutes(deps, { subscriptions, outbox, appointments, profiles }),
         ...messageRoutes(deps, outbox),
         ...(catalog ? catalogRoutes(deps, catalog) : []),
         ...(appointments ? reminderRoutes(deps, appointments) : []),

@@ -1,9 +1,11 @@
 import * as v from "valibot";
 import type { AnyRoute, Outbox } from "../../src/index.ts";
 import type { AppointmentsService } from "../appointments/index.ts";
+import type { ProfilesService } from "../profiles/index.ts";
 import type { Subscriber, SubscriptionsService } from "../subscriptions/index.ts";
 import { pageRoute, queryText, type ConsoleDeps } from "./console-routes.ts";
 import { pageDocs } from "./docs.ts";
+import { profileSection } from "./profile-section.ts";
 import { pager, status, table, when, withQuery } from "./format.ts";
 import { html, type SafeHtml } from "./html.ts";
 
@@ -12,6 +14,8 @@ export interface SubscriberPagesDeps {
   outbox: Outbox;
   /** Absent when the kit has no appointments plugin. */
   appointments?: AppointmentsService;
+  /** Absent when the kit has no profiles plugin. */
+  profiles?: ProfilesService;
 }
 
 /** The link to a person's page: by phone, else by email. */
@@ -23,7 +27,7 @@ const name = (subscriber: Subscriber) => [subscriber.firstName, subscriber.lastN
 
 /** The subscriber list (search by phone, email or id; keyset pages) and a person's page. */
 export function subscriberRoutes(deps: ConsoleDeps, services: SubscriberPagesDeps): AnyRoute[] {
-  const { subscriptions, outbox, appointments } = services;
+  const { subscriptions, outbox, appointments, profiles } = services;
   return [
     pageRoute(deps, {
       path: "/subscribers",
@@ -67,7 +71,9 @@ ${pager(path, { q, after }, page.nextCursor)}`,
       summary: "Show a subscriber in the console",
       docs: pageDocs({
         operationId: "showConsoleSubscriber",
-        description: "One person, by phone or email: their details, subscriptions with their state, the consent history (every opt-in, confirmation and opt-out, with its source), their messages and reminders. 404 when the company knows nobody by them.",
+        description:
+          "One person, by phone or email: their details, subscriptions with their state, the consent history (every opt-in, confirmation and opt-out, with its source), " +
+          "their profile (identifiers, custom attributes, latest events), their messages and reminders. 404 when the company knows nobody by them.",
         query: v.object({ phone: v.optional(v.pipe(v.string(), v.description("E.164"))), email: v.optional(v.string()) }),
         example: { query: { phone: "+13125550100" }, after: ["addSubscriptions"] },
       }),
@@ -79,7 +85,8 @@ ${pager(path, { q, after }, page.nextCursor)}`,
         // The person's every address: one looked up by phone has their email's subscriptions too.
         const user = { phone: subscriber?.phone ?? phone, email: subscriber?.email ?? email };
         const [held, changes] = await Promise.all([subscriptions.subscriptions(companyId, user), subscriptions.changes(companyId, user)]);
-        if (!subscriber && held.length === 0 && changes.length === 0) return notFound(viewer.base);
+        const profile = profiles ? await profileSection(profiles, companyId, user) : undefined;
+        if (!subscriber && held.length === 0 && changes.length === 0 && !profile?.found) return notFound(viewer.base);
         const messages = user.phone ? (await outbox.page(companyId, { to: user.phone, limit: 50 })).items : [];
         const reminders = appointments && user.phone ? await appointments.reminders.list(companyId, { phone: user.phone, limit: 20 }) : [];
         const who = subscriber ? [name(subscriber), subscriber.phone, subscriber.email].filter(Boolean).join(" · ") : (user.phone ?? user.email ?? "");
@@ -101,6 +108,7 @@ ${table(
   ),
   "Nothing recorded.",
 )}
+${profile?.html ?? ""}
 <h2>Messages</h2>
 ${table(
   "Messages",

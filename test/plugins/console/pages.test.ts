@@ -88,6 +88,10 @@ describe("console pages", () => {
     assertPage(person);
     const shown = text(person);
     for (const expected of ["Ada Lovelace", "ada@example.com", "u-0", "MARKETING", "opt in", "has shipped", "welcome_marketing", "scheduled"]) assert.ok(shown.includes(expected), expected);
+    // The profile: its identifiers, the attribute and the event recorded through the API.
+    assert.match(shown, /Attributes Name Value Type Set tier gold string /);
+    assert.match(shown, /Events When Event 2026-03-01 12:00 UTC Order Shipped · \{"orderId":"1001"\}/);
+    assert.match(shown, /Identifiers Identifier Value Linked .*clientUserId u-0/);
     assert.equal((await owner.get("/console/subscriber?email=ADA%40example.com")).status, 200, "by email, in any case");
     assertPage(await owner.get("/console/subscriber?phone=%2B19995550100"), 404);
     assertPage(await owner.get("/console/subscriber"), 404);

@@ -50,6 +50,9 @@ export async function seedConsoleWorld(
   }
   await settle();
   ok(await send("POST", "/v1/subscriptions/unsubscribe", company.apiKey, { user: { phone: phones[3] } }), "unsubscribe");
+  // Ada's profile: an attribute and an event.
+  ok(await send("POST", "/v1/attributes/custom", company.apiKey, { properties: { tier: "gold" }, user: { phone: phones[0] } }), "attribute");
+  ok(await send("POST", "/v1/events/custom", company.apiKey, { type: "Order Shipped", properties: { orderId: "1001" }, user: { phone: phones[0] } }), "event");
   for (const phone of phones.slice(0, 3)) {
     // The provider refuses the third number.
     if (phone === phones[2]) sms.failNext(new SmsSendError("invalid_number", "21211: The 'To' number is not a valid phone number"));
