@@ -107,7 +107,7 @@ async function middleCursor(collection: typeof subscribers | typeof outbox, extr
 const pages: Record<string, string> = {
   "subscribers, first page": "/console/subscribers",
   "subscribers, a middle page": `/console/subscribers?after=${await middleCursor(subscribers)}`,
-  "subscribers, search by phone digits": "/console/subscribers?q=%2B131250",
+  "subscribers, search by phone digits": "/console/subscribers?q=%2B1312000",
   "subscribers, search by email": "/console/subscribers?q=person5000",
   "a subscriber's page": `/console/subscriber?phone=${encodeURIComponent(phoneOf(Math.floor(COUNT / 2)))}`,
   "messages, first page": "/console/messages",

@@ -14,6 +14,7 @@ import type { SectionId } from "./layout.ts";
 import { messageRoutes } from "./messages.ts";
 import { overviewRoutes } from "./overview.ts";
 import { privacyRoutes } from "./privacy.ts";
+import { productRoutes } from "./products.ts";
 import { reminderRoutes } from "./reminders.ts";
 import { settingsRoutes } from "./settings.ts";
 import { signInRoutes } from "./sign-in.ts";
@@ -41,7 +42,7 @@ export function consolePlugin() {
       const legacy = optional(container, LEGACY_SERVICE);
       const profiles = optional(container, PROFILES_SERVICE);
       const sections: SectionId[] = ["overview", "subscribers", "messages"];
-      if (catalog) sections.push("catalog");
+      if (catalog) sections.push("catalog", "products");
       if (appointments) sections.push("reminders");
       if (privacy) sections.push("privacy");
       sections.push("settings");
@@ -62,7 +63,7 @@ export function consolePlugin() {
         ...overviewRoutes(deps, { subscriptions, outbox, clock, catalog }),
         ...subscriberRoutes(deps, { subscriptions, outbox, appointments, profiles }),
         ...messageRoutes(deps, outbox),
-        ...(catalog ? catalogRoutes(deps, catalog) : []),
+        ...(catalog ? [...catalogRoutes(deps, catalog), ...productRoutes(deps, catalog)] : []),
         ...(appointments ? reminderRoutes(deps, appointments) : []),
         ...(privacy ? privacyRoutes(deps, privacy) : []),
         ...settingsRoutes(deps, { accounts: resolve(ACCOUNTS_SERVICE), subscriptions, oauth: resolve(OAUTH_API), legacy }),

@@ -8,8 +8,8 @@ export function when(at: number | string | undefined): string {
   return `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
 
-const GOOD = new Set(["sent", "delivered", "active", "completed", "opt_in", "confirmed", "resubscribed", "owner"]);
-const BAD = new Set(["failed", "undelivered", "unsubscribed", "expired", "canceled", "no_show", "skipped"]);
+const GOOD = new Set(["sent", "delivered", "active", "completed", "opt_in", "confirmed", "resubscribed", "owner", "for sale"]);
+const BAD = new Set(["failed", "undelivered", "unsubscribed", "expired", "canceled", "no_show", "skipped", "not for sale"]);
 const WAITING = new Set(["queued", "pending", "scheduled", "initialized", "validating", "validated", "processing"]);
 
 /** A status as a labelled badge: the word carries the meaning, the colour only repeats it. */

@@ -88,6 +88,8 @@ describe("the console in Chromium", () => {
         hosts: url,
         secret: TEST_SECRET,
         plugins: serverPlugins().map((plugin) => (plugin.name === "oauth" ? oauthPlugin({ passwordHasher: fastPasswords }) : plugin)),
+        // The seed makes two uploads in one fake second.
+        config: { rateLimits: { "catalog-upload": Infinity } },
       });
       await kit.start();
       handler = nodeHandler(kit);
@@ -184,6 +186,16 @@ describe("the console in Chromium", () => {
     assert.match(errors, /^3\s/m);
     assert.match(await page.locator("main").innerText(), /Status\s+completed/);
     await capture("catalog-upload");
+  });
+
+  it("finds a product and shows its variant's stock and price history", async () => {
+    await page.getByRole("link", { name: "Products" }).click();
+    await page.getByLabel(/Product id/).fill(world.productId);
+    await page.getByRole("button", { name: "Search" }).click();
+    await page.getByRole("link", { name: world.productId }).click();
+    const history = await page.getByRole("table", { name: `History of ${world.productId}-s` }).innerText();
+    assert.match(history, /19\.00 USD · stock 12\s+15\.00 USD · stock 3/);
+    await capture("product");
   });
 
   it("opens a reminder with its steps and cancels it", async () => {

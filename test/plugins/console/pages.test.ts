@@ -146,6 +146,17 @@ describe("console pages", () => {
     assert.equal((await owner.get("/console/catalog/uploads/nope/progress")).status, 404);
   });
 
+  it("products: search by id beginning or variant id; a product's variants with their stock and price history", async () => {
+    const found = text(await owner.get(`/console/products?q=${f.world.productId.slice(0, 5)}`));
+    assert.match(found, new RegExp(`${f.world.productId} Classic tee 1 1 `));
+    assert.match(text(await owner.get(`/console/products?q=${f.world.productId}-s`)), new RegExp(`${f.world.productId} Classic tee`), "by a variant's id");
+    assert.match(text(await owner.get("/console/products?q=nothing")), /No product matches/);
+    const page = text(await owner.get(`/console/products/${f.world.productId}`));
+    assert.match(page, /Variants Variant Name Prices Stock Availability .*-s Classic tee, small 15\.00 USD 3 for sale/);
+    assert.match(page, /History of .*-s When Before After Upload 2026-03-01 12:00 UTC 19\.00 USD · stock 12 15\.00 USD · stock 3 /);
+    assertPage(await owner.get("/console/products/nope"), 404);
+  });
+
   it("reminders: a reminder's steps; an unknown one is a not-found page", async () => {
     const page = text(await owner.get(`/console/reminders/${f.world.reminderUuid}`));
     assert.match(page, /CONFIRMATION .*REMINDER scheduled/);

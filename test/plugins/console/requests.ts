@@ -80,6 +80,8 @@ export const CONSOLE_REQUESTS: Readonly<Record<string, (f: ConsoleFixture) => Pr
   "POST /console/catalog/uploads": () => ({ method: "POST", url: "/console/catalog/uploads", fields: { validateOnly: "true" } }),
   "GET /console/catalog/uploads/:uploadId": (f) => ({ method: "GET", url: `/console/catalog/uploads/${f.world.uploadId}` }),
   "GET /console/catalog/uploads/:uploadId/progress": (f) => ({ method: "GET", url: `/console/catalog/uploads/${f.world.uploadId}/progress` }),
+  "GET /console/products": (f) => ({ method: "GET", url: `/console/products?q=${f.world.productId.slice(0, 4)}` }),
+  "GET /console/products/:productId": (f) => ({ method: "GET", url: `/console/products/${f.world.productId}` }),
   "GET /console/reminders": () => ({ method: "GET", url: "/console/reminders" }),
   "GET /console/reminders/:uuid": (f) => ({ method: "GET", url: `/console/reminders/${f.world.reminderUuid}` }),
   "POST /console/reminders/:uuid/cancel": async (f) => ({ method: "POST", url: `/console/reminders/${await f.reminder()}/cancel`, fields: {} }),

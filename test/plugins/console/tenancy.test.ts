@@ -9,6 +9,7 @@ const NAMES_A_RECORD = [
   "GET /console/subscriber",
   "GET /console/catalog/uploads/:uploadId",
   "GET /console/catalog/uploads/:uploadId/progress",
+  "GET /console/products/:productId",
   "GET /console/reminders/:uuid",
   "POST /console/reminders/:uuid/cancel",
   "POST /console/reminders/:uuid/no-show",
@@ -57,7 +58,7 @@ describe("console tenancy: company B's user on company A's ids", () => {
     await t.kit.plugin("oauth").users.create({ companyId: globex.companyId, email: B_OWNER, password: PASSWORD });
     b = await signedIn(t.kit, B_OWNER);
     const company = (await t.kit.plugin("accounts").getCompany(a.world.companyId))!;
-    secrets = [company.name, company.id, ...a.world.phones, ...a.world.emails, a.world.uploadId, a.world.reminderUuid];
+    secrets = [company.name, company.id, ...a.world.phones, ...a.world.emails, a.world.uploadId, a.world.productId, a.world.reminderUuid];
   });
   after(() => t.stop());
 

@@ -10,17 +10,25 @@ export interface ConsoleWorld {
   emails: string[];
   /** A catalog upload whose file had bad lines, processed. */
   uploadId: string;
+  /** Its product; a second upload changed its variant's price and stock. */
+  productId: string;
   reminderUuid: string;
   /** The phone whose texts failed at the provider. */
   failingPhone: string;
 }
 
-export const CATALOG_FILE = [
-  JSON.stringify({ id: "tee-1", name: "Classic tee", link: "https://shop.example/p/tee-1", lastUpdated: "2026-03-01T12:00:00Z", variants: [{ id: "tee-1-s", name: "Classic tee, small", link: "https://shop.example/p/tee-1", prices: [{ currencyCode: "USD", amount: "19.00" }], availableForPurchase: true, inventoryQuantity: 12, lastUpdated: "2026-03-01T12:00:00Z" }] }),
-  '{"id": "broken", "name": ',
-  JSON.stringify({ id: "mug-1", name: "Mug", lastUpdated: "2026-03-01T12:00:00Z", variants: [] }),
-  "",
-].join("\n");
+const tee = (id: string, amount: string, inventoryQuantity: number) =>
+  JSON.stringify({
+    id,
+    name: "Classic tee",
+    link: `https://shop.example/p/${id}`,
+    lastUpdated: "2026-03-01T12:00:00Z",
+    variants: [{ id: `${id}-s`, name: "Classic tee, small", link: `https://shop.example/p/${id}`, prices: [{ currencyCode: "USD", amount }], availableForPurchase: true, inventoryQuantity, lastUpdated: "2026-03-01T12:00:00Z" }],
+  });
+
+/** A catalog file with a good product, a line that is not JSON, and a product with errors. */
+export const catalogFile = (productId: string) => [tee(productId, "19.00", 12), '{"id": "broken", "name": ', JSON.stringify({ id: "mug-1", name: "Mug", lastUpdated: "2026-03-01T12:00:00Z", variants: [] }), ""].join("\n");
+export const CATALOG_FILE = catalogFile("tee-1");
 
 function ok(response: InjectResponse, what: string): Json {
   assert.ok(response.status < 300, `${what}: ${response.status} ${response.body}`);
@@ -59,9 +67,17 @@ export async function seedConsoleWorld(
     ok(await send("POST", "/1/messages", company.legacyToken, { to: phone, body: `Your order to ${phone} has shipped.`, type: "TRANSACTIONAL" }), "message");
     await settle();
   }
-  const upload = ok(await send("POST", "/v1/product-catalog/uploads", company.apiKey, {}), "upload");
-  const target = new URL(upload.uploadUrl);
-  ok(await kit.inject({ method: "PUT", url: `${target.pathname}${target.search}`, body: CATALOG_FILE, headers: { "content-type": "application/x-ndjson" } }), "catalog file");
+  const productId = `tee-${prefix.slice(2, 5)}`;
+  const sendCatalog = async (file: string) => {
+    const upload = ok(await send("POST", "/v1/product-catalog/uploads", company.apiKey, {}), "upload");
+    const target = new URL(upload.uploadUrl);
+    ok(await kit.inject({ method: "PUT", url: `${target.pathname}${target.search}`, body: file, headers: { "content-type": "application/x-ndjson" } }), "catalog file");
+    await settle();
+    return upload.uploadId as string;
+  };
+  const uploadId = await sendCatalog(catalogFile(productId));
+  // Cheaper and fewer: the variant's history has one change.
+  await sendCatalog(`${tee(productId, "15.00", 3)}\n`);
   const type = ok(await send("POST", "/events/types", company.legacyToken, { type: "Haircut" }), "type");
   ok(await send("POST", "/events/types/messages", company.legacyToken, { eventType: { uuid: type.uuid }, messageType: "REMINDER", text: "See you at {eventTime}, {firstName}!" }), "message");
   const reminder = ok(
@@ -70,5 +86,5 @@ export async function seedConsoleWorld(
   );
   ok(await send("POST", "/v1/privacy/delete-request", company.apiKey, { subjectEmail: "gone@example.com" }), "privacy request");
   await settle();
-  return { companyId: company.companyId, phones, emails, uploadId: upload.uploadId, reminderUuid: reminder.uuid, failingPhone: phones[2]! };
+  return { companyId: company.companyId, phones, emails, uploadId, productId, reminderUuid: reminder.uuid, failingPhone: phones[2]! };
 }
