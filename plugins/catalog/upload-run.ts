@@ -284,13 +284,23 @@ export class UploadRun {
       for (const event of journeyEvents({ companyId, uploadId, product }, before, variant, this.settings.lowInventoryThreshold)) {
         writes.events.push({ id: pendingEventId(uploadId, ++this.#eventSequence), uploadId, companyId, name: event.name, payload: event.payload });
       }
-      if (!before) continue;
+      if (!before || !mayDiffer(before, variant)) continue;
       const [was, is] = [variantState(before), variantState(variant)];
       if (JSON.stringify(was) === JSON.stringify(is)) continue;
       const change = { companyId, variantId: variant.id, productId: product.id, version: this.version, uploadId, at: now, before: was, after: is };
       writes.changes.push({ id: rowId(companyId, this.version, variant.id), ...change });
     }
   }
+}
+
+/** A cheap first look (most saved variants are unchanged): false when the history's fields are surely the same. */
+function mayDiffer(before: CatalogVariant, after: CatalogVariant): boolean {
+  if (before.availableForPurchase !== after.availableForPurchase || before.inventoryQuantity !== after.inventoryQuantity) return true;
+  if (before.prices.length !== after.prices.length) return true;
+  return before.prices.some((price, index) => {
+    const other = after.prices[index]!;
+    return price.amount !== other.amount || price.currencyCode !== other.currencyCode || price.compareAtPrice !== other.compareAtPrice;
+  });
 }
 
 /** The lowest price per currency (in currency order), the stock and the availability of a variant. */
