@@ -149,6 +149,7 @@ export function installRoutes(dependencies: InstallRouteDependencies): AnyRoute[
         const signedInAs = await signedIn(context);
         if (!signedInAs) return showLogin(context, resolved, 200);
         const { company, user } = signedInAs;
+        if (user.role !== "owner") return ownersOnly();
         const render = (csrfToken: string) =>
           consentPage({
             action: installPath,
@@ -203,6 +204,7 @@ export function installRoutes(dependencies: InstallRouteDependencies): AnyRoute[
         if (!signedInAs) return { status: 303, redirect: installUrl(parameters), headers: pageHeaders() };
         const scopes = requestedScopes(client, parameters);
         if (scopes === "invalid") return invalidScope(parameters);
+        if (signedInAs.user.role !== "owner") return ownersOnly();
         if (body.decision === "cancel") return redirectToClient(parameters, { error: "access_denied" });
         if (body.decision !== "authorize") return failure(400, "Invalid answer", "Choose Authorize or Cancel on the install page.").reply;
         const code = await codes.issue({
@@ -233,6 +235,11 @@ function htmlReply(status: number, html: string, headers: Record<string, string>
 
 function failure(status: number, title: string, message: string): Extract<Resolved, { kind: "page" }> {
   return { kind: "page", reply: htmlReply(status, errorPage(title, message), pageHeaders()) };
+}
+
+/** Installing grants an application access to the company's data: a change, which viewers may not make. */
+function ownersOnly(): RouteReply {
+  return failure(403, "Only an owner can install", "You are signed in as a viewer of the company. Ask an owner of the company to install this application.").reply;
 }
 
 function forbiddenForm(): RouteReply {

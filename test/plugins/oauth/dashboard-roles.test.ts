@@ -4,7 +4,7 @@ import { memoryStorage } from "../../../adapters/storage/memory/index.ts";
 import { LastOwnerError } from "../../../plugins/oauth/index.ts";
 import { oauthCollections } from "../../../plugins/oauth/records.ts";
 import type { Doc } from "../../../src/index.ts";
-import { startOAuthTestKit, USER_EMAIL, type OAuthTestKit } from "../../support/oauth.ts";
+import { hiddenFields, InstallClient, installPath, startOAuthTestKit, USER_EMAIL, type OAuthTestKit } from "../../support/oauth.ts";
 
 const PASSWORD = "a long enough password";
 
@@ -68,6 +68,29 @@ describe("dashboard users made before roles", () => {
       assert.equal((await t.kit.plugin("oauth").users.get(viewer.id))?.role, "viewer");
     } finally {
       await t.kit.stop();
+    }
+  });
+});
+
+describe("the install page and roles", () => {
+  it("shows a viewer a 403 page instead of the consent form, and refuses their consent: no code is issued", async () => {
+    const t = await startOAuthTestKit();
+    try {
+      await t.kit.plugin("oauth").users.create({ companyId: t.company.companyId, email: "viewer@acme.example", password: PASSWORD, role: "viewer" });
+      const browser = new InstallClient(t.kit);
+      const url = installPath(t, { state: "s" });
+      // The sign-in form's fields: their CSRF token stays valid for this browser once signed in.
+      const fields = hiddenFields((await browser.get(url)).body);
+      assert.equal((await browser.post("/integrations/oauth-install/login", { ...fields, email: "viewer@acme.example", password: PASSWORD })).status, 303);
+      const page = await browser.get(url);
+      assert.equal(page.status, 403);
+      assert.match(page.body, /Only an owner can install/);
+      const answer = await browser.post("/integrations/oauth-install", { ...fields, decision: "authorize" });
+      assert.equal(answer.status, 403);
+      assert.match(answer.body, /Only an owner can install/);
+      assert.equal(await t.kit.storage.collection("oauth_authorization_codes").count(), 0);
+    } finally {
+      await t.stop();
     }
   });
 });
