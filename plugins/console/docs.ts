@@ -1,4 +1,4 @@
-import type * as v from "valibot";
+import * as v from "valibot";
 import type { OpenApiSecurityScheme, RequestExample, ResponseDoc, RouteDocs } from "../../src/index.ts";
 import { EXAMPLE_CSRF_TOKEN } from "../oauth/index.ts";
 
@@ -41,6 +41,13 @@ export function pageDocs(input: {
     example: { ...input.example, after: [...SIGNED_IN, ...(input.example?.after ?? [])] },
   };
 }
+
+/** The query of a list page: a search, and the cursor of its next page. */
+export const searchQuery = (search: string) =>
+  v.object({
+    q: v.optional(v.pipe(v.string(), v.description(search))),
+    after: v.optional(v.pipe(v.string(), v.description("The cursor of the next page (from the page's Next link)"))),
+  });
 
 /** A form of the signed-in console: it changes something, so it needs the page's CSRF token, and (but signing out) an owner. */
 export function actionDocs(input: {

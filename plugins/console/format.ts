@@ -56,3 +56,11 @@ export function lastDays(now: number, count: number): Array<{ start: number; end
     return { start, end: start + DAY };
   });
 }
+
+/** The search box of a list page: a GET form, so a search is a link like any page. */
+export function searchForm(path: string, label: string, value: string | undefined, placeholder = ""): SafeHtml {
+  return html`<form method="get" action="${path}" class="filters" role="search">
+<div><label for="q">${label}</label><input type="search" id="q" name="q" value="${value ?? ""}"${placeholder ? html` placeholder="${placeholder}"` : ""}></div>
+<div><button type="submit">Search</button></div>
+</form>`;
+}

@@ -1,9 +1,8 @@
-import * as v from "valibot";
 import { notFound, type AnyRoute } from "../../src/index.ts";
 import type { CatalogApi, CatalogPrice, CatalogProduct, CatalogVariant, VariantChange, VariantState } from "../catalog/index.ts";
 import { pageRoute, queryText, type ConsoleDeps } from "./console-routes.ts";
-import { pageDocs } from "./docs.ts";
-import { pager, status, table, when } from "./format.ts";
+import { pageDocs, searchQuery } from "./docs.ts";
+import { pager, searchForm, status, table, when } from "./format.ts";
 import { html, type SafeHtml } from "./html.ts";
 
 /** The product of the API reference's example upload. */
@@ -30,10 +29,7 @@ export function productRoutes(deps: ConsoleDeps, catalog: CatalogApi): AnyRoute[
       docs: pageDocs({
         operationId: "showConsoleProducts",
         description: "The catalog's products in id order, 50 a page, or those whose id starts with the search (a variant's exact id finds its product too).",
-        query: v.object({
-          q: v.optional(v.pipe(v.string(), v.description("The beginning of a product id, or a variant id"))),
-          after: v.optional(v.pipe(v.string(), v.description("The cursor of the next page"))),
-        }),
+        query: searchQuery("The beginning of a product id, or a variant id"),
         example: { query: { q: "tee" }, after: ["postUpload", "putUploadFile"] },
       }),
       async render(viewer, context) {
@@ -56,10 +52,7 @@ export function productRoutes(deps: ConsoleDeps, catalog: CatalogApi): AnyRoute[
           title: "Products",
           section: "products",
           body: html`<h1>Products</h1>
-<form method="get" action="${path}" class="filters" role="search">
-<div><label for="q">Product id (its beginning) or variant id</label><input type="search" id="q" name="q" value="${q ?? ""}"></div>
-<div><button type="submit">Search</button></div>
-</form>
+${searchForm(path, "Product id (its beginning) or variant id", q)}
 ${table("Products", ["Product", "Name", "Variants", "For sale", "Last updated"], rows, q ? "No product matches." : "No products yet: upload a catalog.")}
 ${pager(path, { q, after }, page.nextCursor)}`,
         };

@@ -4,9 +4,9 @@ import type { AppointmentsService } from "../appointments/index.ts";
 import type { ProfilesService } from "../profiles/index.ts";
 import type { Subscriber, SubscriptionsService } from "../subscriptions/index.ts";
 import { pageRoute, queryText, type ConsoleDeps } from "./console-routes.ts";
-import { pageDocs } from "./docs.ts";
+import { pageDocs, searchQuery } from "./docs.ts";
 import { profileSection } from "./profile-section.ts";
-import { pager, status, table, when, withQuery } from "./format.ts";
+import { pager, searchForm, status, table, when, withQuery } from "./format.ts";
 import { html, type SafeHtml } from "./html.ts";
 
 export interface SubscriberPagesDeps {
@@ -36,10 +36,7 @@ export function subscriberRoutes(deps: ConsoleDeps, services: SubscriberPagesDep
       docs: pageDocs({
         operationId: "showConsoleSubscribers",
         description: "The company's subscribers, newest first, 50 a page, or those a search finds: digits of a phone (`+1312555`), the beginning of an email, or a subscriber id.",
-        query: v.object({
-          q: v.optional(v.pipe(v.string(), v.description("A phone's digits, an email's beginning, or a subscriber id"))),
-          after: v.optional(v.pipe(v.string(), v.description("The cursor of the next page (from the page's Next link)"))),
-        }),
+        query: searchQuery("A phone's digits, an email's beginning, or a subscriber id"),
         example: { query: { q: "+1312" } },
       }),
       async render(viewer, context) {
@@ -56,10 +53,7 @@ export function subscriberRoutes(deps: ConsoleDeps, services: SubscriberPagesDep
           title: "Subscribers",
           section: "subscribers",
           body: html`<h1>Subscribers</h1>
-<form method="get" action="${path}" class="filters" role="search">
-<div><label for="q">Phone, email or id</label><input type="search" id="q" name="q" value="${q ?? ""}" placeholder="+1202555…"></div>
-<div><button type="submit">Search</button></div>
-</form>
+${searchForm(path, "Phone, email or id", q, "+1202555…")}
 ${table("Subscribers", ["Phone", "Email", "Name", "Since"], rows, q ? "Nobody matches this search." : "No subscribers yet.")}
 ${pager(path, { q, after }, page.nextCursor)}`,
         };

@@ -3,9 +3,8 @@ import { after, before, describe, it } from "node:test";
 import type { InjectResponse } from "../../../src/index.ts";
 import type { TestKit } from "../../support/test-kit.ts";
 import { CONSOLE_REQUESTS, consoleFixture, OWNER_ACTIONS, type ConsoleFixture } from "./requests.ts";
-import { ConsoleBrowser, csrfOf, OWNER, signedIn, startConsoleKit, VIEWER } from "./support.ts";
+import { pageText as text, ConsoleBrowser, csrfOf, OWNER, signedIn, startConsoleKit, VIEWER } from "./support.ts";
 
-const text = (response: InjectResponse) => response.body.replace(/<[^>]+>/g, " ").replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&amp;/g, "&").replace(/\s+/g, " ");
 
 describe("console actions", () => {
   let t: TestKit;
@@ -20,11 +19,6 @@ describe("console actions", () => {
     companyId = t.company.companyId;
   });
   after(() => t.stop());
-
-  const ownerPosts = async (key: string) => {
-    const request = await CONSOLE_REQUESTS[key]!(f);
-    return owner.act(request.url, request.fields);
-  };
 
   it("starts a catalog upload and goes to its page, where the file is sent", async () => {
     const before_ = (await t.kit.plugin("catalog").listUploads(companyId)).length;

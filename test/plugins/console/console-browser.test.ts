@@ -9,18 +9,12 @@ import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
-import { fakeClock } from "../../../adapters/clock/index.ts";
 import { nodeHandler } from "../../../adapters/http/node/index.ts";
-import { memoryObjectStorage } from "../../../adapters/object-storage/memory/index.ts";
-import { manualScheduler } from "../../../adapters/scheduler/manual/index.ts";
-import { memorySms } from "../../../adapters/sms/memory/index.ts";
-import { memoryStorage } from "../../../adapters/storage/memory/index.ts";
-import { oauthPlugin } from "../../../plugins/oauth/index.ts";
-import { serverPlugins } from "../../../server/server-kit.ts";
-import { createReachkit, silentLogger, type Reachkit } from "../../../src/index.ts";
+import type { ManualScheduler } from "../../../adapters/scheduler/manual/index.ts";
+import type { Reachkit } from "../../../src/index.ts";
 import { launchChromium, type LaunchedChromium } from "../../support/chromium.ts";
-import { fastPasswords } from "../../support/oauth.ts";
-import { TEST_SECRET, type Json } from "../../support/test-kit.ts";
+import { serverPluginsWithFastPasswords, startServerPluginsKitWith } from "../../support/openapi-kit.ts";
+import type { Json } from "../../support/test-kit.ts";
 import { OWNER, PASSWORD, VIEWER } from "./support.ts";
 import { CATALOG_FILE, seedConsoleWorld, type ConsoleWorld } from "./world.ts";
 
@@ -42,8 +36,7 @@ describe("the console in Chromium", () => {
   let url: string;
   let world: ConsoleWorld;
   let page: Page;
-  const clock = fakeClock("2026-03-01T12:00:00.000Z");
-  const scheduler = manualScheduler(clock);
+  let scheduler: ManualScheduler;
   /** Console errors and CSP refusals of every page: none may happen. */
   const problems: string[] = [];
   const foreignRequests: string[] = [];
@@ -77,24 +70,12 @@ describe("the console in Chromium", () => {
       server = createServer((request, response) => handler!(request, response));
       await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
       url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const sms = memorySms();
-      kit = createReachkit({
-        storage: memoryStorage(),
-        scheduler,
-        clock,
-        sms,
-        objectStorage: memoryObjectStorage({ clock, baseUrl: url }),
-        logger: silentLogger(),
-        hosts: url,
-        secret: TEST_SECRET,
-        plugins: serverPlugins().map((plugin) => (plugin.name === "oauth" ? oauthPlugin({ passwordHasher: fastPasswords }) : plugin)),
-        // The seed makes two uploads in one fake second.
-        config: { rateLimits: { "catalog-upload": Infinity } },
-      });
-      await kit.start();
+      // The seed makes two uploads in one fake second.
+      const started = await startServerPluginsKitWith(url, { plugins: serverPluginsWithFastPasswords(), config: { rateLimits: { "catalog-upload": Infinity } } });
+      ({ kit, scheduler } = started);
       handler = nodeHandler(kit);
       const company = (await kit.provisionCompany({ name: "Acme Outfitters" })).output as Json;
-      world = await seedConsoleWorld(kit, sms, company, () => scheduler.flush());
+      world = await seedConsoleWorld(kit, started.sms, company, () => scheduler.flush());
       const users = kit.plugin("oauth").users;
       await users.create({ companyId: company.companyId, email: OWNER, password: PASSWORD });
       await users.create({ companyId: company.companyId, email: VIEWER, password: PASSWORD, role: "viewer" });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { InjectResponse } from "../../../src/index.ts";
 import type { TestKit } from "../../support/test-kit.ts";
-import { ConsoleBrowser, OWNER, signedIn, startConsoleKit, VIEWER } from "./support.ts";
+import { pageText as text, ConsoleBrowser, OWNER, signedIn, startConsoleKit, VIEWER } from "./support.ts";
 import { CONSOLE_REQUESTS, consoleFixture, SESSION_ROUTES, type ConsoleFixture } from "./requests.ts";
 
 const isConsole = (path: string) => path === "/console" || path.startsWith("/console/");
@@ -16,8 +16,6 @@ function assertPage(response: InjectResponse, status = 200): void {
   assert.equal(response.headers["cache-control"], "no-store");
 }
 
-/** The text of a page without its tags, spaces collapsed. */
-const text = (response: InjectResponse) => response.body.replace(/<[^>]+>/g, " ").replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&amp;/g, "&").replace(/\s+/g, " ");
 
 describe("console pages", () => {
   let t: TestKit;

@@ -1,15 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { fakeClock } from "../../../adapters/clock/index.ts";
-import { memoryObjectStorage } from "../../../adapters/object-storage/memory/index.ts";
-import { manualScheduler } from "../../../adapters/scheduler/manual/index.ts";
-import { memorySms } from "../../../adapters/sms/memory/index.ts";
-import { memoryStorage } from "../../../adapters/storage/memory/index.ts";
-import { LOGIN_FAILED, oauthPlugin } from "../../../plugins/oauth/index.ts";
-import { serverPlugins } from "../../../server/server-kit.ts";
-import { createReachkit, silentLogger } from "../../../src/index.ts";
-import { fastPasswords, hiddenFields, InstallClient, REDIRECT_URI } from "../../support/oauth.ts";
-import { TEST_SECRET, type TestKit } from "../../support/test-kit.ts";
+import { LOGIN_FAILED } from "../../../plugins/oauth/index.ts";
+import { serverPluginsWithFastPasswords, startServerPluginsKitWith } from "../../support/openapi-kit.ts";
+import { hiddenFields, InstallClient, REDIRECT_URI } from "../../support/oauth.ts";
+import type { TestKit } from "../../support/test-kit.ts";
 import { ConsoleBrowser, csrfOf, OWNER, PASSWORD, signedIn, startConsoleKit, VIEWER } from "./support.ts";
 
 const setCookie = (header: string | undefined, name: string) => (header ?? "").split(/,\s*(?=[A-Za-z0-9_]+=)/).find((cookie) => cookie.startsWith(`${name}=`)) ?? "";
@@ -36,19 +30,7 @@ describe("console sign-in and sign-out", () => {
   });
 
   it("marks its cookies Secure when the console is served over https", async () => {
-    const clock = fakeClock("2026-03-01T12:00:00.000Z");
-    const kit = createReachkit({
-      storage: memoryStorage(),
-      scheduler: manualScheduler(clock),
-      clock,
-      sms: memorySms(),
-      objectStorage: memoryObjectStorage({ clock }),
-      logger: silentLogger(),
-      hosts: "https://reachkit.example",
-      secret: TEST_SECRET,
-      plugins: serverPlugins().map((plugin) => (plugin.name === "oauth" ? oauthPlugin({ passwordHasher: fastPasswords }) : plugin)),
-    });
-    await kit.start();
+    const { kit } = await startServerPluginsKitWith("https://reachkit.example", { plugins: serverPluginsWithFastPasswords() });
     try {
       const company = await kit.provisionCompany({ name: "Acme" });
       await kit.plugin("oauth").users.create({ companyId: company.company.id, email: OWNER, password: PASSWORD });

@@ -1,8 +1,6 @@
 import assert from "node:assert/strict";
-import { oauthPlugin } from "../../../plugins/oauth/index.ts";
-import { serverPlugins } from "../../../server/server-kit.ts";
 import type { InjectResponse, Reachkit } from "../../../src/index.ts";
-import { fastPasswords } from "../../support/oauth.ts";
+import { serverPluginsWithFastPasswords } from "../../support/openapi-kit.ts";
 import { startTestKit, type TestKit } from "../../support/test-kit.ts";
 
 export const PASSWORD = "correct horse battery";
@@ -11,8 +9,7 @@ export const VIEWER = "viewer@acme.example";
 
 /** A kit with every plugin of the self-hosted server (a cheap password hash), Acme with an owner and a viewer. */
 export async function startConsoleKit(): Promise<TestKit> {
-  const plugins = serverPlugins().map((plugin) => (plugin.name === "oauth" ? oauthPlugin({ passwordHasher: fastPasswords }) : plugin));
-  const t = await startTestKit({ plugins, config: { rateLimits: { default: Infinity, "opt-in": Infinity, unsubscribe: Infinity, "catalog-upload": Infinity } } });
+  const t = await startTestKit({ plugins: serverPluginsWithFastPasswords(), config: { rateLimits: { default: Infinity, "opt-in": Infinity, unsubscribe: Infinity, "catalog-upload": Infinity } } });
   const users = t.kit.plugin("oauth").users;
   await users.create({ companyId: t.company.companyId, email: OWNER, password: PASSWORD });
   await users.create({ companyId: t.company.companyId, email: VIEWER, password: PASSWORD, role: "viewer" });
@@ -73,3 +70,7 @@ export async function signedIn(kit: Reachkit, email: string): Promise<ConsoleBro
   assert.equal(answer.status, 303, answer.body);
   return browser;
 }
+
+/** The text of a page without its tags, entities read, spaces collapsed. */
+export const pageText = (response: InjectResponse) =>
+  response.body.replace(/<[^>]+>/g, " ").replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&amp;/g, "&").replace(/\s+/g, " ");
