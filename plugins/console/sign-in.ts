@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { defineRoute, formBody, safeEqual, type AnyRoute, type RequestContext, type RouteReply } from "../../src/index.ts";
 import { EXAMPLE_USER, FormCsrf, LOGIN_FAILED, throttledMessage } from "../oauth/index.ts";
-import { sessionCookie, sessionTokenOf, viewerOf, type ConsoleDeps } from "./console-routes.ts";
+import { queryText, sessionCookie, sessionTokenOf, viewerOf, type ConsoleDeps } from "./console-routes.ts";
 import { CONSOLE_SESSION, EXAMPLE_CSRF_TOKEN } from "./docs.ts";
 import { hidden, pageHeaders, publicPage } from "./layout.ts";
 import { html } from "./html.ts";
@@ -63,10 +63,9 @@ ${hidden("csrf_token", issued.token)}${hidden("next", nextPath(input.next))}
         example: {},
       },
       async handler(context) {
-        const next = typeof context.query === "object" ? (context.query as Record<string, unknown>).next : undefined;
-        const nextText = typeof next === "string" ? next : undefined;
-        if (await viewerOf(deps, context)) return redirectTo(nextPath(nextText));
-        return form(context, 200, { next: nextText });
+        const next = queryText(context, "next");
+        if (await viewerOf(deps, context)) return redirectTo(nextPath(next));
+        return form(context, 200, { next });
       },
     }),
     defineRoute({
