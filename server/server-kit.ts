@@ -7,6 +7,7 @@ import { sqliteStorage } from "../adapters/storage/sqlite/index.ts";
 import { accountsPlugin } from "../plugins/accounts/index.ts";
 import { appointmentsPlugin } from "../plugins/appointments/index.ts";
 import { catalogPlugin } from "../plugins/catalog/index.ts";
+import { consolePlugin } from "../plugins/console/index.ts";
 import { graphqlPlugin } from "../plugins/graphql/index.ts";
 import { journeysPlugin } from "../plugins/journeys/index.ts";
 import { legacyPlugin } from "../plugins/legacy/index.ts";
@@ -40,6 +41,7 @@ export function serverPlugins(options: { privacyProcessingDelayMs?: number } = {
     profilesPlugin(),
     sendRulesPlugin(),
     journeysPlugin(),
+    consolePlugin(),
   ];
 }
 

@@ -103,8 +103,18 @@ export {
 } from "./cli/command.ts";
 export { formatFields, formatTable } from "./cli/format.ts";
 
-export { Outbox, OUTBOX, OUTBOX_SEND_JOB, DEFAULT_MESSAGING_SETTINGS, type MessagingSettings, type OutboundMessage, type OutboxListOptions } from "./messaging/outbox.ts";
-export type { OutboxMessage, OutboxStatus } from "./messaging/outbox-record.ts";
+export {
+  Outbox,
+  OUTBOX,
+  OUTBOX_SEND_JOB,
+  DEFAULT_MESSAGING_SETTINGS,
+  MAX_OUTBOX_PAGE,
+  type MessagingSettings,
+  type OutboundMessage,
+  type OutboxListOptions,
+  type OutboxPageQuery,
+} from "./messaging/outbox.ts";
+export { OUTBOX_STATUSES, type OutboxMessage, type OutboxStatus } from "./messaging/outbox-record.ts";
 export {
   nextDeliveryStatus,
   type DeliveryStatus,

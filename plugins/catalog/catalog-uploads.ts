@@ -43,9 +43,15 @@ export interface CatalogUploadView {
   validateOnly: boolean;
 }
 
-/** The in-process view adds the exact count of each error type (the list is capped). */
+/** The in-process view adds the exact count of each error type (the list is capped), and when the upload was made and its file came. */
 export interface CatalogUpload extends CatalogUploadView {
   errorCounts: Partial<Record<CatalogErrorType, number>>;
+  /** ISO 8601. */
+  createdAt: string;
+  /** ISO 8601; absent until the file came. */
+  receivedAt?: string;
+  /** The file's size; absent until it came. */
+  fileBytes?: number;
 }
 
 export function uploadView(upload: UploadRecord): CatalogUploadView {
@@ -65,7 +71,13 @@ export function uploadView(upload: UploadRecord): CatalogUploadView {
 /** Every error of an upload, counted (its list holds at most a few of each type). */
 export const errorTotal = (errorCounts: Partial<Record<CatalogErrorType, number>>): number => Object.values(errorCounts).reduce((sum, count) => sum + (count ?? 0), 0);
 
-export const uploadWithCounts = (upload: UploadRecord): CatalogUpload => ({ ...uploadView(upload), errorCounts: upload.errorCounts });
+export const uploadWithCounts = (upload: UploadRecord): CatalogUpload => ({
+  ...uploadView(upload),
+  errorCounts: upload.errorCounts,
+  createdAt: new Date(upload.createdAt).toISOString(),
+  ...(upload.receivedAt !== undefined ? { receivedAt: new Date(upload.receivedAt).toISOString() } : {}),
+  ...(upload.fileBytes !== undefined ? { fileBytes: upload.fileBytes } : {}),
+});
 
 /**
  * Upload records: created with a pre-signed URL, they take their file once

@@ -1,6 +1,7 @@
 export { subscriptionsPlugin, DEFAULT_REPEAT_TEXT_WINDOW_MS, type SubscriptionsApi, type SubscriptionsPluginOptions } from "./subscriptions-plugin.ts";
 export { SIGN_UP_UNITS_SERVICE, SUBSCRIPTIONS_SERVICE } from "./tokens.ts";
 export { SubscriptionsService, type ProvisionedMessaging } from "./subscriptions-service.ts";
+export { SubscriberDirectory, MAX_SUBSCRIBER_PAGE, type SubscriberPage, type SubscriberPageQuery, type DailyChanges } from "./subscriber-directory.ts";
 export { SignUpUnits, SUBSCRIPTION_TYPES, type SignUpUnit, type SubscriptionType, type NewSignUpUnit } from "./sign-up-units.ts";
 export {
   SUBSCRIPTION_CHANNELS,

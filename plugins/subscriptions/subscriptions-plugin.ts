@@ -9,6 +9,7 @@ import { subscriptionCollections } from "./records.ts";
 import { subscriptionRoutes } from "./routes.ts";
 import { fictitiousSenderNumber, SenderNumbers } from "./sender-numbers.ts";
 import { signUpUnitsCollection, SignUpUnits } from "./sign-up-units.ts";
+import { SubscriberDirectory } from "./subscriber-directory.ts";
 import { SubscriptionStore } from "./subscription-store.ts";
 import { SubscriptionsService } from "./subscriptions-service.ts";
 import {
@@ -18,6 +19,7 @@ import {
   OPT_INS,
   SENDER_NUMBERS_SERVICE,
   SIGN_UP_UNITS_SERVICE,
+  SUBSCRIBER_DIRECTORY,
   SUBSCRIBER_PROFILES,
   SUBSCRIPTION_STORE,
   SUBSCRIPTIONS_SETTINGS,
@@ -87,6 +89,7 @@ export function subscriptionsPlugin(options: SubscriptionsPluginOptions = {}) {
       container.bind(NOTICE_TEMPLATES, { useClass: NoticeTemplates });
       container.bind(NOTICES, { useClass: Notices });
       container.bind(SUBSCRIPTION_STORE, { useClass: SubscriptionStore });
+      container.bind(SUBSCRIBER_DIRECTORY, { useClass: SubscriberDirectory });
       container.bind(OPT_INS, { useClass: OptIns });
       container.bind(UNSUBSCRIBES, { useClass: Unsubscribes });
       container.bind(INBOUND_TEXTS, { useClass: InboundTexts });

@@ -7,6 +7,7 @@ import type { Subscriber, Subscription, SubscriptionChange, SubscriptionKind } f
 import type { OptInRequest, UnsubscribeRequest, UserRef } from "./schemas.ts";
 import { normalizeSenderNumber, type SenderNumbers } from "./sender-numbers.ts";
 import type { SignUpUnits } from "./sign-up-units.ts";
+import type { SubscriberDirectory } from "./subscriber-directory.ts";
 import type { SubscriptionStore } from "./subscription-store.ts";
 import {
   INBOUND_TEXTS,
@@ -14,6 +15,7 @@ import {
   OPT_INS,
   SENDER_NUMBERS_SERVICE,
   SIGN_UP_UNITS_SERVICE,
+  SUBSCRIBER_DIRECTORY,
   SUBSCRIPTION_STORE,
   UNSUBSCRIBES,
 } from "./tokens.ts";
@@ -61,6 +63,8 @@ export class SubscriptionsService {
     @inject(OPT_INS) optIns: OptIns,
     @inject(UNSUBSCRIBES) unsubscribes: Unsubscribes,
     @inject(INBOUND_TEXTS) inbound: InboundTexts,
+    /** Pages of subscribers and counts of changes per day, for people reading them (the console). */
+    @inject(SUBSCRIBER_DIRECTORY) readonly directory: SubscriberDirectory,
   ) {
     this.#storage = storage;
     this.#jobs = jobs;

@@ -2,7 +2,8 @@ import type { CollectionSpec, Doc } from "../ports/storage.ts";
 import type { DeliveryStatus } from "./delivery-status.ts";
 
 /** A delivery status, or `suppressed`: recorded and never sent (the same text went to the number recently). */
-export type OutboxStatus = DeliveryStatus | "suppressed";
+export const OUTBOX_STATUSES = ["queued", "sent", "delivered", "undelivered", "failed", "suppressed"] as const satisfies readonly (DeliveryStatus | "suppressed")[];
+export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
 
 /** One outbound SMS/MMS as the outbox keeps it: persisted before it is sent. */
 export interface OutboxMessage extends Doc {
@@ -50,5 +51,8 @@ export const outboxCollection: CollectionSpec = {
     { fields: ["createdAt"] },
     // Receipts that do not carry the message id (SMPP) find their message by the provider's.
     { fields: ["providerMessageId"] },
+    // A company's messages newest first, all or in one status (the console's list and daily counts).
+    { fields: ["companyId", "createdAt"] },
+    { fields: ["companyId", "status", "createdAt"] },
   ],
 };

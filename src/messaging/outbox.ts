@@ -9,9 +9,9 @@ import type { Jobs } from "../jobs/jobs.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { Logger } from "../ports/logger.ts";
 import { SmsSendError, type SmsSender } from "../ports/sms-sender.ts";
-import type { Collection, Patch, Storage, Where } from "../ports/storage.ts";
+import type { Collection, Page, Patch, Storage, Where } from "../ports/storage.ts";
 import { nextDeliveryStatus, type DeliveryReceipt, type DeliveryStatus, type ReportedStatus } from "./delivery-status.ts";
-import { OUTBOX_COLLECTION, type OutboxMessage, type OutboxStatus } from "./outbox-record.ts";
+import { OUTBOX_COLLECTION, OUTBOX_STATUSES, type OutboxMessage, type OutboxStatus } from "./outbox-record.ts";
 import { SenderSchedule } from "./sender-schedule.ts";
 
 export interface MessagingSettings {
@@ -61,6 +61,19 @@ export interface OutboxListOptions {
   to?: string;
   limit?: number;
 }
+
+/** What one page of a company's messages is drawn from. */
+export interface OutboxPageQuery {
+  status?: OutboxStatus;
+  /** One recipient, E.164. */
+  to?: string;
+  /** The `nextCursor` of the previous page of the same query. */
+  after?: string;
+  /** Default 50, at most {@link MAX_OUTBOX_PAGE}. */
+  limit?: number;
+}
+
+export const MAX_OUTBOX_PAGE = 200;
 
 export const OUTBOX_SEND_JOB = "reachkit.outbox.send";
 
@@ -196,6 +209,29 @@ export class Outbox {
     // Ids sort in creation order, so the newest `limit` are the first of a descending id scan.
     const page = await this.#messages.find({ where, orderBy: [{ field: "id", direction: "desc" }], limit });
     return page.items.reverse();
+  }
+
+  /**
+   * One page of a company's messages, newest first, all or in one status or to
+   * one number: a keyset read on an index, so a late page costs what the first does.
+   */
+  async page(companyId: string, query: OutboxPageQuery = {}): Promise<Page<OutboxMessage>> {
+    const where: Where<OutboxMessage> = { companyId };
+    if (query.status !== undefined) where.status = query.status;
+    if (query.to !== undefined) where.to = query.to;
+    const limit = Math.min(Math.max(Math.trunc(query.limit ?? 50), 1), MAX_OUTBOX_PAGE);
+    return this.#messages.find({ where, orderBy: [{ field: "createdAt", direction: "desc" }, { field: "id", direction: "desc" }], limit, after: query.after });
+  }
+
+  /** How many of a company's messages were created on each day of `days` (each `[start, end)`, epoch ms), by their status now. */
+  async dailyCounts(companyId: string, days: readonly { start: number; end: number }[]): Promise<Array<{ day: number; counts: Record<OutboxStatus, number> }>> {
+    const daily = [];
+    for (const { start, end } of days) {
+      const counts = {} as Record<OutboxStatus, number>;
+      for (const status of OUTBOX_STATUSES) counts[status] = await this.#messages.count({ companyId, status, createdAt: { gte: start, lt: end } });
+      daily.push({ day: start, counts });
+    }
+    return daily;
   }
 
   /** Deletes every message of a company to one number, bodies included (privacy requests). */

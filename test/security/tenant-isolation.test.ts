@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import type { AnyRoute, InjectResponse } from "../../src/index.ts";
 import { OUTBOX_COLLECTION, type OutboxMessage } from "../../src/messaging/outbox-record.ts";
+import { CONSOLE_REQUESTS } from "../plugins/console/requests.ts";
 import { InstallClient, REDIRECT_URI } from "../support/oauth.ts";
 import type { Json } from "../support/test-kit.ts";
 import { bodyOf, routeKey, startSecurityKit, type ProvisionedCompany, type SecurityKit } from "./support.ts";
@@ -437,8 +438,13 @@ const NAMES_NO_RESOURCE: Record<string, string> = {
   "GET /docs": "the API reference page, the same for every caller; takes no input",
 };
 
-/** Routes proven by their own test below rather than by a row (the install pages act for the signed-in user's company). */
-const OWN_TEST = ["GET /integrations/oauth-install", "POST /integrations/oauth-install"];
+/**
+ * Routes proven by their own test rather than by a row: the install pages act
+ * for the signed-in user's company (below), and so does every console page and
+ * action, which test/plugins/console/tenancy.test.ts walks as a user of
+ * company B with company A's ids.
+ */
+const OWN_TEST = ["GET /integrations/oauth-install", "POST /integrations/oauth-install", ...Object.keys(CONSOLE_REQUESTS)];
 
 const optIn = (phone: string, email: string) => ({ user: { phone, email }, locale: { language: "en", country: "US" }, subscriptionType: "MARKETING", singleOptIn: true });
 
