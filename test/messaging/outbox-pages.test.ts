@@ -67,9 +67,9 @@ describe("the outbox's pages and daily counts", () => {
     assert.deepEqual(
       counts.map((day) => day.counts),
       [
-        { queued: 0, sent: 1, failed: 0, suppressed: 0 },
-        { queued: 1, sent: 0, failed: 0, suppressed: 2 },
-        { queued: 0, sent: 0, failed: 0, suppressed: 0 },
+        { queued: 0, sent: 1, delivered: 0, undelivered: 0, failed: 0, suppressed: 0 },
+        { queued: 1, sent: 0, delivered: 0, undelivered: 0, failed: 0, suppressed: 2 },
+        { queued: 0, sent: 0, delivered: 0, undelivered: 0, failed: 0, suppressed: 0 },
       ],
     );
     assert.deepEqual((await t.kit.outbox.dailyCounts("another company", days)).map((day) => day.counts.sent + day.counts.queued), [0, 0, 0]);
