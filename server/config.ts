@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DEFAULT_SERVER_LIMITS, resolveServerLimits, type ServerLimits } from "../adapters/http/node/index.ts";
 import { DEFAULT_JOB_SETTINGS, DEFAULT_MESSAGING_SETTINGS, isLogLevel, type LogLevel } from "../src/index.ts";
+import { deliveryFromEnv, type DeliveryConfig } from "./delivery-config.ts";
 
 /** The self-hosted server's settings, from the environment (see the README's configuration table). */
 export interface ServerConfig {
@@ -36,6 +37,8 @@ export interface ServerConfig {
    * client gets up to N times these (docs/scaling.md says why).
    */
   rateLimits: Record<string, number>;
+  /** Where emails and objects go (server/delivery-config.ts). */
+  delivery: DeliveryConfig;
 }
 
 /** The environment variable of each server limit (see the README's configuration table). */
@@ -112,6 +115,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: {
     privacyDelayHours,
     jobConcurrency,
     limits: limitsFromEnv(env),
+    delivery: deliveryFromEnv(env),
     ...(env.REACHKIT_SMS_LOG ? { smsLogFile: resolve(env.REACHKIT_SMS_LOG) } : {}),
   };
 }

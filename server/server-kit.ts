@@ -1,5 +1,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { consoleEmail } from "../adapters/email/console/index.ts";
+import { smtpEmail } from "../adapters/email/smtp/index.ts";
 import { fsObjectStorage } from "../adapters/object-storage/fs/index.ts";
 import { consoleSms } from "../adapters/sms/console/index.ts";
 import { fileSms } from "../adapters/sms/file/index.ts";
@@ -14,7 +16,17 @@ import { legacyPlugin } from "../plugins/legacy/index.ts";
 import { oauthPlugin } from "../plugins/oauth/index.ts";
 import { privacyPlugin } from "../plugins/privacy/index.ts";
 import { subscriptionsPlugin } from "../plugins/subscriptions/index.ts";
-import { createReachkit, formatFields, type Logger, type Reachkit, type ReachkitConfigInput, type ReachkitPlugin, type StartOptions } from "../src/index.ts";
+import {
+  createReachkit,
+  formatFields,
+  type EmailSender,
+  type Logger,
+  type Reachkit,
+  type ReachkitConfigInput,
+  type ReachkitPlugin,
+  type StartOptions,
+} from "../src/index.ts";
+import { CONSOLE_DELIVERY, type DeliveryConfig, type EmailSetting } from "./delivery-config.ts";
 
 /**
  * The self-hosted server's SQLite page cache: 4 MiB, not better-sqlite3's
@@ -50,14 +62,18 @@ export interface ServerKitOptions {
   privacyProcessingDelayMs?: number;
   /** Append texts to this file (`fileSms`) instead of printing them (`consoleSms`). */
   smsLogFile?: string;
+  /** Where emails and objects go (default: printed emails, files in the data directory). */
+  delivery?: DeliveryConfig;
 }
 
 /**
  * The self-hosted kit: SQLite in the data directory (or PostgreSQL at
- * `databaseUrl`), node-schedule, console (or file) SMS, files for objects.
+ * `databaseUrl`), node-schedule, console (or file) SMS, printed (or SMTP)
+ * email, files (or an S3 bucket) for objects.
  */
 export function createServerKit(options: ServerKitOptions): Reachkit {
   mkdirSync(options.dataDir, { recursive: true });
+  const delivery = options.delivery ?? CONSOLE_DELIVERY;
   return createReachkit({
     storage:
       options.databaseUrl === undefined
@@ -65,13 +81,18 @@ export function createServerKit(options: ServerKitOptions): Reachkit {
         : postgresStorage({ url: options.databaseUrl }),
     scheduler: nodeScheduleScheduler(),
     sms: options.smsLogFile ? fileSms({ path: options.smsLogFile }) : consoleSms(),
+    email: emailSender(delivery.email),
     objectStorage: fsObjectStorage({ directory: join(options.dataDir, "objects"), baseUrl: options.publicUrl, secret: options.secret }),
     logger: options.logger,
     hosts: options.publicUrl,
     secret: options.secret,
     plugins: serverPlugins({ privacyProcessingDelayMs: options.privacyProcessingDelayMs }),
-    config: options.config,
+    config: delivery.emailFrom ? { ...options.config, messaging: { ...options.config?.messaging, emailFrom: delivery.emailFrom } } : options.config,
   });
+}
+
+function emailSender(setting: EmailSetting): EmailSender {
+  return setting.kind === "smtp" ? smtpEmail({ url: setting.url }) : consoleEmail();
 }
 
 /**

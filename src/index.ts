@@ -89,6 +89,15 @@ export {
 } from "./cli/command.ts";
 export { formatFields, formatTable } from "./cli/format.ts";
 
-export { Outbox, OUTBOX, OUTBOX_SEND_JOB, DEFAULT_MESSAGING_SETTINGS, type MessagingSettings, type OutboundMessage, type OutboxListOptions } from "./messaging/outbox.ts";
-export type { OutboxMessage, OutboxStatus } from "./messaging/outbox-record.ts";
+export {
+  Outbox,
+  OUTBOX,
+  OUTBOX_SEND_JOB,
+  DEFAULT_MESSAGING_SETTINGS,
+  type MessagingSettings,
+  type OutboundMessage,
+  type OutboundEmailMessage,
+  type OutboxListOptions,
+} from "./messaging/outbox.ts";
+export { channelOf, type OutboxMessage, type OutboxStatus, type OutboxChannel } from "./messaging/outbox-record.ts";
 export { fillPlaceholders, placeholdersOf } from "./messaging/placeholders.ts";

@@ -16,6 +16,7 @@ import { openApiDocument } from "../openapi/openapi-document.ts";
 import { Outbox, OUTBOX, OUTBOX_SEND_JOB } from "../messaging/outbox.ts";
 import { Metrics, METRICS } from "../metrics/metrics.ts";
 import { CLOCK, type Clock } from "../ports/clock.ts";
+import { EMAIL_SENDER, type EmailSender } from "../ports/email-sender.ts";
 import { LOGGER, type Logger } from "../ports/logger.ts";
 import { OBJECT_STORAGE, type ObjectStorage } from "../ports/object-storage.ts";
 import { SCHEDULER, type Scheduler } from "../ports/scheduler.ts";
@@ -35,6 +36,7 @@ export interface ReachkitOptions {
   /** Default: the system clock. */
   clock?: Clock;
   sms?: SmsSender;
+  email?: EmailSender;
   objectStorage?: ObjectStorage;
   /** Default: JSON lines on standard output at level info. */
   logger?: Logger;
@@ -70,6 +72,7 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
   container.bind(LOGGER, { useValue: logger });
   container.bind(CONFIG, { useValue: config });
   if (options.sms) container.bind(SMS_SENDER, { useValue: options.sms });
+  if (options.email) container.bind(EMAIL_SENDER, { useValue: options.email });
   if (options.objectStorage) container.bind(OBJECT_STORAGE, { useValue: options.objectStorage });
   const events = new EventBus(logger);
   container.bind(EVENTS, { useValue: events });
@@ -83,6 +86,7 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
     clock,
     jobs,
     () => options.sms,
+    () => options.email,
     () => (container.has(ACCOUNTS) ? container.resolve(ACCOUNTS) : undefined),
     logger.child({ component: "outbox" }),
     config.messaging,
@@ -196,6 +200,7 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
         await jobs.stop();
         for (const plugin of [...plugins].reverse()) await plugin.stop?.(contextOf(plugin));
       }
+      await options.email?.close?.();
       await options.storage.close();
       state = "stopped";
     },

@@ -2,15 +2,26 @@ import type { CollectionSpec, Doc } from "../ports/storage.ts";
 
 export type OutboxStatus = "queued" | "sent" | "failed" | "suppressed";
 
-/** One outbound SMS/MMS as the outbox keeps it: persisted before it is sent. */
+/** How a message travels: a text (SMS/MMS) or an email. */
+export type OutboxChannel = "sms" | "email";
+
+/** One outbound SMS/MMS or email as the outbox keeps it: persisted before it is sent. */
 export interface OutboxMessage extends Doc {
   companyId: string;
-  /** E.164 recipient. */
+  /** Absent on texts stored before the outbox carried emails: read it with {@link channelOf}. */
+  channel?: OutboxChannel;
+  /** The recipient: an E.164 number, or an email address. */
   to: string;
-  /** The sender number it went (or goes) out from. */
+  /** The sender number it went (or goes) out from, or the email's From. */
   from: string;
-  /** The text exactly as sent, prefix included. */
+  /** The text exactly as sent, prefix included; an email's plain-text part. */
   body: string;
+  /** An email's subject. */
+  subject?: string;
+  /** An email's HTML part. */
+  html?: string;
+  /** An email's further header fields (List-Unsubscribe, List-Unsubscribe-Post). */
+  headers?: Record<string, string>;
   mediaUrl?: string;
   /** What the message is for: `opt_in_confirmation`, `transactional`, `reminder`... */
   kind: string;
@@ -26,7 +37,15 @@ export interface OutboxMessage extends Doc {
   createdAt: number;
   updatedAt: number;
   sentAt?: number;
+  /**
+   * Set, for an email, while an attempt may have handed it to the provider
+   * without its outcome recorded (from when it started): the next attempt
+   * does not send it again, so a crash between send and commit never sends twice.
+   */
+  inFlightSince?: number;
 }
+
+export const channelOf = (message: OutboxMessage): OutboxChannel => message.channel ?? "sms";
 
 export const OUTBOX_COLLECTION = "reachkit_outbox";
 

@@ -1,10 +1,11 @@
 import PQueue from "p-queue";
-import type { Accounts } from "../auth/accounts.ts";
+import type { Accounts, Company } from "../auth/accounts.ts";
 import { sortableId } from "../kernel/ids.ts";
 import { defineToken } from "../kernel/token.ts";
 import type { JobContext, JobOutcome } from "../jobs/job-runner.ts";
 import type { Jobs } from "../jobs/jobs.ts";
 import type { Clock } from "../ports/clock.ts";
+import { EmailSendError, RESERVED_EMAIL_HEADERS, type EmailSender } from "../ports/email-sender.ts";
 import type { Logger } from "../ports/logger.ts";
 import { SmsSendError, type SmsSender } from "../ports/sms-sender.ts";
 import type { Collection, Storage, Where } from "../ports/storage.ts";
@@ -17,12 +18,15 @@ export interface MessagingSettings {
   defaultSender: string;
   /** The same body to the same number within this window is suppressed when the caller asks for it. */
   duplicateWindowMs: number;
+  /** The address emails come from; the company's name is shown beside it. */
+  emailFrom: string;
 }
 
 export const DEFAULT_MESSAGING_SETTINGS: MessagingSettings = {
   ratePerSecond: 10,
   defaultSender: "+15550000000",
   duplicateWindowMs: 5 * 60_000,
+  emailFrom: "no-reply@reachkit.invalid",
 };
 
 export interface OutboundMessage {
@@ -43,6 +47,22 @@ export interface OutboundMessage {
   tags?: Record<string, string>;
 }
 
+export interface OutboundEmailMessage {
+  companyId: string;
+  /** The recipient's address. */
+  to: string;
+  subject: string;
+  /** The plain-text part. */
+  text: string;
+  html?: string;
+  /** Further header fields (List-Unsubscribe...); the adapter writes From, To, Subject, Message-ID and the MIME ones. */
+  headers?: Record<string, string>;
+  kind: string;
+  /** As for a text: sending again with the same key returns the first message. */
+  idempotencyKey?: string;
+  tags?: Record<string, string>;
+}
+
 export interface OutboxListOptions {
   companyId?: string;
   to?: string;
@@ -52,10 +72,10 @@ export interface OutboxListOptions {
 export const OUTBOX_SEND_JOB = "reachkit.outbox.send";
 
 /**
- * Every outbound SMS goes through here: persisted first, then sent by a durable
- * job through the SmsSender port, at most `ratePerSecond` per sender number,
- * with the message id as the provider's idempotency key so a crash between
- * send and commit never sends twice.
+ * Every outbound SMS and email goes through here: persisted first, then sent
+ * by a durable job through the SmsSender or EmailSender port (texts at most
+ * `ratePerSecond` per sender number), with the message id as the provider's
+ * idempotency key so a crash between send and commit never sends twice.
  */
 export class Outbox {
   readonly #messages: Collection<OutboxMessage>;
@@ -68,6 +88,7 @@ export class Outbox {
     private readonly clock: Clock,
     private readonly jobs: Jobs,
     private readonly sms: () => SmsSender | undefined,
+    private readonly email: () => EmailSender | undefined,
     private readonly accounts: () => Accounts | undefined,
     private readonly logger: Logger,
     private readonly settings: MessagingSettings,
@@ -77,8 +98,60 @@ export class Outbox {
     this.#messages = storage.collection(OUTBOX_COLLECTION);
   }
 
-  /** Records a message and queues its delivery. Returns the stored message (maybe suppressed, maybe an earlier one). */
+  /** Records a text and queues its delivery. Returns the stored message (maybe suppressed, maybe an earlier one). */
   async send(message: OutboundMessage): Promise<OutboxMessage> {
+    return this.#record(message, message.suppressDuplicates ?? false, (id, now, company) => ({
+      id,
+      companyId: message.companyId,
+      to: message.to,
+      from: company?.senderNumber ?? this.settings.defaultSender,
+      body: message.body,
+      ...(message.mediaUrl !== undefined ? { mediaUrl: message.mediaUrl } : {}),
+      kind: message.kind,
+      status: "queued",
+      idempotencyKey: message.idempotencyKey ?? id,
+      ...(message.tags ? { tags: message.tags } : {}),
+      attempts: 0,
+      createdAt: now,
+      updatedAt: now,
+    }));
+  }
+
+  /**
+   * Records an email and queues its delivery, from `emailFrom` under the
+   * company's name. Returns the stored message (maybe an earlier one with the same key).
+   */
+  async sendEmail(message: OutboundEmailMessage): Promise<OutboxMessage> {
+    for (const [name, value] of Object.entries(message.headers ?? {})) {
+      if (RESERVED_EMAIL_HEADERS.has(name.toLowerCase()) || !/^[!-9;-~]+$/.test(name)) throw new TypeError(`an email may not set the header "${name}"`);
+      // A line break would start a header of the value's choosing.
+      if (/[\r\n]/.test(value)) throw new TypeError(`the header "${name}" holds a line break`);
+    }
+    return this.#record(message, false, (id, now, company) => ({
+      id,
+      companyId: message.companyId,
+      channel: "email",
+      to: message.to,
+      from: company ? `${quotedName(company.name)} <${this.settings.emailFrom}>` : this.settings.emailFrom,
+      subject: message.subject,
+      body: message.text,
+      ...(message.html !== undefined ? { html: message.html } : {}),
+      ...(message.headers ? { headers: message.headers } : {}),
+      kind: message.kind,
+      status: "queued",
+      idempotencyKey: message.idempotencyKey ?? id,
+      ...(message.tags ? { tags: message.tags } : {}),
+      attempts: 0,
+      createdAt: now,
+      updatedAt: now,
+    }));
+  }
+
+  async #record(
+    message: { companyId: string; idempotencyKey?: string },
+    suppressDuplicates: boolean,
+    build: (id: string, now: number, company: Company | undefined) => OutboxMessage,
+  ): Promise<OutboxMessage> {
     const now = this.clock.now();
     let stored: "queued" | "suppressed" | undefined;
     const result = await this.storage.transaction(async () => {
@@ -86,24 +159,9 @@ export class Outbox {
         const existing = await this.#messages.findOne({ companyId: message.companyId, idempotencyKey: message.idempotencyKey });
         if (existing) return existing;
       }
-      const company = await this.accounts()?.getCompany(message.companyId);
       const id = sortableId(now);
-      const record: OutboxMessage = {
-        id,
-        companyId: message.companyId,
-        to: message.to,
-        from: company?.senderNumber ?? this.settings.defaultSender,
-        body: message.body,
-        ...(message.mediaUrl !== undefined ? { mediaUrl: message.mediaUrl } : {}),
-        kind: message.kind,
-        status: "queued",
-        idempotencyKey: message.idempotencyKey ?? id,
-        ...(message.tags ? { tags: message.tags } : {}),
-        attempts: 0,
-        createdAt: now,
-        updatedAt: now,
-      };
-      if (message.suppressDuplicates && (await this.#isDuplicate(record))) {
+      const record = build(id, now, await this.accounts()?.getCompany(message.companyId));
+      if (suppressDuplicates && (await this.#isDuplicate(record))) {
         stored = "suppressed";
         return this.#messages.insert({ ...record, status: "suppressed", reason: "duplicate: the same message went to this number recently" });
       }
@@ -157,6 +215,11 @@ export class Outbox {
   async #deliver(payload: { messageId: string }, context: JobContext, turn: { previous: Promise<void>; handedOff: () => void }): Promise<JobOutcome | undefined> {
     const message = await this.#messages.get(payload.messageId);
     if (!message || message.status !== "queued") return; // already handled by an earlier run
+    if (message.channel === "email") {
+      // Emails keep no order with texts: the texts after this one need not wait for it.
+      turn.handedOff();
+      return this.#deliverEmail(message, context);
+    }
     const sender = this.sms();
     if (!sender) return this.#fail(message, "no SmsSender adapter is configured");
     await this.#messages.update(message.id, { attempts: message.attempts + 1, updatedAt: this.clock.now() });
@@ -186,9 +249,43 @@ export class Outbox {
     }
   }
 
+  async #deliverEmail(message: OutboxMessage, context: JobContext): Promise<JobOutcome | undefined> {
+    const sender = this.email();
+    if (!sender) return this.#fail(message, "no EmailSender adapter is configured");
+    if (message.inFlightSince !== undefined) {
+      return this.#fail(message, "in doubt: an earlier attempt may have handed this email over before the process stopped; not sent again, so that it is never sent twice");
+    }
+    // Committed before the email leaves: should the process die before the outcome is recorded, the next attempt knows.
+    await this.#messages.update(message.id, { attempts: message.attempts + 1, inFlightSince: this.clock.now(), updatedAt: this.clock.now() });
+    try {
+      const sent = await sender.send({
+        from: message.from,
+        to: message.to,
+        subject: message.subject ?? "",
+        text: message.body,
+        ...(message.html !== undefined ? { html: message.html } : {}),
+        ...(message.headers ? { headers: message.headers } : {}),
+        idempotencyKey: message.id,
+      });
+      const now = this.clock.now();
+      await this.#messages.update(message.id, { status: "sent", providerMessageId: sent.providerMessageId, sentAt: now, updatedAt: now, inFlightSince: undefined });
+      this.reached("sent");
+      return { messageId: message.id, status: "sent" };
+    } catch (error) {
+      const failure = error instanceof EmailSendError ? error : undefined;
+      const reason = error instanceof Error ? error.message : String(error);
+      // An error the adapter does not explain may have come after the message left.
+      if (failure && !failure.mayHaveSent) await this.#messages.update(message.id, { inFlightSince: undefined, updatedAt: this.clock.now() });
+      const retryable = failure?.retryable ?? true;
+      if (!retryable || context.attempt >= context.job.maxAttempts) return this.#fail(message, reason);
+      context.logger.warn("sending failed; will retry", { messageId: message.id, reason });
+      throw error;
+    }
+  }
+
   async #fail(message: OutboxMessage, reason: string): Promise<JobOutcome> {
     this.logger.warn("message not sent", { messageId: message.id, companyId: message.companyId, reason });
-    await this.#messages.update(message.id, { status: "failed", reason, updatedAt: this.clock.now() });
+    await this.#messages.update(message.id, { status: "failed", reason, updatedAt: this.clock.now(), inFlightSince: undefined });
     this.reached("failed");
     return { messageId: message.id, status: "failed" };
   }
@@ -210,6 +307,11 @@ export class Outbox {
     }
     return limiter;
   }
+}
+
+/** A display name as RFC 5322 takes it: quoted, with quotes and backslashes escaped, line breaks dropped. */
+function quotedName(name: string): string {
+  return `"${name.replace(/[\r\n]+/g, " ").replace(/(["\\])/g, "\\$1")}"`;
 }
 
 export const OUTBOX = defineToken<Outbox>("Outbox", ["reachkit core (always bound)"]);

@@ -11,3 +11,4 @@ export { smsSenderConformance, type SmsSenderHarness } from "./sms-sender-suite.
 export { httpAdapterConformance, type HttpAdapterHarness, type KitMount, type HostOptions, type MountedHost } from "./http-suite.ts";
 export { conformancePlugin, ConformanceProbe, CONFORMANCE_CONFIG, type UploadOutcome } from "./http-conformance-plugin.ts";
 export { objectStorageConformance, type ObjectStorageHarness, type UploadRequest } from "./object-storage-suite.ts";
+export { emailSenderConformance, type EmailSenderHarness, type EmailSenderSuiteOptions, type ReceivedEmail } from "./email-sender-suite.ts";
