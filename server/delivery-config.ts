@@ -4,7 +4,9 @@ import { isEmailAddress } from "../src/index.ts";
 export type EmailSetting = { kind: "console" } | { kind: "smtp"; url: string };
 
 /** Where the server keeps objects (catalog files): the data directory, or an S3 bucket. */
-export type ObjectStorageSetting = { kind: "fs" } | { kind: "s3"; bucket: string; prefix: string; region: string; endpoint?: string };
+export type ObjectStorageSetting =
+  | { kind: "fs" }
+  | { kind: "s3"; bucket: string; prefix: string; region: string; endpoint?: string; credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } };
 
 export interface DeliveryConfig {
   email: EmailSetting;
@@ -19,8 +21,9 @@ export const CONSOLE_DELIVERY: DeliveryConfig = { email: { kind: "console" }, ob
  * `REACHKIT_EMAIL` (`smtp://user:password@host:port`, `smtps://...`, or
  * unset: printed), `REACHKIT_EMAIL_FROM`, `REACHKIT_OBJECT_STORAGE`
  * (`s3://bucket/optional/prefix`, or unset: the data directory),
- * `REACHKIT_S3_ENDPOINT` and `AWS_REGION`. Credentials are the AWS SDK's
- * own (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, a profile, a role).
+ * `REACHKIT_S3_ENDPOINT`, `AWS_REGION` and the keys `AWS_ACCESS_KEY_ID`,
+ * `AWS_SECRET_ACCESS_KEY` (and `AWS_SESSION_TOKEN`); without keys the AWS
+ * SDK finds its own (a profile, an instance or task role).
  */
 export function deliveryFromEnv(env: NodeJS.ProcessEnv): DeliveryConfig {
   return { ...emailFromEnv(env), objectStorage: objectStorageFromEnv(env) };
@@ -52,10 +55,20 @@ function objectStorageFromEnv(env: NodeJS.ProcessEnv): ObjectStorageSetting {
     prefix: prefix ? `${prefix}/` : "",
     region: env.AWS_REGION || env.AWS_DEFAULT_REGION || "us-east-1",
     ...(endpoint ? { endpoint } : {}),
+    // Without keys in the environment, the AWS SDK looks further (a profile, an instance or task role).
+    ...(env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY
+      ? {
+          credentials: {
+            accessKeyId: env.AWS_ACCESS_KEY_ID,
+            secretAccessKey: env.AWS_SECRET_ACCESS_KEY,
+            ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}),
+          },
+        }
+      : {}),
   };
 }
 
 /** A URL as it may be printed: its password replaced. */
 function redactPassword(text: string): string {
-  return text.replace(/^([a-z]+:\/\/[^:/@]*:)[^@]*@/i, "$1***@");
+  return text.replace(/:[^:@/]*@/, ":***@");
 }

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { consoleEmail } from "../adapters/email/console/index.ts";
 import { smtpEmail } from "../adapters/email/smtp/index.ts";
 import { fsObjectStorage } from "../adapters/object-storage/fs/index.ts";
+import { s3ObjectStorage } from "../adapters/object-storage/s3/index.ts";
 import { consoleSms } from "../adapters/sms/console/index.ts";
 import { fileSms } from "../adapters/sms/file/index.ts";
 import { nodeScheduleScheduler } from "../adapters/scheduler/node-schedule/index.ts";
@@ -21,12 +22,13 @@ import {
   formatFields,
   type EmailSender,
   type Logger,
+  type ObjectStorage,
   type Reachkit,
   type ReachkitConfigInput,
   type ReachkitPlugin,
   type StartOptions,
 } from "../src/index.ts";
-import { CONSOLE_DELIVERY, type DeliveryConfig, type EmailSetting } from "./delivery-config.ts";
+import { CONSOLE_DELIVERY, type DeliveryConfig, type EmailSetting, type ObjectStorageSetting } from "./delivery-config.ts";
 
 /**
  * The self-hosted server's SQLite page cache: 4 MiB, not better-sqlite3's
@@ -82,13 +84,21 @@ export function createServerKit(options: ServerKitOptions): Reachkit {
     scheduler: nodeScheduleScheduler(),
     sms: options.smsLogFile ? fileSms({ path: options.smsLogFile }) : consoleSms(),
     email: emailSender(delivery.email),
-    objectStorage: fsObjectStorage({ directory: join(options.dataDir, "objects"), baseUrl: options.publicUrl, secret: options.secret }),
+    objectStorage: objectStorage(delivery.objectStorage, options),
     logger: options.logger,
     hosts: options.publicUrl,
     secret: options.secret,
     plugins: serverPlugins({ privacyProcessingDelayMs: options.privacyProcessingDelayMs }),
     config: delivery.emailFrom ? { ...options.config, messaging: { ...options.config?.messaging, emailFrom: delivery.emailFrom } } : options.config,
   });
+}
+
+function objectStorage(setting: ObjectStorageSetting, options: ServerKitOptions): ObjectStorage {
+  if (setting.kind === "s3") {
+    const { bucket, prefix, region, endpoint, credentials } = setting;
+    return s3ObjectStorage({ bucket, prefix, region, ...(endpoint ? { endpoint } : {}), ...(credentials ? { credentials } : {}) });
+  }
+  return fsObjectStorage({ directory: join(options.dataDir, "objects"), baseUrl: options.publicUrl, secret: options.secret });
 }
 
 function emailSender(setting: EmailSetting): EmailSender {

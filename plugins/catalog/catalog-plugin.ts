@@ -5,7 +5,7 @@ import { defineToken } from "../../src/kernel/token.ts";
 import { OBJECT_STORAGE } from "../../src/ports/object-storage.ts";
 import { catalogApi, type CatalogApi } from "./catalog-api.ts";
 import { CatalogStore } from "./catalog-store.ts";
-import { CatalogUploads, EXPIRE_UPLOAD_JOB, PROCESS_UPLOAD_JOB } from "./catalog-uploads.ts";
+import { CatalogUploads, EXPIRE_UPLOAD_JOB, POLL_UPLOAD_JOB, PROCESS_UPLOAD_JOB } from "./catalog-uploads.ts";
 import { catalogCommands } from "./commands.ts";
 import { productRowsHoldProducts } from "./migrations.ts";
 import { catalogCollections } from "./records.ts";
@@ -56,6 +56,7 @@ export function catalogPlugin(options: CatalogOptions = {}) {
           return outcome;
         },
         [EXPIRE_UPLOAD_JOB]: (payload: { uploadId: string }) => resolve(CATALOG_UPLOADS).expire(payload),
+        [POLL_UPLOAD_JOB]: (payload: { uploadId: string }) => resolve(CATALOG_UPLOADS).poll(payload),
       };
     },
     api: ({ resolve, events }) => catalogApi(resolve(CATALOG_STORE), resolve(CATALOG_UPLOADS), events),

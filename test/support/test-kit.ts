@@ -12,6 +12,7 @@ import {
   type LogFields,
   type Logger,
   type InjectResponse,
+  type ObjectStorage,
   type Reachkit,
   type ReachkitConfigInput,
   type ReachkitPlugin,
@@ -46,6 +47,8 @@ export interface TestKitOptions {
   clock?: FakeClock;
   sms?: MemorySms;
   email?: MemoryEmail;
+  /** Default: memoryObjectStorage on the kit's clock. */
+  objectStorage?: (clock: FakeClock) => ObjectStorage;
   /** Skip creating the default company. */
   bare?: boolean;
 }
@@ -78,7 +81,7 @@ export async function startTestKit(options: TestKitOptions = {}): Promise<TestKi
     clock,
     sms,
     email,
-    objectStorage: memoryObjectStorage({ clock }),
+    objectStorage: options.objectStorage?.(clock) ?? memoryObjectStorage({ clock }),
     logger: unhandledErrors.logger,
     secret: TEST_SECRET,
     plugins: options.plugins ?? defaultPlugins(),
