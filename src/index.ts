@@ -8,7 +8,7 @@
  */
 import "reflect-metadata";
 
-export { createReachkit, CONFIG, EVENTS, type ReachkitOptions } from "./kernel/create-reachkit.ts";
+export { createReachkit, CONFIG, EVENTS, SECRET, PUBLIC_URL, type ReachkitOptions, type PublicUrl } from "./kernel/create-reachkit.ts";
 export type { Reachkit, KitStatus, StartOptions, ProvisionedCompany } from "./kernel/reachkit.ts";
 export { Metrics, METRICS } from "./metrics/metrics.ts";
 export {
@@ -58,6 +58,7 @@ export { neutralFromFetch, fetchResponse, pathAndQuery, type FetchRequestInfo } 
 export type { NeutralRequest, NeutralResponse, RequestBody } from "./http/neutral.ts";
 export type { InjectRequest, InjectResponse } from "./http/inject.ts";
 export { parseOrThrow, plainObject, issuesToDetails, queryToObject, singleQueryParam, type RawQuery } from "./http/validation.ts";
+export { readLimited, decodeUtf8, mediaType, parseFormText, payloadTooLarge } from "./http/body.ts";
 
 export { ACCOUNTS, type Accounts, type Company } from "./auth/accounts.ts";
 export { isV1Credential, type Principal, type CredentialKind } from "./auth/principal.ts";

@@ -44,3 +44,16 @@ export {
   type NoticeValues,
 } from "./notice-templates.ts";
 export type { SubscriptionEvent, SubscriptionEventName } from "./subscription-events.ts";
+export {
+  EmailLinks,
+  EMAIL_LINKS,
+  EMAIL_LINK_SETTINGS,
+  CONFIRM_EMAIL_PATH,
+  UNSUBSCRIBE_EMAIL_PATH,
+  DEFAULT_EMAIL_CONFIRMATION_TTL_MS,
+  type EmailLinkClaims,
+  type EmailLinkCheck,
+  type EmailLinkPurpose,
+  type EmailLinkSettings,
+} from "./email-links.ts";
+export { SubscriptionEmails, SUBSCRIPTION_EMAILS, type SubscriberEmail } from "./subscription-emails.ts";

@@ -9,6 +9,7 @@ import type { Notices } from "./notices.ts";
 import type { ChangeSource, ExternalIdentifiers, Locale, Subscriber, SubscriptionChannel, SubscriptionKind } from "./records.ts";
 import { parseOptInRequest, type OptInRequest, type UserRef, type ValidOptInRequest } from "./schemas.ts";
 import type { SignUpUnit, SignUpUnits, SubscriptionType } from "./sign-up-units.ts";
+import type { SubscriptionEmails } from "./subscription-emails.ts";
 import { emitAll, subscriptionEvent, type PendingEvent } from "./subscription-events.ts";
 import type { SubscriptionStore } from "./subscription-store.ts";
 import { addressOf, channelsOf } from "./users.ts";
@@ -58,6 +59,8 @@ export interface OptInJob {
   externalIdentifiers?: ExternalIdentifiers;
   locale: Locale;
   singleOptIn: boolean;
+  /** The sign-up unit asks email opt-ins to confirm by a link (absent: it does not). */
+  emailDoubleOptIn?: boolean;
   source: ChangeSource;
   /** Only these channels get a subscription (absent: all of the user's). */
   channels?: SubscriptionChannel[];
@@ -81,6 +84,7 @@ export class OptIns {
     private readonly jobs: Jobs,
     private readonly notices: Notices,
     private readonly events: EventBus,
+    private readonly emails: SubscriptionEmails,
   ) {}
 
   async accept(companyId: string, request: OptInRequest, options: OptInOptions = {}): Promise<OptInAccepted> {
@@ -127,6 +131,7 @@ export class OptIns {
       ...(body.externalIdentifiers ? { externalIdentifiers: body.externalIdentifiers } : {}),
       locale: body.locale ?? { language: unit.language, country: unit.country },
       singleOptIn: body.singleOptIn ?? false,
+      ...(unit.emailDoubleOptIn ? { emailDoubleOptIn: true } : {}),
       source: options.source ?? "in_process",
       ...(channels ? { channels } : {}),
     };
@@ -158,11 +163,13 @@ export class OptIns {
       const notice = await this.#optIn(job, channel, owners[channel]!, changeId(channel), now, events);
       if (channel === "TEXT") {
         await this.notices.send({ companyId: job.companyId, to: job.user.phone!, kind: notice, locale: noticeLocale(job.locale), idempotencyKey: changeId(channel) });
+      } else if (notice === confirmRequestKind(job.type)) {
+        await this.emails.sendConfirmation(job.companyId, job.user.email!, job.type, changeId(channel));
       }
     }
   }
 
-  /** Applies one channel's opt-in; returns the notice it calls for (sent for TEXT only). */
+  /** Applies one channel's opt-in; returns the notice it calls for (a text for TEXT; for EMAIL only the confirmation request, as an email). */
   async #optIn(job: OptInJob, channel: SubscriptionChannel, owner: Subscriber, changeId: string, now: number, events: PendingEvent[]): Promise<NoticeKind> {
     const address = addressOf(job.user, channel);
     const existing = await this.store.subscription(job.companyId, channel, address, job.type);
@@ -174,8 +181,9 @@ export class OptIns {
       ...(job.externalIdentifiers ? { externalIdentifiers: job.externalIdentifiers } : {}),
       locale: job.locale,
     };
-    // Email has no confirmation step here: only a text can be answered with Y.
-    const target = channel === "TEXT" && !job.singleOptIn ? "pending" : "active";
+    // A text is confirmed by a Y reply, an email (when its sign-up unit asks) by the link of a confirmation email.
+    const confirmFirst = !job.singleOptIn && (channel === "TEXT" || job.emailDoubleOptIn === true);
+    const target = confirmFirst ? "pending" : "active";
     const firstNotice = target === "pending" ? confirmRequestKind(job.type) : welcomeKind(job.type);
     if (!existing) {
       const created = await this.store.createSubscription(

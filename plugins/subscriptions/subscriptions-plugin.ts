@@ -3,10 +3,13 @@ import { definePlugin } from "../../src/kernel/plugin.ts";
 import { defineToken } from "../../src/kernel/token.ts";
 import { SMS_SENDER } from "../../src/ports/sms-sender.ts";
 import { subscriptionsCommands } from "./commands.ts";
+import { DEFAULT_EMAIL_CONFIRMATION_TTL_MS, EMAIL_LINK_SETTINGS, EMAIL_LINKS, EmailLinks } from "./email-links.ts";
+import { emailLinkRoutes } from "./email-routes.ts";
 import { subscriptionCollections } from "./records.ts";
 import { subscriptionRoutes } from "./routes.ts";
 import { fictitiousSenderNumber } from "./sender-numbers.ts";
 import { signUpUnitsCollection, SignUpUnits } from "./sign-up-units.ts";
+import { SUBSCRIPTION_EMAILS, SubscriptionEmails } from "./subscription-emails.ts";
 import { SubscriptionsService } from "./subscriptions-service.ts";
 
 /** The in-process service of the subscriptions plugin (`kit.plugin("subscriptions")`). */
@@ -26,14 +29,23 @@ export const SUBSCRIPTIONS_SERVICE = defineToken<SubscriptionsService>("Subscrip
 export interface SubscriptionsPluginOptions {
   /** Picks the sender number of a new company (default: a fictitious +1555 number; change it with `reachkit sender-number set`). */
   allocateSenderNumber?: () => string;
+  /** How long the link of a double opt-in's confirmation email works. Default 7 days. */
+  emailConfirmationTtlMs?: number;
 }
 
 /**
- * Subscribers, subscriptions and their eligibility, double opt-in, inbound SMS
- * keywords, API sign-up units and sender numbers: `POST|GET|DELETE
- * /v1/subscriptions`, `POST /v1/subscriptions/unsubscribe`, `POST /sms/inbound`.
+ * Subscribers, subscriptions and their eligibility, double opt-in (texts by a
+ * Y reply, emails by a confirmation link when the sign-up unit asks), inbound
+ * SMS keywords, emails to subscribers with one-click unsubscribe, API sign-up
+ * units and sender numbers: `POST|GET|DELETE /v1/subscriptions`,
+ * `POST /v1/subscriptions/unsubscribe`, `POST /sms/inbound`,
+ * `GET /email/confirm`, `GET|POST /email/unsubscribe`.
  */
 export function subscriptionsPlugin(options: SubscriptionsPluginOptions = {}) {
+  const confirmationTtlMs = options.emailConfirmationTtlMs ?? DEFAULT_EMAIL_CONFIRMATION_TTL_MS;
+  if (!Number.isSafeInteger(confirmationTtlMs) || confirmationTtlMs < 1) {
+    throw new Error(`subscriptionsPlugin: emailConfirmationTtlMs must be a whole number of milliseconds of at least 1, got ${String(confirmationTtlMs)}`);
+  }
   return definePlugin({
     name: "subscriptions",
     requires: [ACCOUNTS],
@@ -53,6 +65,9 @@ export function subscriptionsPlugin(options: SubscriptionsPluginOptions = {}) {
     ],
     register({ container, storage, clock, jobs, outbox, events, secret }) {
       container.bind(SIGN_UP_UNITS_SERVICE, { useFactory: () => new SignUpUnits(storage, clock) });
+      container.bind(EMAIL_LINK_SETTINGS, { useValue: { confirmationTtlMs } });
+      container.bind(EMAIL_LINKS, { useClass: EmailLinks });
+      container.bind(SUBSCRIPTION_EMAILS, { useClass: SubscriptionEmails });
       container.bind(SUBSCRIPTIONS_SERVICE, {
         useFactory: (c) =>
           new SubscriptionsService({
@@ -63,12 +78,16 @@ export function subscriptionsPlugin(options: SubscriptionsPluginOptions = {}) {
             events,
             accounts: () => c.resolve(ACCOUNTS),
             signUpUnits: c.resolve(SIGN_UP_UNITS_SERVICE),
+            emails: c.resolve(SUBSCRIPTION_EMAILS),
             secret,
             allocateSenderNumber: options.allocateSenderNumber ?? fictitiousSenderNumber,
           }),
       });
     },
-    routes: (context) => subscriptionRoutes(context, context.resolve(SUBSCRIPTIONS_SERVICE)),
+    routes: (context) => [
+      ...subscriptionRoutes(context, context.resolve(SUBSCRIPTIONS_SERVICE)),
+      ...emailLinkRoutes(context.resolve(SUBSCRIPTIONS_SERVICE), context.resolve(EMAIL_LINKS), context.resolve(ACCOUNTS)),
+    ],
     jobs: ({ resolve }) => resolve(SUBSCRIPTIONS_SERVICE).jobHandlers(),
     api: ({ resolve }): SubscriptionsApi => resolve(SUBSCRIPTIONS_SERVICE),
     async provisionCompany({ resolve, publicUrl }, company) {

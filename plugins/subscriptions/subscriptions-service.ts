@@ -4,8 +4,10 @@ import type { JobHandler } from "../../src/jobs/job-runner.ts";
 import type { Jobs } from "../../src/jobs/jobs.ts";
 import type { DataSubject } from "../../src/kernel/plugin.ts";
 import type { Outbox } from "../../src/messaging/outbox.ts";
+import type { OutboxMessage } from "../../src/messaging/outbox-record.ts";
 import type { Clock } from "../../src/ports/clock.ts";
 import type { Storage } from "../../src/ports/storage.ts";
+import type { EmailLinkClaims } from "./email-links.ts";
 import { eligibilityOf, NOT_SUBSCRIBED, type Eligibility, type SubscriptionEligibility } from "./eligibility.ts";
 import { InboundTexts, type InboundResult, type InboundText } from "./inbound-texts.ts";
 import { NoticeTemplates } from "./notice-templates.ts";
@@ -15,6 +17,8 @@ import type { Subscriber, Subscription, SubscriptionChange, SubscriptionKind } f
 import type { OptInRequest, UnsubscribeRequest, UserRef } from "./schemas.ts";
 import { normalizeSenderNumber, SenderNumbers } from "./sender-numbers.ts";
 import type { SignUpUnits } from "./sign-up-units.ts";
+import type { SubscriberEmail, SubscriptionEmails } from "./subscription-emails.ts";
+import { emitAll, subscriptionEvent, type PendingEvent } from "./subscription-events.ts";
 import { SubscriptionStore } from "./subscription-store.ts";
 import {
   UNSUBSCRIBE_JOB,
@@ -34,6 +38,7 @@ export interface SubscriptionsServiceParts {
   events: EventBus;
   accounts: () => Accounts;
   signUpUnits: SignUpUnits;
+  emails: SubscriptionEmails;
   /** The kit secret: derives the inbound webhook tokens. */
   secret: string;
   /** Picks a sender number for a new company. */
@@ -73,7 +78,7 @@ export class SubscriptionsService {
     this.templates = new NoticeTemplates(storage, clock);
     this.#store = new SubscriptionStore(storage);
     const notices = new Notices(this.templates, parts.outbox, parts.accounts);
-    this.#optIns = new OptIns(storage, clock, this.#store, parts.signUpUnits, jobs, notices, events);
+    this.#optIns = new OptIns(storage, clock, this.#store, parts.signUpUnits, jobs, notices, events, parts.emails);
     this.#unsubscribes = new Unsubscribes(storage, clock, this.#store, jobs, notices, events);
     this.#inbound = new InboundTexts(storage, clock, this.#store, notices, events);
   }
@@ -106,6 +111,45 @@ export class SubscriptionsService {
   /** `unsubscribe` done in this call rather than by a job (the legacy remove-subscriber answers the outcome). */
   unsubscribeNow(companyId: string, request: UnsubscribeRequest, options?: UnsubscribeOptions): Promise<UnsubscribeApplied> {
     return this.#unsubscribes.applyNow(companyId, request, options);
+  }
+
+  /**
+   * Queues an email to a subscriber of one type, with `List-Unsubscribe` and
+   * `List-Unsubscribe-Post` (RFC 8058) whose one-click link leaves that type.
+   * Undefined, and nothing queued, unless the address's subscription of that
+   * type is active.
+   */
+  async sendEmail(companyId: string, email: SubscriberEmail): Promise<OutboxMessage | undefined> {
+    const to = email.to.trim().toLowerCase();
+    const subscription = await this.#store.subscription(companyId, "EMAIL", to, email.type);
+    if (subscription?.state !== "active") return undefined;
+    return this.#parts.emails.send(companyId, { ...email, to });
+  }
+
+  /**
+   * Opens the pending email subscription a confirmation link speaks for
+   * (double opt-in). `gone`: there is none any more (unsubscribed, or erased).
+   */
+  async confirmEmail(claims: EmailLinkClaims): Promise<"confirmed" | "already_confirmed" | "gone"> {
+    const { companyId, email, type } = claims;
+    const events: PendingEvent[] = [];
+    const outcome = await this.#parts.storage.transaction(async () => {
+      const subscription = await this.#store.subscription(companyId, "EMAIL", email, type);
+      if (subscription?.state === "active") return "already_confirmed";
+      if (subscription?.state !== "pending") return "gone";
+      const now = this.#parts.clock.now();
+      const key = `email-confirm:${subscription.id}:${subscription.subscribedAt}`;
+      const confirmed = await this.#store.change(subscription, { key, source: "email_link", at: now, action: "confirmed", to: "active" });
+      events.push(subscriptionEvent("subscription.confirmed", confirmed, "pending", now));
+      return "confirmed";
+    });
+    await emitAll(this.#parts.events, events);
+    return outcome;
+  }
+
+  /** Unsubscribes the address a one-click link speaks for from its type, in this call (RFC 8058: at once). */
+  unsubscribeEmail(claims: EmailLinkClaims): Promise<UnsubscribeApplied> {
+    return this.#unsubscribes.applyNow(claims.companyId, { user: { email: claims.email }, subscriptions: [{ type: claims.type, channel: "EMAIL" }] }, { source: "email_one_click" });
   }
 
   /** The eligibility of every subscription of the phone (TEXT) and the email (EMAIL): `GET /v1/subscriptions`. */

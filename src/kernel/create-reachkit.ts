@@ -53,6 +53,12 @@ export interface ReachkitOptions {
 export const EVENTS = defineToken<EventBus>("EventBus", ["reachkit core (always bound)"]);
 export const CONFIG = defineToken<ReachkitConfig>("ReachkitConfig", ["reachkit core (always bound)"]);
 
+/** The public URL of `path` on a host group: `publicUrl("ui", "/integrations/oauth-install")`. */
+export type PublicUrl = (group: HostGroup, path: string) => string;
+/** The kit secret (`ReachkitOptions.secret`), for HMAC signatures: URLs, tokens, CSRF. */
+export const SECRET = defineToken<string>("KitSecret", ["reachkit core (always bound)"]);
+export const PUBLIC_URL = defineToken<PublicUrl>("PublicUrl", ["reachkit core (always bound)"]);
+
 /** Builds a kit: one child container, its adapters and plugins, checked at once. */
 export function createReachkit(options: ReachkitOptions): Reachkit {
   if (typeof options.secret !== "string" || options.secret.length < 32) {
@@ -95,7 +101,9 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
   container.bind(OUTBOX, { useValue: outbox });
   jobs.register(OUTBOX_SEND_JOB, (payload: { messageId: string }, context) => outbox.deliver(payload, context));
 
-  const publicUrl = (group: HostGroup, path: string) => `${hosts[group]}${path}`;
+  const publicUrl: PublicUrl = (group, path) => `${hosts[group]}${path}`;
+  container.bind(SECRET, { useValue: options.secret });
+  container.bind(PUBLIC_URL, { useValue: publicUrl });
   const contexts = new Map<ReachkitPlugin, PluginContext>();
   for (const plugin of plugins) {
     contexts.set(plugin, {

@@ -7,6 +7,8 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { memorySms } from "../../adapters/sms/memory/index.ts";
 import { EXAMPLE_COMPANY_ID } from "../../plugins/accounts/openapi.ts";
 import { EXAMPLE_CLIENT_ID, EXAMPLE_CLIENT_SECRET, EXAMPLE_CSRF_TOKEN, EXAMPLE_REDIRECT_URI, EXAMPLE_USER } from "../../plugins/oauth/openapi.ts";
+import { EMAIL_LINKS } from "../../plugins/subscriptions/index.ts";
+import { EXAMPLE_CONFIRM_TOKEN, EXAMPLE_UNSUBSCRIBE_TOKEN } from "../../plugins/subscriptions/email-routes.ts";
 import { EXAMPLE_INBOUND_TOKEN, EXAMPLE_PROVIDER_SIGNATURE, EXAMPLE_SENDER_NUMBER } from "../../plugins/subscriptions/openapi.ts";
 import { serverPlugins } from "../../server/server-kit.ts";
 import type { InjectRequest, InjectResponse } from "../../src/index.ts";
@@ -50,7 +52,12 @@ class Story {
       scopes: ["subscriptions:read", "subscriptions:write"],
     });
     await oauth.users.create({ companyId: output.companyId, ...EXAMPLE_USER });
+    // The links of the company's emails to the examples' subscriber, jane@example.com.
+    const links = t.kit.resolve(EMAIL_LINKS);
+    const tokenOf = (url: string) => new URL(url).searchParams.get("token")!;
     for (const [documented, actual] of [
+      [EXAMPLE_CONFIRM_TOKEN, tokenOf(links.confirmUrl(output.companyId, "jane@example.com", "MARKETING"))],
+      [EXAMPLE_UNSUBSCRIBE_TOKEN, tokenOf(links.unsubscribeUrl(output.companyId, "jane@example.com", "MARKETING"))],
       [EXAMPLE_COMPANY_ID, output.companyId],
       [EXAMPLE_SENDER_NUMBER, output.senderNumber],
       [EXAMPLE_INBOUND_TOKEN, output.inboundWebhookPath.split("/").pop()!],

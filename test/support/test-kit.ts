@@ -13,6 +13,7 @@ import {
   type Logger,
   type InjectResponse,
   type ObjectStorage,
+  type EmailSender,
   type Reachkit,
   type ReachkitConfigInput,
   type ReachkitPlugin,
@@ -46,7 +47,8 @@ export interface TestKitOptions {
   config?: ReachkitConfigInput;
   clock?: FakeClock;
   sms?: MemorySms;
-  email?: MemoryEmail;
+  /** Sends the kit's emails instead of the memory adapter (which `email` then holds empty). */
+  emailSender?: EmailSender;
   /** Default: memoryObjectStorage on the kit's clock. */
   objectStorage?: (clock: FakeClock) => ObjectStorage;
   /** Skip creating the default company. */
@@ -73,14 +75,14 @@ export async function startTestKit(options: TestKitOptions = {}): Promise<TestKi
   const clock = options.clock ?? fakeClock("2026-03-01T12:00:00.000Z");
   const scheduler = manualScheduler(clock);
   const sms = options.sms ?? memorySms();
-  const email = options.email ?? memoryEmail();
+  const email = memoryEmail();
   const unhandledErrors = recordUnhandledErrors();
   const kit = createReachkit({
     storage: options.storage ?? (await testStorage()),
     scheduler,
     clock,
     sms,
-    email,
+    email: options.emailSender ?? email,
     objectStorage: options.objectStorage?.(clock) ?? memoryObjectStorage({ clock }),
     logger: unhandledErrors.logger,
     secret: TEST_SECRET,
