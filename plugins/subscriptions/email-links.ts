@@ -39,7 +39,8 @@ interface WireClaims {
 }
 
 /**
- * The links in the plugin's emails: `?token=` carries the claims in base64url
+ * The links in the plugin's emails, pages a person opens, on the `ui` host
+ * group (with the install page): `?token=` carries the claims in base64url
  * JSON and their HMAC with the kit secret, so a link names one company,
  * address and type and cannot be changed to name another.
  */
@@ -80,7 +81,7 @@ export class EmailLinks {
 
   #url(path: string, claims: WireClaims): string {
     const payload = Buffer.from(JSON.stringify(claims)).toString("base64url");
-    return `${this.publicUrl("api", path)}?token=${payload}.${this.#signature(payload)}`;
+    return `${this.publicUrl("ui", path)}?token=${payload}.${this.#signature(payload)}`;
   }
 
   #signature(payload: string): string {

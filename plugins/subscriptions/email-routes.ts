@@ -78,6 +78,7 @@ export function emailLinkRoutes(service: SubscriptionsService, links: EmailLinks
     defineRoute({
       method: "GET",
       path: CONFIRM_EMAIL_PATH,
+      host: "ui",
       auth: { kind: "none" },
       summary: "Confirm an email subscription",
       docs: confirmDocs,
@@ -92,6 +93,7 @@ export function emailLinkRoutes(service: SubscriptionsService, links: EmailLinks
     defineRoute({
       method: "GET",
       path: UNSUBSCRIBE_EMAIL_PATH,
+      host: "ui",
       auth: { kind: "none" },
       summary: "Show the unsubscribe page of an email link",
       docs: unsubscribePageDocs,
@@ -104,6 +106,7 @@ export function emailLinkRoutes(service: SubscriptionsService, links: EmailLinks
     defineRoute({
       method: "POST",
       path: UNSUBSCRIBE_EMAIL_PATH,
+      host: "ui",
       auth: { kind: "none" },
       body: rawBody(),
       summary: "Unsubscribe an email in one click (RFC 8058)",
