@@ -59,6 +59,7 @@ export type { NeutralRequest, NeutralResponse, RequestBody } from "./http/neutra
 export type { InjectRequest, InjectResponse } from "./http/inject.ts";
 export { parseOrThrow, plainObject, issuesToDetails, queryToObject, singleQueryParam, type RawQuery } from "./http/validation.ts";
 export { readLimited, decodeUtf8, mediaType, parseFormText, payloadTooLarge } from "./http/body.ts";
+export { escapeHtml, htmlPage } from "./http/html.ts";
 
 export { ACCOUNTS, type Accounts, type Company } from "./auth/accounts.ts";
 export { isV1Credential, type Principal, type CredentialKind } from "./auth/principal.ts";

@@ -1,32 +1,13 @@
+import { escapeHtml, htmlPage } from "../../src/index.ts";
+
 /** The pages a subscriber sees after opening a link of the plugin's emails: small, self-contained, no script. */
 
 const STYLE =
   "body{font-family:system-ui,sans-serif;margin:0;background:#f6f6f4;color:#1d1d1b}main{max-width:32rem;margin:12vh auto;padding:2rem;background:#fff;border-radius:8px}" +
   "h1{font-size:1.4rem}button{font:inherit;padding:.6rem 1.2rem;border:0;border-radius:6px;background:#1d1d1b;color:#fff;cursor:pointer}";
 
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
-}
-
 function page(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<meta name="robots" content="noindex">
-<title>${escapeHtml(title)}</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<main>
-<h1>${escapeHtml(title)}</h1>
-${body}
-</main>
-</body>
-</html>
-`;
+  return htmlPage(title, STYLE, `<h1>${escapeHtml(title)}</h1>\n${body}`);
 }
 
 const paragraph = (text: string) => `<p>${escapeHtml(text)}</p>`;

@@ -1,6 +1,5 @@
-import { ACCOUNTS, OUTBOX, defineToken, inject, injectable, type Accounts, type Outbox, type OutboxMessage } from "../../src/index.ts";
+import { ACCOUNTS, OUTBOX, defineToken, escapeHtml, inject, injectable, type Accounts, type Outbox, type OutboxMessage } from "../../src/index.ts";
 import { EMAIL_LINKS, type EmailLinks } from "./email-links.ts";
-import { escapeHtml } from "./email-pages.ts";
 import type { SubscriptionType } from "./sign-up-units.ts";
 
 /** An email to a subscriber, of one subscription type: it goes out only while that subscription is active. */

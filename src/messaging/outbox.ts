@@ -101,19 +101,11 @@ export class Outbox {
   /** Records a text and queues its delivery. Returns the stored message (maybe suppressed, maybe an earlier one). */
   async send(message: OutboundMessage): Promise<OutboxMessage> {
     return this.#record(message, message.suppressDuplicates ?? false, (id, now, company) => ({
-      id,
-      companyId: message.companyId,
+      ...queuedRecord(id, now, message),
       to: message.to,
       from: company?.senderNumber ?? this.settings.defaultSender,
       body: message.body,
       ...(message.mediaUrl !== undefined ? { mediaUrl: message.mediaUrl } : {}),
-      kind: message.kind,
-      status: "queued",
-      idempotencyKey: message.idempotencyKey ?? id,
-      ...(message.tags ? { tags: message.tags } : {}),
-      attempts: 0,
-      createdAt: now,
-      updatedAt: now,
     }));
   }
 
@@ -128,8 +120,7 @@ export class Outbox {
       if (/[\r\n]/.test(value)) throw new TypeError(`the header "${name}" holds a line break`);
     }
     return this.#record(message, false, (id, now, company) => ({
-      id,
-      companyId: message.companyId,
+      ...queuedRecord(id, now, message),
       channel: "email",
       to: message.to,
       from: company ? `${quotedName(company.name)} <${this.settings.emailFrom}>` : this.settings.emailFrom,
@@ -137,13 +128,6 @@ export class Outbox {
       body: message.text,
       ...(message.html !== undefined ? { html: message.html } : {}),
       ...(message.headers ? { headers: message.headers } : {}),
-      kind: message.kind,
-      status: "queued",
-      idempotencyKey: message.idempotencyKey ?? id,
-      ...(message.tags ? { tags: message.tags } : {}),
-      attempts: 0,
-      createdAt: now,
-      updatedAt: now,
     }));
   }
 
@@ -307,6 +291,25 @@ export class Outbox {
     }
     return limiter;
   }
+}
+
+/** What every new message holds, whatever its channel: queued, not tried yet. */
+function queuedRecord(
+  id: string,
+  now: number,
+  message: { companyId: string; kind: string; idempotencyKey?: string; tags?: Record<string, string> },
+): Omit<OutboxMessage, "to" | "from" | "body"> {
+  return {
+    id,
+    companyId: message.companyId,
+    kind: message.kind,
+    status: "queued",
+    idempotencyKey: message.idempotencyKey ?? id,
+    ...(message.tags ? { tags: message.tags } : {}),
+    attempts: 0,
+    createdAt: now,
+    updatedAt: now,
+  };
 }
 
 /** A display name as RFC 5322 takes it: quoted, with quotes and backslashes escaped, line breaks dropped. */

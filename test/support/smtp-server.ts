@@ -10,10 +10,6 @@ export interface ServerEmail extends ReceivedEmail {
   secure: boolean;
   /** The user the session authenticated as. */
   user: string | undefined;
-  /** The number of the connection it came on (1 for the server's first connection). */
-  connection: number;
-  /** The message as it arrived, for assertions on the raw headers. */
-  raw: string;
 }
 
 export interface TestSmtpServer {
@@ -47,7 +43,6 @@ export async function startSmtpServer(options: { offerStartTls?: boolean } = {})
   const messages: ServerEmail[] = [];
   let connections = 0;
   let dataFailure: { code: number; message: string } | undefined;
-  const connectionNumbers = new Map<string, number>();
   const server = new SMTPServer({
     key: pems.private,
     cert: pems.cert,
@@ -56,8 +51,8 @@ export async function startSmtpServer(options: { offerStartTls?: boolean } = {})
     allowInsecureAuth: false,
     logger: false,
     ...(options.offerStartTls === false ? { disabledCommands: ["STARTTLS"], allowInsecureAuth: true } : {}),
-    onConnect(session, callback) {
-      connectionNumbers.set(session.id, ++connections);
+    onConnect(_session, callback) {
+      connections++;
       callback();
     },
     onAuth(auth, _session, callback) {
@@ -93,8 +88,6 @@ export async function startSmtpServer(options: { offerStartTls?: boolean } = {})
               headers,
               secure: session.secure,
               user: session.user,
-              connection: connectionNumbers.get(session.id) ?? 0,
-              raw,
             });
             callback();
           },
