@@ -16,6 +16,7 @@ import { graphqlPlugin } from "../plugins/graphql/index.ts";
 import { legacyPlugin } from "../plugins/legacy/index.ts";
 import { oauthPlugin } from "../plugins/oauth/index.ts";
 import { privacyPlugin } from "../plugins/privacy/index.ts";
+import { profilesPlugin } from "../plugins/profiles/index.ts";
 import { subscriptionsPlugin } from "../plugins/subscriptions/index.ts";
 import {
   createReachkit,
@@ -49,6 +50,7 @@ export function serverPlugins(options: { privacyProcessingDelayMs?: number } = {
     privacyPlugin({ processingDelayMs: options.privacyProcessingDelayMs }),
     catalogPlugin(),
     appointmentsPlugin(),
+    profilesPlugin(),
   ];
 }
 

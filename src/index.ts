@@ -8,7 +8,17 @@
  */
 import "reflect-metadata";
 
-export { createReachkit, CONFIG, EVENTS, SECRET, PUBLIC_URL, type ReachkitOptions, type PublicUrl } from "./kernel/create-reachkit.ts";
+export {
+  createReachkit,
+  CONFIG,
+  EVENTS,
+  SECRET,
+  PUBLIC_URL,
+  DELETE_SUBJECT_DATA,
+  type ReachkitOptions,
+  type PublicUrl,
+  type DeleteSubjectData,
+} from "./kernel/create-reachkit.ts";
 export type { Reachkit, KitStatus, StartOptions, ProvisionedCompany } from "./kernel/reachkit.ts";
 export { Metrics, METRICS } from "./metrics/metrics.ts";
 export {
@@ -25,6 +35,7 @@ export { inject, injectable } from "./kernel/di.ts";
 export { DuplicateBindingError, type ContainerFacade, type Binding, type BindOptions, type InjectableClass } from "./kernel/container.ts";
 export { resolveConfig, DEFAULT_BODY_LIMIT_BYTES, type ReachkitConfig, type ReachkitConfigInput } from "./kernel/config.ts";
 export { systemClock } from "./kernel/system-clock.ts";
+export { sortableId } from "./kernel/ids.ts";
 
 export * from "./ports/index.ts";
 

@@ -1,12 +1,11 @@
-import type { Accounts } from "../../src/auth/accounts.ts";
-import type { Outbox } from "../../src/messaging/outbox.ts";
-import { fillPlaceholders } from "../../src/messaging/placeholders.ts";
-import type { SubscriptionsService } from "../subscriptions/index.ts";
+import { ACCOUNTS, fillPlaceholders, inject, injectable, OUTBOX, type Accounts, type Outbox } from "../../src/index.ts";
+import { SUBSCRIPTIONS_SERVICE, type SubscriptionsService } from "../subscriptions/index.ts";
 import type { AppointmentMessages } from "./appointment-messages.ts";
 import { eventDateAndTime } from "./event-time.ts";
 import { macroValuesOf, missingMacros, type MacroValues } from "./macros.ts";
 import type { MessageType, Reminder, ReminderStep } from "./records.ts";
 import { textConsent } from "./send-consent.ts";
+import { APPOINTMENT_MESSAGES_SERVICE } from "./tokens.ts";
 
 /** Built-in macros filled from the reminder's own fields, when it has them. */
 const FIELD_MACROS = ["firstName", "lastName", "emailAddress"] as const;
@@ -27,12 +26,13 @@ export type ReminderFacts = Pick<
  * outbox's idempotency key is reminder × step × event time, so a step that runs
  * again sends nothing twice, and a moved appointment's new reminder is a new message.
  */
+@injectable()
 export class StepSender {
   constructor(
-    private readonly messages: AppointmentMessages,
-    private readonly subscriptions: () => SubscriptionsService,
-    private readonly accounts: () => Accounts,
-    private readonly outbox: Outbox,
+    @inject(APPOINTMENT_MESSAGES_SERVICE) private readonly messages: AppointmentMessages,
+    @inject(SUBSCRIPTIONS_SERVICE) private readonly subscriptions: SubscriptionsService,
+    @inject(ACCOUNTS) private readonly accounts: Accounts,
+    @inject(OUTBOX) private readonly outbox: Outbox,
   ) {}
 
   async send(reminder: Reminder, step: MessageType, now: number): Promise<ReminderStep> {
@@ -57,7 +57,7 @@ export class StepSender {
 
   /** The rule of `textConsent`, on the phone's subscriptions now. */
   async consent(reminder: Pick<ReminderFacts, "companyId" | "phone" | "sendEligibleSubscribersOnly">) {
-    const subscriptions = await this.subscriptions().subscriptions(reminder.companyId, { phone: reminder.phone });
+    const subscriptions = await this.subscriptions.subscriptions(reminder.companyId, { phone: reminder.phone });
     return textConsent(subscriptions, reminder.sendEligibleSubscribersOnly);
   }
 
@@ -85,7 +85,7 @@ export class StepSender {
     }
     if (wanted.has("eventDate") || wanted.has("eventTime")) Object.assign(builtIns, eventDateAndTime(reminder.eventAt, reminder.subscriberTimeZone));
     if (wanted.has("companyName")) {
-      const company = await this.accounts().getCompany(reminder.companyId);
+      const company = await this.accounts.getCompany(reminder.companyId);
       if (company) builtIns.companyName = company.name;
     }
     return { ...builtIns, ...metadata };

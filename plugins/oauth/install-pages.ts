@@ -1,7 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Scope } from "../../src/auth/scopes.ts";
-import { SCOPE_DESCRIPTIONS } from "../../src/auth/scopes.ts";
-import { escapeHtml, htmlPage } from "../../src/http/html.ts";
+import { SCOPE_DESCRIPTIONS, escapeHtml, htmlPage, type Scope } from "../../src/index.ts";
 
 /** The install request's parameters, carried through the forms as hidden fields. */
 export interface InstallParameters {

@@ -1,5 +1,7 @@
-import { CLOCK, PUBLIC_URL, SECRET, defineToken, inject, injectable, safeEqual, sign, type Clock, type PublicUrl } from "../../src/index.ts";
+import { CLOCK, PUBLIC_URL, SECRET, inject, injectable, safeEqual, sign, type Clock, type PublicUrl } from "../../src/index.ts";
 import type { SubscriptionType } from "./sign-up-units.ts";
+import type { SubscriptionsPluginOptions } from "./subscriptions-plugin.ts";
+import { SUBSCRIPTIONS_SETTINGS } from "./tokens.ts";
 
 export const CONFIRM_EMAIL_PATH = "/email/confirm";
 export const UNSUBSCRIBE_EMAIL_PATH = "/email/unsubscribe";
@@ -19,16 +21,7 @@ export interface EmailLinkClaims {
 
 export type EmailLinkCheck = { valid: true; claims: EmailLinkClaims } | { valid: false; problem: "invalid" | "expired"; expiredAt?: number };
 
-/** How long a confirmation link works, from the email that carries it. */
-export interface EmailLinkSettings {
-  confirmationTtlMs: number;
-}
-
 export const DEFAULT_EMAIL_CONFIRMATION_TTL_MS = 7 * 24 * 3_600_000;
-
-const PROVIDER = ["reachkit/plugins/subscriptions (subscriptionsPlugin)"];
-export const EMAIL_LINK_SETTINGS = defineToken<EmailLinkSettings>("EmailLinkSettings", PROVIDER);
-export const EMAIL_LINKS = defineToken<EmailLinks>("EmailLinks", PROVIDER);
 
 interface WireClaims {
   p: EmailLinkPurpose;
@@ -50,12 +43,12 @@ export class EmailLinks {
     @inject(SECRET) private readonly secret: string,
     @inject(PUBLIC_URL) private readonly publicUrl: PublicUrl,
     @inject(CLOCK) private readonly clock: Clock,
-    @inject(EMAIL_LINK_SETTINGS) private readonly settings: EmailLinkSettings,
+    @inject(SUBSCRIPTIONS_SETTINGS) private readonly settings: Required<SubscriptionsPluginOptions>,
   ) {}
 
-  /** The link that confirms a pending email subscription, working for `confirmationTtlMs`. */
+  /** The link that confirms a pending email subscription, working for `emailConfirmationTtlMs`. */
   confirmUrl(companyId: string, email: string, type: SubscriptionType): string {
-    const expiresAt = this.clock.now() + this.settings.confirmationTtlMs;
+    const expiresAt = this.clock.now() + this.settings.emailConfirmationTtlMs;
     return this.#url(CONFIRM_EMAIL_PATH, { p: "confirm", c: companyId, e: email, t: type, x: expiresAt });
   }
 

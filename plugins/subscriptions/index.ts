@@ -1,11 +1,6 @@
-export {
-  subscriptionsPlugin,
-  SIGN_UP_UNITS_SERVICE,
-  SUBSCRIPTIONS_SERVICE,
-  type SubscriptionsApi,
-  type SubscriptionsPluginOptions,
-} from "./subscriptions-plugin.ts";
-export { SubscriptionsService, type SubscriptionsServiceParts, type ProvisionedMessaging } from "./subscriptions-service.ts";
+export { subscriptionsPlugin, type SubscriptionsApi, type SubscriptionsPluginOptions } from "./subscriptions-plugin.ts";
+export { SIGN_UP_UNITS_SERVICE, SUBSCRIPTIONS_SERVICE, EMAIL_LINKS } from "./tokens.ts";
+export { SubscriptionsService, type ProvisionedMessaging } from "./subscriptions-service.ts";
 export { SignUpUnits, SUBSCRIPTION_TYPES, type SignUpUnit, type SubscriptionType, type NewSignUpUnit } from "./sign-up-units.ts";
 export {
   SUBSCRIPTION_CHANNELS,
@@ -46,14 +41,11 @@ export {
 export type { SubscriptionEvent, SubscriptionEventName } from "./subscription-events.ts";
 export {
   EmailLinks,
-  EMAIL_LINKS,
-  EMAIL_LINK_SETTINGS,
   CONFIRM_EMAIL_PATH,
   UNSUBSCRIBE_EMAIL_PATH,
   DEFAULT_EMAIL_CONFIRMATION_TTL_MS,
   type EmailLinkClaims,
   type EmailLinkCheck,
   type EmailLinkPurpose,
-  type EmailLinkSettings,
 } from "./email-links.ts";
-export { SubscriptionEmails, SUBSCRIPTION_EMAILS, type SubscriberEmail } from "./subscription-emails.ts";
+export { SubscriptionEmails, type SubscriberEmail } from "./subscription-emails.ts";

@@ -1,6 +1,7 @@
-import { ACCOUNTS, OUTBOX, defineToken, escapeHtml, inject, injectable, type Accounts, type Outbox, type OutboxMessage } from "../../src/index.ts";
-import { EMAIL_LINKS, type EmailLinks } from "./email-links.ts";
+import { ACCOUNTS, OUTBOX, escapeHtml, inject, injectable, type Accounts, type Outbox, type OutboxMessage } from "../../src/index.ts";
+import type { EmailLinks } from "./email-links.ts";
 import type { SubscriptionType } from "./sign-up-units.ts";
+import { EMAIL_LINKS } from "./tokens.ts";
 
 /** An email to a subscriber, of one subscription type: it goes out only while that subscription is active. */
 export interface SubscriberEmail {
@@ -16,8 +17,6 @@ export interface SubscriberEmail {
   idempotencyKey?: string;
   tags?: Record<string, string>;
 }
-
-export const SUBSCRIPTION_EMAILS = defineToken<SubscriptionEmails>("SubscriptionEmails", ["reachkit/plugins/subscriptions (subscriptionsPlugin)"]);
 
 /**
  * The emails of the subscriptions plugin, each through the outbox: the

@@ -1,16 +1,38 @@
-import { ACCOUNTS } from "../../src/auth/accounts.ts";
-import { definePlugin } from "../../src/kernel/plugin.ts";
-import { defineToken } from "../../src/kernel/token.ts";
-import { SMS_SENDER } from "../../src/ports/sms-sender.ts";
+import { ACCOUNTS, definePlugin, SMS_SENDER } from "../../src/index.ts";
+import { PROFILES_SERVICE } from "../profiles/index.ts";
 import { subscriptionsCommands } from "./commands.ts";
-import { DEFAULT_EMAIL_CONFIRMATION_TTL_MS, EMAIL_LINK_SETTINGS, EMAIL_LINKS, EmailLinks } from "./email-links.ts";
+import { DEFAULT_EMAIL_CONFIRMATION_TTL_MS, EmailLinks } from "./email-links.ts";
 import { emailLinkRoutes } from "./email-routes.ts";
+import { InboundTexts } from "./inbound-texts.ts";
+import { NoticeTemplates } from "./notice-templates.ts";
+import { Notices } from "./notices.ts";
+import { OptIns } from "./opt-ins.ts";
 import { subscriptionCollections } from "./records.ts";
 import { subscriptionRoutes } from "./routes.ts";
-import { fictitiousSenderNumber } from "./sender-numbers.ts";
+import { fictitiousSenderNumber, SenderNumbers } from "./sender-numbers.ts";
 import { signUpUnitsCollection, SignUpUnits } from "./sign-up-units.ts";
-import { SUBSCRIPTION_EMAILS, SubscriptionEmails } from "./subscription-emails.ts";
+import { SubscriptionEmails } from "./subscription-emails.ts";
+import { SubscriptionStore } from "./subscription-store.ts";
 import { SubscriptionsService } from "./subscriptions-service.ts";
+import {
+  EMAIL_LINKS,
+  INBOUND_TEXTS,
+  NOTICE_TEMPLATES,
+  NOTICES,
+  OPT_INS,
+  SENDER_NUMBERS_SERVICE,
+  SIGN_UP_UNITS_SERVICE,
+  SUBSCRIBER_PROFILES,
+  SUBSCRIPTION_EMAILS,
+  SUBSCRIPTION_STORE,
+  SUBSCRIPTIONS_SETTINGS,
+  type SubscriberProfiles,
+  SUBSCRIPTIONS_SERVICE,
+  UNSUBSCRIBES,
+} from "./tokens.ts";
+import { Unsubscribes } from "./unsubscribes.ts";
+
+const NO_PROFILES: SubscriberProfiles = { link: async () => undefined };
 
 /** The in-process service of the subscriptions plugin (`kit.plugin("subscriptions")`). */
 export type SubscriptionsApi = SubscriptionsService;
@@ -20,11 +42,6 @@ declare module "../../src/kernel/plugin.ts" {
     subscriptions: SubscriptionsApi;
   }
 }
-
-const PROVIDER = "reachkit/plugins/subscriptions (subscriptionsPlugin)";
-export const SIGN_UP_UNITS_SERVICE = defineToken<SignUpUnits>("SignUpUnits", [PROVIDER]);
-/** The subscriptions service, for other plugins (`requires: [SUBSCRIPTIONS_SERVICE]`, then `resolve`). */
-export const SUBSCRIPTIONS_SERVICE = defineToken<SubscriptionsService>("SubscriptionsService", [PROVIDER]);
 
 export interface SubscriptionsPluginOptions {
   /** Picks the sender number of a new company (default: a fictitious +1555 number; change it with `reachkit sender-number set`). */
@@ -63,26 +80,23 @@ export function subscriptionsPlugin(options: SubscriptionsPluginOptions = {}) {
         },
       },
     ],
-    register({ container, storage, clock, jobs, outbox, events, secret }) {
-      container.bind(SIGN_UP_UNITS_SERVICE, { useFactory: () => new SignUpUnits(storage, clock) });
-      container.bind(EMAIL_LINK_SETTINGS, { useValue: { confirmationTtlMs } });
+    register({ container }) {
+      container.bind(SUBSCRIPTIONS_SETTINGS, {
+        useValue: { allocateSenderNumber: options.allocateSenderNumber ?? fictitiousSenderNumber, emailConfirmationTtlMs: confirmationTtlMs },
+      });
+      container.bind(SIGN_UP_UNITS_SERVICE, { useClass: SignUpUnits });
+      container.bind(SENDER_NUMBERS_SERVICE, { useClass: SenderNumbers });
+      container.bind(NOTICE_TEMPLATES, { useClass: NoticeTemplates });
+      container.bind(NOTICES, { useClass: Notices });
+      container.bind(SUBSCRIPTION_STORE, { useClass: SubscriptionStore });
       container.bind(EMAIL_LINKS, { useClass: EmailLinks });
       container.bind(SUBSCRIPTION_EMAILS, { useClass: SubscriptionEmails });
-      container.bind(SUBSCRIPTIONS_SERVICE, {
-        useFactory: (c) =>
-          new SubscriptionsService({
-            storage,
-            clock,
-            jobs,
-            outbox,
-            events,
-            accounts: () => c.resolve(ACCOUNTS),
-            signUpUnits: c.resolve(SIGN_UP_UNITS_SERVICE),
-            emails: c.resolve(SUBSCRIPTION_EMAILS),
-            secret,
-            allocateSenderNumber: options.allocateSenderNumber ?? fictitiousSenderNumber,
-          }),
-      });
+      container.bind(OPT_INS, { useClass: OptIns });
+      container.bind(UNSUBSCRIBES, { useClass: Unsubscribes });
+      container.bind(INBOUND_TEXTS, { useClass: InboundTexts });
+      container.bind(SUBSCRIPTIONS_SERVICE, { useClass: SubscriptionsService });
+      // A kit without the profiles plugin links nothing.
+      container.bind(SUBSCRIBER_PROFILES, { useFactory: (c) => (c.has(PROFILES_SERVICE) ? c.resolve(PROFILES_SERVICE) : NO_PROFILES) });
     },
     routes: (context) => [
       ...subscriptionRoutes(context, context.resolve(SUBSCRIPTIONS_SERVICE)),

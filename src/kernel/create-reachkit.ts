@@ -55,9 +55,13 @@ export const CONFIG = defineToken<ReachkitConfig>("ReachkitConfig", ["reachkit c
 
 /** The public URL of `path` on a host group: `publicUrl("ui", "/integrations/oauth-install")`. */
 export type PublicUrl = (group: HostGroup, path: string) => string;
+/** Runs every plugin's `deleteSubjectData` hook; returns how many records they removed. */
+export type DeleteSubjectData = (subject: DataSubject) => Promise<number>;
 /** The kit secret (`ReachkitOptions.secret`), for HMAC signatures: URLs, tokens, CSRF. */
 export const SECRET = defineToken<string>("KitSecret", ["reachkit core (always bound)"]);
 export const PUBLIC_URL = defineToken<PublicUrl>("PublicUrl", ["reachkit core (always bound)"]);
+/** For a plugin's own jobs (privacy requests), which have no kit at hand. */
+export const DELETE_SUBJECT_DATA = defineToken<DeleteSubjectData>("DeleteSubjectData", ["reachkit core (always bound)"]);
 
 /** Builds a kit: one child container, its adapters and plugins, checked at once. */
 export function createReachkit(options: ReachkitOptions): Reachkit {
@@ -87,13 +91,16 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
   const jobs = new Jobs(options.storage, clock, options.scheduler, logger.child({ component: "jobs" }), config.jobs);
   metrics.watchJobQueue(() => jobs.queueStats(), clock);
   container.bind(JOBS, { useValue: jobs });
+  // A plugin binds the accounts after the core is built: found at their first use, then kept.
+  let accounts: Accounts | undefined;
+  const accountsOnceBound = () => (accounts ??= container.has(ACCOUNTS) ? container.resolve(ACCOUNTS) : undefined);
   const outbox = new Outbox(
     options.storage,
     clock,
     jobs,
     () => options.sms,
     () => options.email,
-    () => (container.has(ACCOUNTS) ? container.resolve(ACCOUNTS) : undefined),
+    accountsOnceBound,
     logger.child({ component: "outbox" }),
     config.messaging,
     (status) => metrics.countMessage(status),
@@ -104,6 +111,7 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
   const publicUrl: PublicUrl = (group, path) => `${hosts[group]}${path}`;
   container.bind(SECRET, { useValue: options.secret });
   container.bind(PUBLIC_URL, { useValue: publicUrl });
+  container.bind(DELETE_SUBJECT_DATA, { useValue: deleteSubjectData });
   const contexts = new Map<ReachkitPlugin, PluginContext>();
   for (const plugin of plugins) {
     contexts.set(plugin, {
@@ -153,13 +161,13 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
   const apis = new Map<string, unknown>();
   for (const plugin of plugins) if (plugin.api) apis.set(plugin.name, plugin.api(contextOf(plugin)));
 
-  let accounts: Accounts | undefined;
   const http = new HttpCore({
     routes,
     bodyLimitBytes: config.bodyLimitBytes,
     logger: logger.child({ component: "http" }),
     rateLimiter: new RateLimiter(clock, config.rateLimits),
-    authenticate: (token) => (accounts ??= container.resolve(ACCOUNTS)).authenticate(token),
+    // Routes that authenticate require ACCOUNTS, checked above.
+    authenticate: (token) => accountsOnceBound()!.authenticate(token),
     observe: (method, route, status, seconds) => metrics.observeRequest(method, route, status, seconds),
   });
   const commands: CliCommand[] = cliCommands(plugins);

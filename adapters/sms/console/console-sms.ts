@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { OutboundSms, SentSms, SmsSender } from "../../../src/ports/sms-sender.ts";
+import type { OutboundSms, SentSms, SmsSender } from "../../../src/index.ts";
 
 export interface ConsoleSmsOptions {
   /** Where each message is written, one JSON line each; defaults to standard output. */

@@ -1,5 +1,4 @@
-import type { InboundSms, OutboundSms, SentSms, SmsSender } from "../../../src/ports/sms-sender.ts";
-import { SmsSendError } from "../../../src/ports/sms-sender.ts";
+import { SmsSendError, type InboundSms, type OutboundSms, type SentSms, type SmsSender } from "../../../src/index.ts";
 
 export interface DeliveredSms extends OutboundSms {
   providerMessageId: string;
