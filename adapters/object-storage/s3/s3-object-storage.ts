@@ -1,7 +1,5 @@
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from "@aws-sdk/client-s3";
-import { Upload } from "@aws-sdk/lib-storage";
-import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
-import { Readable, Transform, type TransformCallback } from "node:stream";
+import type { S3Client } from "@aws-sdk/client-s3";
+import { Transform, type Readable, type TransformCallback } from "node:stream";
 import {
   ObjectTooLargeError,
   systemClock,
@@ -40,25 +38,21 @@ export interface S3ObjectStorageOptions {
  * does not tell the kit of arrivals, so whoever created the target calls
  * `checkUpload` (the catalog does from a durable job) and the listeners are
  * told then. Bodies stream both ways: a put goes up in parts of 5 MiB.
+ * The AWS SDK is loaded at the first call, not at start-up (about 250 ms of
+ * CPU that every start and CLI call would pay).
  */
 export function s3ObjectStorage(options: S3ObjectStorageOptions): ObjectStorage {
   const clock = options.clock ?? systemClock();
   const prefix = options.prefix ?? "";
-  const client = new S3Client({
-    region: options.region ?? process.env.AWS_REGION ?? "us-east-1",
-    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
-    forcePathStyle: options.forcePathStyle ?? options.endpoint !== undefined,
-    ...(options.credentials ? { credentials: options.credentials } : {}),
-    // A checksum in the signature would oblige every uploader to send it; S3 checks the body's own MD5 and length.
-    requestChecksumCalculation: "WHEN_REQUIRED",
-    responseChecksumValidation: "WHEN_REQUIRED",
-  });
+  let sdk: ReturnType<typeof loadSdk> | undefined;
+  const aws = () => (sdk ??= loadSdk(options));
   const listeners = new Set<UploadListener>();
   const target = (key: string) => ({ Bucket: options.bucket, Key: `${prefix}${key}` });
 
   async function head(key: string): Promise<StoredObject | undefined> {
+    const { client, s3 } = await aws();
     try {
-      const found = await client.send(new HeadObjectCommand(target(key)));
+      const found = await client.send(new s3.HeadObjectCommand(target(key)));
       return { key, bytes: found.ContentLength ?? 0 };
     } catch (error) {
       if (isMissing(error)) return undefined;
@@ -67,7 +61,8 @@ export function s3ObjectStorage(options: S3ObjectStorageOptions): ObjectStorage 
   }
 
   async function remove(key: string): Promise<void> {
-    await client.send(new DeleteObjectCommand(target(key)));
+    const { client, s3 } = await aws();
+    await client.send(new s3.DeleteObjectCommand(target(key)));
   }
 
   return {
@@ -78,11 +73,13 @@ export function s3ObjectStorage(options: S3ObjectStorageOptions): ObjectStorage 
       }
       const seconds = Math.max(1, Math.ceil((expiresAt - clock.now()) / 1000));
       if (seconds > MAX_PRESIGNED_SECONDS) throw new RangeError("an S3 upload URL lives at most seven days");
+      const { client, s3, getSignedUrl } = await aws();
       // Signed so that it ends at expiresAt: the signature's time plus its lifetime.
-      const url = await getSignedUrl(client, new PutObjectCommand(target(key)), { expiresIn: seconds, signingDate: new Date(expiresAt - seconds * 1000) });
+      const url = await getSignedUrl(client, new s3.PutObjectCommand(target(key)), { expiresIn: seconds, signingDate: new Date(expiresAt - seconds * 1000) });
       return { url, method: "PUT", expiresAt, maxBytes };
     },
     async put(key, body, putOptions): Promise<StoredObject> {
+      const { client, Upload } = await aws();
       const counter = new ByteCounter(putOptions?.maxBytes);
       const upload = new Upload({ client, params: { ...target(key), Body: body.pipe(counter) }, partSize: PART_BYTES, queueSize: 1, leavePartsOnError: false });
       body.once("error", (error) => counter.destroy(error));
@@ -92,8 +89,9 @@ export function s3ObjectStorage(options: S3ObjectStorageOptions): ObjectStorage 
       return { key, bytes: counter.bytes };
     },
     async get(key) {
+      const { client, s3 } = await aws();
       try {
-        const found = await client.send(new GetObjectCommand(target(key)));
+        const found = await client.send(new s3.GetObjectCommand(target(key)));
         return found.Body as Readable;
       } catch (error) {
         if (isMissing(error)) return undefined;
@@ -123,8 +121,24 @@ export function s3ObjectStorage(options: S3ObjectStorageOptions): ObjectStorage 
   };
 }
 
+async function loadSdk(options: S3ObjectStorageOptions) {
+  const [s3, { Upload }, { getSignedUrl }] = await Promise.all([import("@aws-sdk/client-s3"), import("@aws-sdk/lib-storage"), import("@aws-sdk/s3-request-presigner")]);
+  const client: S3Client = new s3.S3Client({
+    region: options.region ?? process.env.AWS_REGION ?? "us-east-1",
+    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+    forcePathStyle: options.forcePathStyle ?? options.endpoint !== undefined,
+    ...(options.credentials ? { credentials: options.credentials } : {}),
+    // A checksum in the signature would oblige every uploader to send it; S3 checks the body's own MD5 and length.
+    requestChecksumCalculation: "WHEN_REQUIRED",
+    responseChecksumValidation: "WHEN_REQUIRED",
+  });
+  return { s3, Upload, getSignedUrl, client };
+}
+
+/** The store has no such object (S3 answers a HEAD with a bare 404, a GET with NoSuchKey). */
 function isMissing(error: unknown): boolean {
-  return error instanceof S3ServiceException && (error.name === "NoSuchKey" || error.name === "NotFound" || error.$metadata.httpStatusCode === 404);
+  const failure = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return failure.name === "NoSuchKey" || failure.name === "NotFound" || failure.$metadata?.httpStatusCode === 404;
 }
 
 /** Counts the bytes passing through and fails the stream as soon as they pass `maxBytes`. */
