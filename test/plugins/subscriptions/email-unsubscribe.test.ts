@@ -21,6 +21,14 @@ const pathOf = (header: string | undefined) => {
   return `${url.pathname}${url.search}`;
 };
 
+/** Subscribes EMAIL, sends it the newsletter, and answers the path and query of its one-click link. */
+async function newsletterLink(t: TestKit): Promise<string> {
+  await subscribed(t);
+  await t.kit.plugin("subscriptions").sendEmail(t.company.companyId, newsletter);
+  await t.scheduler.flush();
+  return pathOf(t.email.sent[0]!.headers!["List-Unsubscribe"]);
+}
+
 const ONE_CLICK = { "content-type": "application/x-www-form-urlencoded" };
 
 describe("subscriber emails and one-click unsubscribe (RFC 8058)", () => {
@@ -41,12 +49,9 @@ describe("subscriber emails and one-click unsubscribe (RFC 8058)", () => {
 
   it("unsubscribes the address from that type at once on the one-click POST, and answers a repeat alike", async () => {
     const t = await startTestKit();
-    await subscribed(t);
     const unsubscribed: SubscriptionEvent[] = [];
     t.kit.events.on("subscription.unsubscribed", (event) => void unsubscribed.push(event));
-    await t.kit.plugin("subscriptions").sendEmail(t.company.companyId, newsletter);
-    await t.scheduler.flush();
-    const link = pathOf(t.email.sent[0]!.headers!["List-Unsubscribe"]);
+    const link = await newsletterLink(t);
     const response = await t.request({ method: "POST", url: link, headers: ONE_CLICK, body: "List-Unsubscribe=One-Click", token: null });
     assert.equal(response.status, 200);
     assert.match(response.body, /Unsubscribed/);
@@ -69,14 +74,12 @@ describe("subscriber emails and one-click unsubscribe (RFC 8058)", () => {
 
   it("takes the POST as a multipart form too (the RFC's own example)", async () => {
     const t = await startTestKit();
-    await subscribed(t);
-    await t.kit.plugin("subscriptions").sendEmail(t.company.companyId, newsletter);
-    await t.scheduler.flush();
+    const link = await newsletterLink(t);
     const boundary = "---FormBoundaryjWmhtjORrn";
     const body = `--${boundary}\r\nContent-Disposition: form-data; name="List-Unsubscribe"\r\n\r\nOne-Click\r\n--${boundary}--\r\n`;
     const response = await t.request({
       method: "POST",
-      url: pathOf(t.email.sent[0]!.headers!["List-Unsubscribe"]),
+      url: link,
       headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
       body,
       token: null,
@@ -88,10 +91,7 @@ describe("subscriber emails and one-click unsubscribe (RFC 8058)", () => {
 
   it("shows a page with a button on a GET of the link, and changes nothing", async () => {
     const t = await startTestKit();
-    await subscribed(t);
-    await t.kit.plugin("subscriptions").sendEmail(t.company.companyId, newsletter);
-    await t.scheduler.flush();
-    const link = pathOf(t.email.sent[0]!.headers!["List-Unsubscribe"]);
+    const link = await newsletterLink(t);
     const page = await t.request({ url: link, token: null });
     assert.equal(page.status, 200);
     assert.match(page.headers["content-type"] ?? "", /text\/html/);
@@ -105,10 +105,7 @@ describe("subscriber emails and one-click unsubscribe (RFC 8058)", () => {
 
   it("answers an altered link, or one whose company was changed, with a 400 page and unsubscribes nobody", async () => {
     const t = await startTestKit();
-    await subscribed(t);
-    await t.kit.plugin("subscriptions").sendEmail(t.company.companyId, newsletter);
-    await t.scheduler.flush();
-    const token = new URL(pathOf(t.email.sent[0]!.headers!["List-Unsubscribe"]), "http://kit").searchParams.get("token")!;
+    const token = new URL(await newsletterLink(t), "http://kit").searchParams.get("token")!;
     const [payload, signature] = token.split(".") as [string, string];
     const claims = JSON.parse(Buffer.from(payload, "base64url").toString());
     const forged = [
@@ -133,10 +130,7 @@ describe("subscriber emails and one-click unsubscribe (RFC 8058)", () => {
 
   it("refuses a one-click body larger than 8 KiB (413)", async () => {
     const t = await startTestKit();
-    await subscribed(t);
-    await t.kit.plugin("subscriptions").sendEmail(t.company.companyId, newsletter);
-    await t.scheduler.flush();
-    const link = pathOf(t.email.sent[0]!.headers!["List-Unsubscribe"]);
+    const link = await newsletterLink(t);
     const response = await t.request({ method: "POST", url: link, headers: ONE_CLICK, body: `List-Unsubscribe=One-Click&x=${"a".repeat(9000)}`, token: null });
     assert.equal(response.status, 413);
     assert.deepEqual((await eligibilityRows(t, `email=${EMAIL}`))[0], ["MARKETING", "EMAIL", true]);
