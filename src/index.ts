@@ -70,6 +70,7 @@ export type { NeutralRequest, NeutralResponse, RequestBody } from "./http/neutra
 export type { InjectRequest, InjectResponse } from "./http/inject.ts";
 export { parseOrThrow, plainObject, issuesToDetails, queryToObject, singleQueryParam, type RawQuery } from "./http/validation.ts";
 export { readLimited, decodeUtf8, mediaType, parseFormText, payloadTooLarge } from "./http/body.ts";
+export { escapeHtml, htmlPage } from "./http/html.ts";
 
 export { ACCOUNTS, type Accounts, type Company } from "./auth/accounts.ts";
 export { isV1Credential, type Principal, type CredentialKind } from "./auth/principal.ts";
@@ -114,7 +115,8 @@ export {
   type OutboxListOptions,
   type OutboxPageQuery,
 } from "./messaging/outbox.ts";
-export { OUTBOX_STATUSES, type OutboxMessage, type OutboxStatus } from "./messaging/outbox-record.ts";
+export type { OutboundEmailMessage } from "./messaging/outbound-email.ts";
+export { OUTBOX_STATUSES, channelOf, type OutboxMessage, type OutboxStatus, type OutboxChannel } from "./messaging/outbox-record.ts";
 export {
   nextDeliveryStatus,
   type DeliveryStatus,

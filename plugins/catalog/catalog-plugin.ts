@@ -1,7 +1,7 @@
 import { definePlugin, EVENTS, METRICS, OBJECT_STORAGE, type JobContext } from "../../src/index.ts";
 import { catalogApi, type CatalogApi } from "./catalog-api.ts";
 import { CatalogStore } from "./catalog-store.ts";
-import { CatalogUploads, EXPIRE_UPLOAD_JOB, PROCESS_UPLOAD_JOB } from "./catalog-uploads.ts";
+import { CatalogUploads, EXPIRE_UPLOAD_JOB, POLL_UPLOAD_JOB, PROCESS_UPLOAD_JOB } from "./catalog-uploads.ts";
 import { catalogCommands } from "./commands.ts";
 import { productRowsHoldProducts } from "./migrations.ts";
 import { catalogCollections } from "./records.ts";
@@ -49,6 +49,7 @@ export function catalogPlugin(options: CatalogOptions = {}) {
           return outcome;
         },
         [EXPIRE_UPLOAD_JOB]: (payload: { uploadId: string }) => uploads.expire(payload),
+        [POLL_UPLOAD_JOB]: (payload: { uploadId: string }) => uploads.poll(payload),
       };
     },
     api: ({ resolve }) => resolve(CATALOG_API),

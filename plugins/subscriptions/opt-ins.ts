@@ -18,10 +18,11 @@ import type { Notices } from "./notices.ts";
 import type { ChangeSource, ExternalIdentifiers, Locale, Subscriber, SubscriptionChannel, SubscriptionKind } from "./records.ts";
 import { parseOptInRequest, type OptInRequest, type UserRef, type ValidOptInRequest } from "./schemas.ts";
 import type { SignUpUnit, SignUpUnits, SubscriptionType } from "./sign-up-units.ts";
+import type { SubscriptionEmails } from "./subscription-emails.ts";
 import { emitAll, subscriptionEvent, type PendingEvent } from "./subscription-events.ts";
 import type { SubscriptionStore } from "./subscription-store.ts";
 import type { SubscriptionsPluginOptions } from "./subscriptions-plugin.ts";
-import { NOTICES, SIGN_UP_UNITS_SERVICE, SUBSCRIBER_PROFILES, SUBSCRIPTION_STORE, SUBSCRIPTIONS_SETTINGS, type SubscriberProfiles } from "./tokens.ts";
+import { NOTICES, SIGN_UP_UNITS_SERVICE, SUBSCRIBER_PROFILES, SUBSCRIPTION_EMAILS, SUBSCRIPTION_STORE, SUBSCRIPTIONS_SETTINGS, type SubscriberProfiles } from "./tokens.ts";
 import { addressOf, channelsOf } from "./users.ts";
 
 export type CreationStatus = "NEWLY_CREATED" | "PREVIOUSLY_CREATED";
@@ -69,6 +70,8 @@ export interface OptInJob {
   externalIdentifiers?: ExternalIdentifiers;
   locale: Locale;
   singleOptIn: boolean;
+  /** The sign-up unit asks email opt-ins to confirm by a link (absent: it does not). */
+  emailDoubleOptIn?: boolean;
   source: ChangeSource;
   /** Only these channels get a subscription (absent: all of the user's). */
   channels?: SubscriptionChannel[];
@@ -104,6 +107,7 @@ export class OptIns {
     @inject(SUBSCRIBER_PROFILES) private readonly profiles: SubscriberProfiles,
     /** repeatTextWindowMs: a repeated opt-in is answered by text at most once per phone and kind within it. */
     @inject(SUBSCRIPTIONS_SETTINGS) private readonly settings: Required<SubscriptionsPluginOptions>,
+    @inject(SUBSCRIPTION_EMAILS) private readonly emails: SubscriptionEmails,
   ) {}
 
   async accept(companyId: string, request: OptInRequest, options: OptInOptions = {}): Promise<OptInAccepted> {
@@ -151,6 +155,7 @@ export class OptIns {
       ...(body.externalIdentifiers ? { externalIdentifiers: body.externalIdentifiers } : {}),
       locale: body.locale ?? { language: unit.language, country: unit.country },
       singleOptIn: body.singleOptIn ?? false,
+      ...(unit.emailDoubleOptIn ? { emailDoubleOptIn: true } : {}),
       source: options.source ?? "in_process",
       ...(channels ? { channels } : {}),
     };
@@ -194,6 +199,8 @@ export class OptIns {
           // The attempt is recorded and answered (interface 4.4 rule 3), but a burst of them sends one text.
           ...(repeated ? { onePerKindWithinMs: this.settings.repeatTextWindowMs } : {}),
         });
+      } else if (notice === confirmRequestKind(job.type)) {
+        await this.emails.sendConfirmation(job.companyId, job.user.email!, job.type, changeId(channel));
       }
     }
   }
@@ -217,8 +224,9 @@ export class OptIns {
       ...(job.externalIdentifiers ? { externalIdentifiers: job.externalIdentifiers } : {}),
       locale: job.locale,
     };
-    // Email has no confirmation step here: only a text can be answered with Y.
-    const target = channel === "TEXT" && !job.singleOptIn ? "pending" : "active";
+    // A text is confirmed by a Y reply, an email (when its sign-up unit asks) by the link of a confirmation email.
+    const confirmFirst = !job.singleOptIn && (channel === "TEXT" || job.emailDoubleOptIn === true);
+    const target = confirmFirst ? "pending" : "active";
     const firstNotice = target === "pending" ? confirmRequestKind(job.type) : welcomeKind(job.type);
     if (!existing) {
       const created = await this.store.createSubscription(

@@ -8,6 +8,8 @@ import { memorySms } from "../../adapters/sms/memory/index.ts";
 import { EXAMPLE_COMPANY_ID } from "../../plugins/accounts/openapi.ts";
 import { EXAMPLE_APPLICATION_ID, EXAMPLE_CREDENTIAL_ID } from "../../plugins/console/settings.ts";
 import { EXAMPLE_CLIENT_ID, EXAMPLE_CLIENT_SECRET, EXAMPLE_CSRF_TOKEN, EXAMPLE_REDIRECT_URI, EXAMPLE_USER } from "../../plugins/oauth/openapi.ts";
+import { EMAIL_LINKS } from "../../plugins/subscriptions/index.ts";
+import { EXAMPLE_CONFIRM_TOKEN, EXAMPLE_UNSUBSCRIBE_TOKEN } from "../../plugins/subscriptions/email-routes.ts";
 import { EXAMPLE_INBOUND_TOKEN, EXAMPLE_PROVIDER_SIGNATURE, EXAMPLE_SENDER_NUMBER } from "../../plugins/subscriptions/openapi.ts";
 import { serverPlugins } from "../../server/server-kit.ts";
 import type { InjectRequest, InjectResponse } from "../../src/index.ts";
@@ -54,9 +56,14 @@ class Story {
     // The console's examples name a key and an OAuth application of the company itself.
     const [apiKey] = await t.kit.plugin("accounts").listCredentials(output.companyId);
     const own = await oauth.applications.create({ companyId: output.companyId, name: "Own app", redirectUris: [EXAMPLE_REDIRECT_URI], scopes: ["subscriptions:read"] });
+    // The links of the company's emails to the examples' subscriber, jane@example.com.
+    const links = t.kit.resolve(EMAIL_LINKS);
+    const tokenOf = (url: string) => new URL(url).searchParams.get("token")!;
     for (const [documented, actual] of [
       [EXAMPLE_CREDENTIAL_ID, apiKey!.id],
       [EXAMPLE_APPLICATION_ID, own.application.applicationId],
+      [EXAMPLE_CONFIRM_TOKEN, tokenOf(links.confirmUrl(output.companyId, "jane@example.com", "MARKETING"))],
+      [EXAMPLE_UNSUBSCRIBE_TOKEN, tokenOf(links.unsubscribeUrl(output.companyId, "jane@example.com", "MARKETING"))],
       [EXAMPLE_COMPANY_ID, output.companyId],
       [EXAMPLE_SENDER_NUMBER, output.senderNumber],
       [EXAMPLE_INBOUND_TOKEN, output.inboundWebhookPath.split("/").pop()!],

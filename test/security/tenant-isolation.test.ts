@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
+import { EMAIL_LINKS } from "../../plugins/subscriptions/index.ts";
 import type { AnyRoute, InjectResponse } from "../../src/index.ts";
 import { OUTBOX_COLLECTION, type OutboxMessage } from "../../src/messaging/outbox-record.ts";
 import { CONSOLE_REQUESTS } from "../plugins/console/requests.ts";
@@ -89,6 +90,12 @@ const form = (url: string, fields: Record<string, string>): Probe => ({
   token: null,
 });
 const legacy = (w: World) => w.b.legacyToken;
+/** The path and query of a link B's emails would carry for an address. */
+const emailLink = (w: World, purpose: "confirm" | "unsubscribe", email: string) => {
+  const links = w.t.kit.resolve(EMAIL_LINKS);
+  const url = new URL(purpose === "confirm" ? links.confirmUrl(w.b.companyId, email, "MARKETING") : links.unsubscribeUrl(w.b.companyId, email, "MARKETING"));
+  return `${url.pathname}${url.search}`;
+};
 const phoneQuery = (phone: string) => `phone=${encodeURIComponent(phone)}`;
 const emailQuery = (email: string) => `email=${encodeURIComponent(email)}`;
 const graphqlUser = (args: string) =>
@@ -334,6 +341,34 @@ const ROWS: Row[] = [
     onA: (w) => ({ method: "PUT", url: `/uploads/${encodeURIComponent(w.ids.uploadKey)}${w.ids.bUploadUrl.search}`, body: "{}\n", token: null }),
     onNothing: (w) => ({ method: "PUT", url: `/uploads/${encodeURIComponent(`catalog/${randomUUID()}`)}${w.ids.bUploadUrl.search}`, body: "{}\n", token: null }),
     expect: (answer) => assert.equal(answer.status, 403),
+  },
+  // The links of subscriber emails: signed by the kit for one company, B's link about A's subscriber acts at B only.
+  {
+    route: "GET /email/confirm",
+    what: "B's confirmation link for A's subscriber's address",
+    onA: (w, i) => ({ url: emailLink(w, "confirm", w.aEmail(i)), token: null }),
+    expect: (answer) => {
+      assert.equal(answer.status, 404);
+      assert.match(answer.body, /Nothing to confirm/);
+    },
+  },
+  {
+    route: "GET /email/unsubscribe",
+    what: "B's unsubscribe link for A's subscriber's address",
+    onA: (w, i) => ({ url: emailLink(w, "unsubscribe", w.aEmail(i)), token: null }),
+    expect: (answer, w) => {
+      assert.equal(answer.status, 200);
+      assert.ok(answer.body.includes(w.b.companyName), answer.body);
+    },
+  },
+  {
+    route: "POST /email/unsubscribe",
+    what: "B's one-click unsubscribe of A's subscriber's address",
+    onA: (w, i) => ({ ...form(emailLink(w, "unsubscribe", w.aEmail(i)), { "List-Unsubscribe": "One-Click" }) }),
+    expect: (answer, w) => {
+      assert.equal(answer.status, 200);
+      assert.ok(answer.body.includes(w.b.companyName), answer.body);
+    },
   },
   {
     route: "GET /docs/assets/:file",

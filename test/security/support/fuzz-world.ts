@@ -4,6 +4,7 @@ import { manualScheduler } from "../../../adapters/scheduler/manual/index.ts";
 import { memorySms } from "../../../adapters/sms/memory/index.ts";
 import { memoryStorage } from "../../../adapters/storage/memory/index.ts";
 import { oauthPlugin } from "../../../plugins/oauth/index.ts";
+import { EMAIL_LINKS } from "../../../plugins/subscriptions/index.ts";
 import { serverPlugins } from "../../../server/server-kit.ts";
 import { createReachkit, DEFAULT_RATE_LIMITS, SCOPES, type InboundWebhookRequest, silentLogger, type InjectResponse, type LogFields, type Logger, type Reachkit } from "../../../src/index.ts";
 import { fastPasswords, hiddenFields, InstallClient, REDIRECT_URI, USER_EMAIL, USER_PASSWORD } from "../../support/oauth.ts";
@@ -50,6 +51,9 @@ export interface FuzzWorld {
     uploadPath: string;
     /** A journey to read, change, pause, resume and delete. */
     journeyId: string;
+    /** Tokens of the links in the company's emails to ada@example.com (MARKETING). */
+    confirmEmailToken: string;
+    unsubscribeEmailToken: string;
   };
   /** Entries the kit logged at error level (an unhandled error, a failed resolver): each one a bug. */
   errors: { message: string; fields: LogFields }[];
@@ -187,6 +191,8 @@ export async function seedFuzzWorld(kit: Reachkit, options: { errors: FuzzWorld[
   const upload = ok(await send("POST", "/v1/product-catalog/uploads", apiKey, {}), "catalog upload");
   const uploadUrl = new URL(upload.uploadUrl);
   const journey = ok(await send("POST", "/v1/journeys", apiKey, { template: "cart_abandonment" }), "journey");
+  const links = kit.resolve(EMAIL_LINKS);
+  const tokenOf = (url: string) => new URL(url).searchParams.get("token")!;
 
   return {
     kit,
@@ -215,6 +221,8 @@ export async function seedFuzzWorld(kit: Reachkit, options: { errors: FuzzWorld[
       uploadId: upload.uploadId,
       journeyId: journey.id,
       uploadPath: `${uploadUrl.pathname}${uploadUrl.search}`,
+      confirmEmailToken: tokenOf(links.confirmUrl(company.companyId, "ada@example.com", "MARKETING")),
+      unsubscribeEmailToken: tokenOf(links.unsubscribeUrl(company.companyId, "ada@example.com", "MARKETING")),
     },
     errors,
     stop: () => kit.stop(),

@@ -210,4 +210,7 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, (world: FuzzWorld) => Route
       contentType: "application/x-ndjson",
     };
   },
+  "GET /email/confirm": (w) => ({ query: { token: w.ids.confirmEmailToken } }),
+  "GET /email/unsubscribe": (w) => ({ query: { token: w.ids.unsubscribeEmailToken } }),
+  "POST /email/unsubscribe": (w) => ({ query: { token: w.ids.unsubscribeEmailToken }, body: "List-Unsubscribe=One-Click", contentType: "application/x-www-form-urlencoded" }),
 };
