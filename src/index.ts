@@ -35,7 +35,7 @@ export { inject, injectable } from "./kernel/di.ts";
 export { DuplicateBindingError, type ContainerFacade, type Binding, type BindOptions, type InjectableClass } from "./kernel/container.ts";
 export { resolveConfig, DEFAULT_BODY_LIMIT_BYTES, type ReachkitConfig, type ReachkitConfigInput } from "./kernel/config.ts";
 export { systemClock } from "./kernel/system-clock.ts";
-export { sortableId } from "./kernel/ids.ts";
+export { sortableId, isSortableId } from "./kernel/ids.ts";
 
 export * from "./ports/index.ts";
 

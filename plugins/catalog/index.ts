@@ -6,9 +6,9 @@ export { CATALOG_API } from "./tokens.ts";
 export { EXAMPLE_UPLOAD_ID } from "./openapi.ts";
 export { DEFAULT_CATALOG_SETTINGS, type CatalogOptions, type CatalogSettings } from "./settings.ts";
 export type { CatalogUpload, CatalogUploadView } from "./catalog-uploads.ts";
-export type { CatalogVariantRecord, CatalogStore } from "./catalog-store.ts";
+export type { CatalogVariantRecord, CatalogStore, ProductVersions, StoredProduct } from "./catalog-store.ts";
 export { CATALOG_STORE } from "./tokens.ts";
-export type { CatalogUploadError, UploadStatus } from "./records.ts";
+export type { CatalogUploadError, UploadStatus, PendingEventRow, ProductRow, VariantHint, VariantChangeRow } from "./records.ts";
 export { CATALOG_ERROR_TYPES, type CatalogErrorType } from "./line-check.ts";
 export {
   CATALOG_FIELD_LIMITS,

@@ -15,8 +15,15 @@ export {
   type JourneyStep,
   type TriggerType,
 } from "./definition.ts";
-export { MAX_JOURNEYS_PER_COMPANY, DEFINITIONS_CACHE_MS, type CreateJourneyRequest, type UpdateJourneyRequest, type JourneyView } from "./journey-definitions.ts";
-export { BACK_IN_STOCK_REQUEST, WAVE_PAGE, type RequestOutcome } from "./back-in-stock.ts";
-export { ATTRIBUTION_MS } from "./journey-triggers.ts";
-export { SKIP_REASONS, EXIT_REASONS, type JourneyStats } from "./journey-log.ts";
-export type { JourneyRecord, JourneyStatus, EnrollmentRecord, EnrollmentState, Subject } from "./records.ts";
+export {
+  JourneyDefinitions,
+  createJourneySchema,
+  updateJourneySchema,
+  MAX_JOURNEYS_PER_COMPANY,
+  DEFINITIONS_CACHE_MS, type CreateJourneyRequest, type UpdateJourneyRequest, type JourneyView } from "./journey-definitions.ts";
+export { BackInStock, type WaveJob, BACK_IN_STOCK_REQUEST, WAVE_PAGE, type RequestOutcome } from "./back-in-stock.ts";
+export { JourneyTriggers, ATTRIBUTION_MS } from "./journey-triggers.ts";
+export { JourneyEngine, type StepJob } from "./journey-engine.ts";
+export { CatalogAudiences, type AudienceJob } from "./catalog-audiences.ts";
+export { JourneyLog, SKIP_REASONS, EXIT_REASONS, type JourneyStats } from "./journey-log.ts";
+export type { JourneyRecord, JourneyStatus, EnrollmentRecord, EnrollmentState, Subject, LogKind } from "./records.ts";

@@ -11,7 +11,7 @@ export { AuthorizationCodes, OAuthError, AUTHORIZATION_CODE_TTL_MS, USED_CODE_RE
 export { IdTokens, ID_TOKEN_TTL_SECONDS, type IdTokenClaims } from "./id-tokens.ts";
 export { scryptPasswordHasher, DEFAULT_SCRYPT, type PasswordHasher, type ScryptParameters } from "./passwords.ts";
 export { DEFAULT_SESSION_TTL_MS, LoginSessions } from "./login-sessions.ts";
-export { DEFAULT_LOGIN_THROTTLE, type LoginThrottleSettings } from "./login-throttle.ts";
+export { DEFAULT_LOGIN_THROTTLE, LoginThrottle, type LoginThrottleSettings } from "./login-throttle.ts";
 export { INSTALL_PATH, LOGIN_FAILED } from "./install-routes.ts";
 export type { OAuthClientRecord, DashboardUserRecord, LoginSessionRecord, AuthorizationCodeRecord, InstallationRecord } from "./records.ts";
 /** The dashboard user and form token of the API reference's examples, for plugins whose examples sign in too (the console). */

@@ -1,4 +1,4 @@
-import { inject, injectable, type Where } from "../../src/index.ts";
+import { inject, injectable, isSortableId, type Where } from "../../src/index.ts";
 import type { ChangeAction, Subscriber } from "./records.ts";
 import type { SubscriptionStore } from "./subscription-store.ts";
 import { SUBSCRIPTION_STORE } from "./tokens.ts";
@@ -50,9 +50,11 @@ export class SubscriberDirectory {
     if (search === "") {
       return subscribers.find({ where: { companyId }, orderBy: [{ field: "createdAt", direction: "desc" }, { field: "id", direction: "desc" }], limit, after: query.after });
     }
-    if (UUID.test(search)) {
+    // Subscribers made before ids were time-ordered have UUIDs. An id-shaped text that names nobody may still begin an email.
+    if (UUID.test(search) || isSortableId(search)) {
       const subscriber = await subscribers.get(search.toLowerCase());
-      return { items: subscriber?.companyId === companyId ? [subscriber] : [] };
+      if (subscriber?.companyId === companyId) return { items: [subscriber] };
+      if (UUID.test(search)) return { items: [] };
     }
     if (PHONE_SEARCH.test(search) && /\d/.test(search)) {
       const digits = search.replace(/\D/g, "");

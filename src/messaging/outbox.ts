@@ -159,7 +159,7 @@ export class Outbox {
    * company's name. Returns the stored message (maybe an earlier one with the same key).
    * Throws a TypeError for a header the message may not set.
    */
-  sendEmail(message: OutboundEmailMessage): Promise<OutboxMessage> {
+  async sendEmail(message: OutboundEmailMessage): Promise<OutboxMessage> {
     const fields = emailRecordFields(message, this.settings.emailFrom);
     return this.#record(message, undefined, (id, now, company) => ({ ...queuedRecord(id, now, message), ...fields(company) }));
   }
