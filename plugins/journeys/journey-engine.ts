@@ -115,6 +115,11 @@ export class JourneyEngine {
     return (await this.enrollments.find({ where: { companyId, profileId, sentAt: { gte: since } } })).items;
   }
 
+  /** A person's enrollments, ended ones too (at most `limit`): the journeys on their page in the console. */
+  async enrollmentsOf(companyId: string, profileId: string, limit: number): Promise<EnrollmentRecord[]> {
+    return (await this.enrollments.find({ where: { companyId, profileId }, limit })).items;
+  }
+
   /** Removes people from every journey (privacy deletion): their enrollments, and the jobs of those still waiting. */
   async forget(companyId: string, profileIds: readonly string[]): Promise<number> {
     const enrollments = (await this.enrollments.find({ where: { companyId, profileId: { in: [...profileIds] } } })).items;

@@ -75,7 +75,7 @@ describe("the console in Chromium", () => {
       ({ kit, scheduler } = started);
       handler = nodeHandler(kit);
       const company = (await kit.provisionCompany({ name: "Acme Outfitters" })).output as Json;
-      world = await seedConsoleWorld(kit, started.sms, company, () => scheduler.flush());
+      world = await seedConsoleWorld(kit, started.sms, company, scheduler);
       const users = kit.plugin("oauth").users;
       await users.create({ companyId: company.companyId, email: OWNER, password: PASSWORD });
       await users.create({ companyId: company.companyId, email: VIEWER, password: PASSWORD, role: "viewer" });

@@ -19,6 +19,8 @@ export interface ConsoleFixture {
   credential(): Promise<string>;
   /** An OAuth application the company owns. */
   oauthApplication(): Promise<string>;
+  /** A new journey of the company (deleting uses one up). */
+  journey(): Promise<string>;
   /** A new viewer of the company (role changes and deletes use one up). */
   user(): Promise<string>;
 }
@@ -30,7 +32,7 @@ export async function consoleFixture(
   company: { companyId: string; apiKey: string; legacyToken: string } = t.company,
   addresses: { phonePrefix?: string; emailDomain?: string } = {},
 ): Promise<ConsoleFixture> {
-  const world = await seedConsoleWorld(t.kit, t.sms, company, () => t.scheduler.flush(), addresses.phonePrefix, addresses.emailDomain);
+  const world = await seedConsoleWorld(t.kit, t.sms, company, t.scheduler, addresses.phonePrefix, addresses.emailDomain);
   const { kit } = t;
   const send = (method: string, url: string, body: unknown) => kit.inject({ method, url, body, headers: { authorization: `Bearer ${company.legacyToken}` } });
   const type = (await send("POST", "/events/types", { type: "Consultation" })).json<{ uuid: string }>().uuid;
@@ -52,6 +54,10 @@ export async function consoleFixture(
         await kit.plugin("oauth").applications.create({ companyId: company.companyId, name: "Own app", redirectUris: ["https://own.example/callback"], scopes: ["subscriptions:read"] })
       ).application.applicationId;
       return application;
+    },
+    async journey() {
+      const answer = await kit.inject({ method: "POST", url: "/v1/journeys", body: { template: "browse_abandonment", name: `Browse ${++made}` }, headers: { authorization: `Bearer ${company.apiKey}` } });
+      return answer.json<{ id: string }>().id;
     },
     async user() {
       return (await kit.plugin("oauth").users.create({ companyId: company.companyId, email: `user${++made}@${company.companyId.slice(0, 8)}.example`, password: "a long enough password", role: "viewer" })).id;
@@ -76,6 +82,11 @@ export const CONSOLE_REQUESTS: Readonly<Record<string, (f: ConsoleFixture) => Pr
   "GET /console/subscribers": () => ({ method: "GET", url: "/console/subscribers?q=%2B1" }),
   "GET /console/subscriber": (f) => ({ method: "GET", url: `/console/subscriber?phone=${encodeURIComponent(f.world.phones[0]!)}` }),
   "GET /console/messages": () => ({ method: "GET", url: "/console/messages?status=failed" }),
+  "GET /console/journeys": () => ({ method: "GET", url: "/console/journeys" }),
+  "GET /console/journeys/:journeyId": (f) => ({ method: "GET", url: `/console/journeys/${f.world.journeyId}` }),
+  "POST /console/journeys/:journeyId/pause": async (f) => ({ method: "POST", url: `/console/journeys/${await f.journey()}/pause`, fields: {} }),
+  "POST /console/journeys/:journeyId/resume": async (f) => ({ method: "POST", url: `/console/journeys/${await f.journey()}/resume`, fields: {} }),
+  "POST /console/journeys/:journeyId/delete": async (f) => ({ method: "POST", url: `/console/journeys/${await f.journey()}/delete`, fields: {} }),
   "GET /console/catalog": () => ({ method: "GET", url: "/console/catalog" }),
   "POST /console/catalog/uploads": () => ({ method: "POST", url: "/console/catalog/uploads", fields: { validateOnly: "true" } }),
   "GET /console/catalog/uploads/:uploadId": (f) => ({ method: "GET", url: `/console/catalog/uploads/${f.world.uploadId}` }),
@@ -92,6 +103,7 @@ export const CONSOLE_REQUESTS: Readonly<Record<string, (f: ConsoleFixture) => Pr
   "POST /console/settings/sign-up-units": () => ({ method: "POST", url: "/console/settings/sign-up-units", fields: { type: "MARKETING", language: "fr", country: "CA" } }),
   "POST /console/settings/sender-number": () => ({ method: "POST", url: "/console/settings/sender-number", fields: { number: `+1555${String(2_000_000 + ++made).padStart(7, "0")}` } }),
   "POST /console/settings/message-prefix": () => ({ method: "POST", url: "/console/settings/message-prefix", fields: { template: "{company} news: " } }),
+  "POST /console/settings/send-rules": () => ({ method: "POST", url: "/console/settings/send-rules", fields: { timeZone: "America/Chicago", quiet: "on", quietStart: "21:00", quietEnd: "09:00", dailyCap: "2" } }),
   "POST /console/settings/api-keys": () => ({ method: "POST", url: "/console/settings/api-keys", fields: { name: "Sync", "scope:subscriptions:read": "yes" } }),
   "POST /console/settings/api-keys/:credentialId/revoke": async (f) => ({ method: "POST", url: `/console/settings/api-keys/${await f.credential()}/revoke`, fields: {} }),
   "POST /console/settings/oauth-apps": () => ({ method: "POST", url: "/console/settings/oauth-apps", fields: { name: "Loyalty", redirectUris: "https://loyalty.example/callback" } }),
