@@ -39,7 +39,7 @@ export function messageRoutes(deps: ConsoleDeps, outbox: Outbox): AnyRoute[] {
         const page = await outbox.page(viewer.company.id, { status: statusFilter, to, after });
         const rows = page.items.map(
           (message) => html`<tr>
-<td>${when(message.createdAt)}</td><td>${recipientLink(viewer.base, message)}</td><td>${channelOf(message)}</td><td>${message.kind}</td>
+<td>${when(message.createdAt)}</td><td>${recipientLink(viewer.base, message)}</td><td>${channelOf(message)}<br><span class="muted">${message.kind}</span></td>
 <td>${status(message.status)}</td><td class="wrap">${whyNot(message)}</td><td class="wrap">${content(message)}</td>
 <td>${message.sentAt ? when(message.sentAt) : ""}${message.deliveredAt ? html`<br>delivered ${when(message.deliveredAt)}` : ""}${message.providerMessageId ? html`<br><code>${message.providerMessageId}</code>` : ""}</td></tr>`,
         );
@@ -54,7 +54,7 @@ export function messageRoutes(deps: ConsoleDeps, outbox: Outbox): AnyRoute[] {
 <div><label for="to">To (phone or email)</label><input type="text" id="to" name="to" value="${to ?? ""}" placeholder="+12025550123"></div>
 <div><button type="submit">Filter</button></div>
 </form>
-${table("Messages", ["Created", "To", "Channel", "What", "Status", "Provider error or reason", "Subject and text", "Sent"], rows, "No messages match.")}
+${table("Messages", ["Created", "To", "Channel and kind", "Status", "Provider error or reason", "Subject and text", "Sent"], rows, "No messages match.")}
 ${pager(path, { status: statusFilter, to, after }, page.nextCursor)}`,
         };
       },

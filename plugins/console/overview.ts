@@ -116,7 +116,7 @@ export function overviewRoutes(deps: ConsoleDeps, services: OverviewDeps): AnyRo
           body: html`<h1>Overview</h1>
 <p>Period: ${periods.map((link, index) => html`${index > 0 ? " · " : ""}${link}`)}</p>
 <div class="grid">${totals.map(([label, value]) => html`<section class="card"><h2>${label}</h2><p class="figure">${value}</p></section>`)}</div>
-<p class="muted">The delivery rate is the messages of the period that reached their recipient over those that went or failed: a message with the provider's receipt counts as its receipt says (delivered or undelivered); one without a receipt yet, or whose provider sends none (most emails), counts once the provider took it; a message the provider refused is failed. Of the ${rate.handedOver} sent, ${rate.delivered} are delivered and ${rate.undelivered} undelivered by receipt.</p>
+<p class="muted">The delivery rate is the messages of the period that reached their recipient over those that went or failed: a message with the provider's receipt counts as its receipt says (delivered or undelivered); one without a receipt yet, or whose provider sends none (most emails), counts once the provider took it; a message the provider refused is failed. Of the ${rate.handedOver} sent, receipts say ${rate.delivered} delivered and ${rate.undelivered} undelivered.</p>
 ${charts}`,
         };
       },

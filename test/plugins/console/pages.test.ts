@@ -71,7 +71,7 @@ describe("console pages", () => {
     // 9 sent without a receipt, 1 delivered and 1 undelivered by receipt, 1 refused: 10 of 12 reached their recipient.
     assert.match(shown, /Messages sent 11 /);
     assert.match(shown, /Delivery rate 83\.3% /);
-    assert.match(shown, /Of the 11 sent, 1 are delivered and 1 undelivered by receipt/);
+    assert.match(shown, /Of the 11 sent, receipts say 1 delivered and 1 undelivered\./);
     assert.match(shown, /7 days/);
     const charts = [...page.body.matchAll(/<script type="application\/json">([^<]*)<\/script>/g)].map((match) => JSON.parse(match[1]!));
     assert.deepEqual(charts.map((chart) => chart.series), [["Opt-ins", "Opt-outs"], ["Delivered", "Sent", "Undelivered", "Failed", "Queued", "Suppressed"], ["Uploads"]]);
