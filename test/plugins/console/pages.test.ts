@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { InjectResponse } from "../../../src/index.ts";
 import type { TestKit } from "../../support/test-kit.ts";
-import { pageText as text, ConsoleBrowser, OWNER, signedIn, startConsoleKit, VIEWER } from "./support.ts";
-import { CONSOLE_REQUESTS, consoleFixture, SESSION_ROUTES, type ConsoleFixture } from "./requests.ts";
+import { pageText as text, ConsoleBrowser, OWNER, signedIn, startConsoleKit } from "./support.ts";
+import { CONSOLE_REQUESTS, SESSION_ROUTES, signedInConsole, type ConsoleFixture } from "./requests.ts";
 
 const isConsole = (path: string) => path === "/console" || path.startsWith("/console/");
 
@@ -23,12 +23,7 @@ describe("console pages", () => {
   let owner: ConsoleBrowser;
   let viewer: ConsoleBrowser;
 
-  before(async () => {
-    t = await startConsoleKit();
-    f = await consoleFixture(t);
-    owner = await signedIn(t.kit, OWNER);
-    viewer = await signedIn(t.kit, VIEWER);
-  });
+  before(async () => ({ t, f, owner, viewer } = await signedInConsole()));
   after(() => t.stop());
 
   it("has a request in the table for every console route, and none for a route the kit lacks", () => {

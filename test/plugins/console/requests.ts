@@ -1,5 +1,6 @@
 import { SmsSendError, type Reachkit } from "../../../src/index.ts";
 import type { TestKit } from "../../support/test-kit.ts";
+import { OWNER, signedIn, startConsoleKit, VIEWER, type ConsoleBrowser } from "./support.ts";
 import { seedConsoleWorld, type ConsoleWorld } from "./world.ts";
 
 /** A request of the console as a browser sends it: a page, or a form (the CSRF token is added by whoever sends it). */
@@ -63,6 +64,20 @@ export async function consoleFixture(
       return (await kit.plugin("oauth").users.create({ companyId: company.companyId, email: `user${++made}@${company.companyId.slice(0, 8)}.example`, password: "a long enough password", role: "viewer" })).id;
     },
   };
+}
+
+export interface SignedInConsole {
+  t: TestKit;
+  f: ConsoleFixture;
+  owner: ConsoleBrowser;
+  viewer: ConsoleBrowser;
+}
+
+/** A console kit with Acme's world, its owner and its viewer signed in. */
+export async function signedInConsole(): Promise<SignedInConsole> {
+  const t = await startConsoleKit();
+  const f = await consoleFixture(t);
+  return { t, f, owner: await signedIn(t.kit, OWNER), viewer: await signedIn(t.kit, VIEWER) };
 }
 
 /** A failing provider answer, for tests that need one more failed text. */
