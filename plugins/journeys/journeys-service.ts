@@ -10,8 +10,8 @@ import type { EnrollmentRecord, JourneyRecord } from "./records.ts";
 import { JOURNEY_TEMPLATES } from "./templates.ts";
 import { BACK_IN_STOCK, JOURNEY_DEFINITIONS, JOURNEY_ENGINE, JOURNEY_LOG_SERVICE, JOURNEY_TRIGGERS } from "./tokens.ts";
 
-/** The most of a person's journey entries {@link JourneysService.journeysOf} reads. */
-export const PERSON_ENROLLMENTS = 100;
+/** The most of a person's journey entries `journeysOf` reads (a person enters a journey once per product and window). */
+const PERSON_ENROLLMENTS = 100;
 
 /**
  * Journeys in process (`kit.plugin("journeys")`): what `/v1/journeys` and
