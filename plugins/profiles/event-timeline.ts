@@ -14,11 +14,11 @@ import {
   type Storage,
 } from "../../src/index.ts";
 import type { EventPropertyKeys } from "./event-property-keys.ts";
-import { GroupCommit } from "./group-commit.ts";
+import type { GroupCommit } from "./group-commit.ts";
 import type { IdentityGraph } from "./identity-graph.ts";
 import { eventId, EVENTS_COLLECTION, type EventKind, type EventRecord, type ProductItem } from "./records.ts";
 import type { CustomEventInput, EcommerceEventInput, EventFields, PurchaseEventInput } from "./schemas.ts";
-import { EVENT_PROPERTY_KEYS, IDENTITY_GRAPH } from "./tokens.ts";
+import { EVENT_GROUP_COMMIT, EVENT_PROPERTY_KEYS, IDENTITY_GRAPH } from "./tokens.ts";
 
 /** An event that occurred longer ago than this is stored but triggers nothing (the reference's rule). */
 export const LATE_EVENT_MS = 12 * 60 * 60_000;
@@ -97,7 +97,6 @@ export const timelineCursor = (event: Pick<EventRecord, "seq">) => event.seq;
 @injectable()
 export class EventTimeline {
   private readonly events: Collection<EventRecord>;
-  private readonly groupCommit: GroupCommit;
 
   constructor(
     @inject(STORAGE) private readonly storage: Storage,
@@ -105,9 +104,9 @@ export class EventTimeline {
     @inject(EVENTS) private readonly bus: EventBus,
     @inject(IDENTITY_GRAPH) private readonly identity: IdentityGraph,
     @inject(EVENT_PROPERTY_KEYS) private readonly propertyKeys: EventPropertyKeys,
+    @inject(EVENT_GROUP_COMMIT) private readonly groupCommit: GroupCommit,
   ) {
     this.events = storage.collection(EVENTS_COLLECTION);
-    this.groupCommit = new GroupCommit(storage);
   }
 
   /** `POST /v1/events/custom`. */

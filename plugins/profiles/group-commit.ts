@@ -1,4 +1,4 @@
-import type { Storage } from "../../src/index.ts";
+import { inject, injectable, STORAGE, type Storage } from "../../src/index.ts";
 
 interface Waiting {
   work: () => Promise<unknown>;
@@ -14,19 +14,20 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
  * savepoint of its own (a nested transaction). A write that throws rolls back
  * alone and its caller gets its error; the others commit; each caller is
  * answered only once the shared commit is done, so nothing acknowledged can
- * be lost. One commit per turn rather than per event: on SQLite a commit
- * writes every page it touched to the WAL, and the events of one turn share
- * the newest pages of the table and the transaction's fixed costs.
+ * be lost. What a transaction costs besides its writes (the storage's lock,
+ * BEGIN and COMMIT, the pages written to SQLite's WAL) is then paid once per
+ * turn rather than once per event.
  *
  * Only for callers outside any transaction (a route handler): the shared
  * transaction begins later, in another async context, so a caller inside its
  * own transaction would wait for it forever.
  */
+@injectable()
 export class GroupCommit {
   #waiting: Waiting[] = [];
   readonly #commitWaiting = () => void this.#commit(this.#waiting.splice(0));
 
-  constructor(private readonly storage: Storage) {}
+  constructor(@inject(STORAGE) private readonly storage: Storage) {}
 
   /** Runs `work` in the next shared transaction; resolves with its result once that transaction committed. */
   run<R>(work: () => Promise<R>): Promise<R> {
