@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import pg from "pg";
-import { postgresStorage } from "../../../adapters/storage/postgres/index.ts";
-import { startPostgres, type PostgresCluster } from "../../support/postgres.ts";
-import { PHONE, profileOf, startProfilesKit } from "./support.ts";
+import { postgresStorage } from "../../adapters/storage/postgres/index.ts";
+import { startPostgres, type PostgresCluster } from "../support/postgres.ts";
+import { PHONE, profileOf, startProfilesKit } from "../plugins/profiles/support.ts";
 
 let cluster: PostgresCluster;
 before(async () => {
@@ -22,10 +22,10 @@ describe("a profile's timeline on PostgreSQL", () => {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
-      // 300,000 events of 3,000 other people of the company, as the planner finds them before ANALYZE has run.
+      // 100,000 events of 1,000 other people of the company, as the planner finds them before ANALYZE has run.
       await client.query(`INSERT INTO profiles_events (id, doc)
-        SELECT 'e' || n, doc || jsonb_build_object('id', 'e' || n, 'profileId', 'p' || (n % 3000), 'seq', lpad(n::text, 13, '0') || 'e' || n)
-        FROM profiles_events, generate_series(1, 300000) AS n`);
+        SELECT 'e' || n, doc || jsonb_build_object('id', 'e' || n, 'profileId', 'p' || (n % 1000), 'seq', lpad(n::text, 13, '0') || 'e' || n)
+        FROM profiles_events, generate_series(1, 100000) AS n`);
       const texts: string[] = [];
       const query = pg.Client.prototype.query;
       pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
