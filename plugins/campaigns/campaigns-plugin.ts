@@ -1,4 +1,4 @@
-import { ACCOUNTS, definePlugin, EVENTS } from "../../src/index.ts";
+import { ACCOUNTS, definePlugin, EVENTS, LINK_SHORTENER } from "../../src/index.ts";
 import { CATALOG_API } from "../catalog/index.ts";
 import { PROFILE_PAGES, PROFILES_SERVICE } from "../profiles/index.ts";
 import { SEND_RULES } from "../send-rules/index.ts";
@@ -52,6 +52,8 @@ export function campaignsPlugin(options: CampaignsPluginOptions = {}) {
       container.bind(SEGMENTS_STORE, { useClass: Segments });
       container.bind(CAMPAIGNS_STORE, { useClass: Campaigns });
       container.bind(SHORT_LINKS_SERVICE, { useClass: ShortLinks });
+      // Journeys' and transactional messages' links become tracked short links too.
+      container.bind(LINK_SHORTENER, { useFactory: (resolved) => resolved.resolve(SHORT_LINKS_SERVICE) }, { override: true });
       container.bind(CAMPAIGN_SENDER, { useClass: CampaignSender });
       container.bind(CAMPAIGN_RESULTS, { useClass: CampaignResults });
       container.bind(CAMPAIGNS_SERVICE, { useClass: CampaignsService });

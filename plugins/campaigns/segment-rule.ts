@@ -13,7 +13,8 @@ export const CONSENT_STATES = ["active", "pending", "unsubscribed", "none"] as c
 export const ATTRIBUTE_OPERATORS = ["eq", "ne", "gt", "gte", "lt", "lte", "exists", "contains"] as const;
 export const PRODUCT_ACTIONS = ["viewed", "carted", "bought"] as const;
 
-type Scalar = string | number | boolean;
+/** An attribute or property value a condition compares with. */
+export type ConditionValue = string | number | boolean;
 
 export interface ConsentCondition {
   channel: "TEXT" | "EMAIL";
@@ -23,7 +24,7 @@ export interface ConsentCondition {
 export interface AttributeCondition {
   name: string;
   op: (typeof ATTRIBUTE_OPERATORS)[number];
-  value?: Scalar;
+  value?: ConditionValue;
 }
 export interface EventCondition {
   kind: EventKind;
@@ -33,7 +34,7 @@ export interface EventCondition {
   did: boolean;
   within: string;
   /** A custom event's properties, each equal. */
-  properties?: Record<string, Scalar>;
+  properties?: Record<string, ConditionValue>;
 }
 export interface ProductCondition {
   action: (typeof PRODUCT_ACTIONS)[number];

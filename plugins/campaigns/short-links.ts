@@ -1,4 +1,4 @@
-import { CLOCK, EVENTS, inject, injectable, invalidFields, PUBLIC_URL, SECRET, sign, sortableId, STORAGE, type Clock, type Collection, type EventBus, type PublicUrl, type Storage } from "../../src/index.ts";
+import { CLOCK, EVENTS, inject, injectable, invalidFields, PUBLIC_URL, SECRET, sign, sortableId, STORAGE, type Clock, type Collection, type EventBus, type LinkContext, type LinkShortener, type PublicUrl, type Storage } from "../../src/index.ts";
 import { isHttpUrl } from "./campaigns.ts";
 import { CLICKS, LINK_DOMAINS, SHORT_LINKS, type ClickRecord, type LinkDomainRecord, type ShortLinkRecord } from "./records.ts";
 
@@ -32,8 +32,6 @@ declare module "../../src/events/event-bus.ts" {
   }
 }
 
-/** What a short link is for: the message's source and recipient. */
-export type LinkContext = Omit<ShortLinkRecord, "id" | "companyId" | "url" | "createdAt">;
 
 /**
  * Tracked short links: one per recipient and URL, on the server's short host
@@ -44,7 +42,7 @@ export type LinkContext = Omit<ShortLinkRecord, "id" | "companyId" | "url" | "cr
  * is a 404, never a redirect to somewhere a caller chose.
  */
 @injectable()
-export class ShortLinks {
+export class ShortLinks implements LinkShortener {
   private readonly links: Collection<ShortLinkRecord>;
   private readonly clicks: Collection<ClickRecord>;
   private readonly domains: Collection<LinkDomainRecord>;

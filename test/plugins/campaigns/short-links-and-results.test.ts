@@ -107,3 +107,28 @@ describe("tracked short links and results", () => {
     assert.equal((await t.ok("GET", `/v1/campaigns/${id}/results`)).sent, 1);
   });
 });
+
+describe("short links in journeys and transactional messages", () => {
+  let t: CampaignsTestKit;
+  beforeEach(async () => {
+    t = await startCampaignsKit();
+  });
+  afterEach(() => t.stop());
+
+  it("a journey's links and a transactional message's link become tracked short links that redirect", async () => {
+    await t.person("+19148440001");
+    await t.ok("POST", "/v1/journeys", { template: "welcome", steps: [{ type: "sms", text: "Welcome! Shop: https://shop.example.com/new" }] }, 201);
+    await t.kit.plugin("subscriptions").optInNow(t.company.companyId, { user: { phone: "+19148440002" }, locale: { language: "en", country: "US" }, subscriptionType: "MARKETING", singleOptIn: true });
+    await t.scheduler.flush();
+    const journeyText = (await t.kit.outbox.list({ companyId: t.company.companyId, to: "+19148440002" })).find((message) => message.kind === "journey")!.body;
+    const [journeyCode] = codesIn(journeyText);
+    assert.match(journeyText, /^Welcome! Shop: http:\/\/localhost:3000\/l\/\S{12}$/);
+    assert.equal((await t.request({ url: `/l/${journeyCode}`, token: null })).headers.location, "https://shop.example.com/new");
+    const sent = await t.request({ method: "POST", url: "/1/messages", token: t.company.legacyToken, body: { to: "+19148440001", body: "Your order shipped.", link: "https://shop.example.com/track/1", type: "TRANSACTIONAL" } });
+    assert.equal(sent.status, 200, `${sent.status} ${sent.body}`);
+    const transactional = (await t.kit.outbox.list({ companyId: t.company.companyId, to: "+19148440001" })).find((message) => message.kind === "transactional")!.body;
+    const [messageCode] = codesIn(transactional);
+    assert.ok(messageCode, transactional);
+    assert.equal((await t.request({ url: `/l/${messageCode}`, token: null })).headers.location, "https://shop.example.com/track/1");
+  });
+});

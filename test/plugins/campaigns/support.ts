@@ -1,6 +1,8 @@
 import { fakeClock } from "../../../adapters/clock/index.ts";
 import { campaignsPlugin } from "../../../plugins/campaigns/index.ts";
 import { catalogPlugin } from "../../../plugins/catalog/index.ts";
+import { journeysPlugin } from "../../../plugins/journeys/index.ts";
+import { legacyPlugin } from "../../../plugins/legacy/index.ts";
 import { profilesPlugin } from "../../../plugins/profiles/index.ts";
 import { sendRulesPlugin, type SendRulesPluginOptions } from "../../../plugins/send-rules/index.ts";
 import type { Storage } from "../../../src/index.ts";
@@ -23,7 +25,7 @@ export interface CampaignsTestKit extends TestKit {
 
 export async function startCampaignsKit(options: { storage?: Storage; sendRules?: SendRulesPluginOptions; at?: string; sendPageSize?: number } = {}): Promise<CampaignsTestKit> {
   const t = await startTestKit({
-    plugins: [...defaultPlugins(), catalogPlugin(), profilesPlugin(), sendRulesPlugin(options.sendRules), campaignsPlugin({ ...(options.sendPageSize ? { sendPageSize: options.sendPageSize } : {}) })],
+    plugins: [...defaultPlugins(), catalogPlugin(), profilesPlugin(), sendRulesPlugin(options.sendRules), journeysPlugin(), legacyPlugin(), campaignsPlugin({ ...(options.sendPageSize ? { sendPageSize: options.sendPageSize } : {}) })],
     storage: options.storage,
     clock: fakeClock(options.at ?? NOON_NEW_YORK),
     config: { rateLimits: { "catalog-upload": Infinity }, messaging: { ratePerSecond: Infinity } },
