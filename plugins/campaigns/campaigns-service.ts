@@ -133,12 +133,9 @@ export class CampaignsService {
 
   /** Removes a subject from every campaign (privacy deletion): recipients, links, clicks, attributed purchases. */
   async deleteSubjectData(subject: DataSubject): Promise<number> {
-    const profileIds = new Set<string>();
-    if (subject.phone !== undefined) profileIds.add((await this.profiles.find(subject.companyId, { kind: "phone", value: subject.phone.trim() })) ?? "");
-    if (subject.email !== undefined) profileIds.add((await this.profiles.find(subject.companyId, { kind: "email", value: subject.email.trim().toLowerCase() })) ?? "");
-    profileIds.delete("");
-    if (profileIds.size === 0) return 0;
-    return (await this.results.forget(subject.companyId, [...profileIds])) + (await this.links.forget(subject.companyId, [...profileIds]));
+    const profileIds = await this.profiles.subjectProfiles(subject);
+    if (profileIds.length === 0) return 0;
+    return (await this.results.forget(subject.companyId, profileIds)) + (await this.links.forget(subject.companyId, profileIds));
   }
 
   #segmentExists(companyId: string) {

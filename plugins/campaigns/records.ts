@@ -1,4 +1,4 @@
-import type { CollectionSpec, Doc } from "../../src/index.ts";
+import type { CollectionSpec, Doc, LinkContext } from "../../src/index.ts";
 import type { SegmentRule } from "./segment-rule.ts";
 
 /** A company's saved audience: a rule evaluated when a campaign sends (and when previewed). */
@@ -75,19 +75,10 @@ export interface RecipientRecord extends Doc {
   attributes: Record<string, string | number | boolean>;
 }
 
-/** A short link: one per recipient and URL; the id is the code. */
-export interface ShortLinkRecord extends Doc {
+/** A short link: one per recipient and URL, with what it is for; the id is the code. */
+export interface ShortLinkRecord extends Doc, LinkContext {
   companyId: string;
   url: string;
-  /** campaign, journey or message. */
-  source: string;
-  campaignId?: string;
-  variant?: string;
-  recipientId?: string;
-  profileId?: string;
-  /** The address the message went to, and its channel. */
-  address?: string;
-  channel: "sms" | "email";
   createdAt: number;
 }
 

@@ -109,9 +109,10 @@ export class SendRules {
     return this.phoneZones.zoneOf(person.to) ?? policy.timeZone;
   }
 
-  /** Forgets the sends counted for a subject's phone (privacy requests). */
+  /** Forgets the sends counted for a subject's phone and email (privacy requests). */
   deleteSubjectData(subject: DataSubject): Promise<number> {
-    return subject.phone === undefined ? Promise.resolve(0) : this.sends.deleteWhere({ companyId: subject.companyId, to: subject.phone.trim() });
+    const addresses = [subject.phone?.trim(), subject.email?.trim().toLowerCase()].filter((address): address is string => address !== undefined);
+    return addresses.length === 0 ? Promise.resolve(0) : this.sends.deleteWhere({ companyId: subject.companyId, to: { in: addresses } });
   }
 
   #toOutbox(text: RuledText): Promise<OutboxMessage> {

@@ -1,17 +1,10 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import { waitUntil } from "../support/wait.ts";
-import { CrashableServer, sleep, tally } from "./support.ts";
+import { afternoonZone, CrashableServer, sleep, tally } from "./support.ts";
 
 const PHONES = Array.from({ length: 30 }, (_, index) => `+1914844${String(7001 + index)}`);
 const CAMPAIGN_TEXT = /^Spring sale: /;
-
-/** A fixed-offset zone where it is mid-afternoon now, so quiet hours never hold the texts back whenever the test runs. */
-function afternoonZone(): string {
-  const offset = 15 - new Date().getUTCHours();
-  const hours = ((offset + 36) % 24) - 12;
-  return hours === 0 ? "UTC" : `Etc/GMT${hours > 0 ? "-" : "+"}${Math.abs(hours)}`;
-}
 
 it("kill -9 in the middle of a campaign's send: after the restart each person gets the campaign's text once", { timeout: 120_000 }, async () => {
   // Five texts a second: the send of 30 is under way for six seconds, long enough to kill it in the middle.
