@@ -9,6 +9,7 @@ import { postgresStorage } from "../adapters/storage/postgres/index.ts";
 import { sqliteStorage } from "../adapters/storage/sqlite/index.ts";
 import { accountsPlugin } from "../plugins/accounts/index.ts";
 import { appointmentsPlugin } from "../plugins/appointments/index.ts";
+import { campaignsPlugin } from "../plugins/campaigns/index.ts";
 import { catalogPlugin } from "../plugins/catalog/index.ts";
 import { consolePlugin } from "../plugins/console/index.ts";
 import { graphqlPlugin } from "../plugins/graphql/index.ts";
@@ -55,6 +56,7 @@ export function serverPlugins(options: { privacyProcessingDelayMs?: number } = {
     profilesPlugin(),
     sendRulesPlugin(),
     journeysPlugin(),
+    campaignsPlugin(),
     consolePlugin(),
   ];
 }

@@ -126,3 +126,4 @@ export {
   type RecipientOptedOutEvent,
 } from "./messaging/delivery-status.ts";
 export { fillPlaceholders, placeholdersOf, fillTemplate, type FilledTemplate } from "./messaging/placeholders.ts";
+export { LINK_SHORTENER, KEEP_LINKS, type LinkShortener, type LinkContext } from "./messaging/link-shortener.ts";

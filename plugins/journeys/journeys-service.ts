@@ -97,10 +97,7 @@ export class JourneysService {
 
   /** Removes a subject from every journey (privacy deletion), whichever plugin's hook runs first. */
   async deleteSubjectData(subject: DataSubject): Promise<number> {
-    const profileIds = new Set<string>();
-    if (subject.phone !== undefined) profileIds.add((await this.profiles.find(subject.companyId, { kind: "phone", value: subject.phone.trim() })) ?? "");
-    if (subject.email !== undefined) profileIds.add((await this.profiles.find(subject.companyId, { kind: "email", value: subject.email.trim().toLowerCase() })) ?? "");
-    profileIds.delete("");
-    return profileIds.size === 0 ? 0 : this.triggers.forget(subject.companyId, [...profileIds]);
+    const profileIds = await this.profiles.subjectProfiles(subject);
+    return profileIds.length === 0 ? 0 : this.triggers.forget(subject.companyId, profileIds);
   }
 }

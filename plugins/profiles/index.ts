@@ -1,5 +1,5 @@
 export { profilesPlugin, DEFAULT_EVENT_BODY_LIMIT_BYTES, type ProfilesPluginOptions } from "./profiles-plugin.ts";
-export { PROFILES_SERVICE, PROFILES_SETTINGS, IDENTITY_GRAPH, EVENT_TIMELINE, EVENT_GROUP_COMMIT, PROFILE_ATTRIBUTES, EVENT_PROPERTY_KEYS, type ProfilesSettings } from "./tokens.ts";
+export { PROFILES_SERVICE, PROFILES_SETTINGS, IDENTITY_GRAPH, EVENT_TIMELINE, EVENT_GROUP_COMMIT, PROFILE_ATTRIBUTES, PROFILE_PAGES, EVENT_PROPERTY_KEYS, type ProfilesSettings } from "./tokens.ts";
 export {
   ProfilesService,
   type ProfileView,
@@ -14,6 +14,7 @@ export {
 export { EventTimeline, LATE_EVENT_MS, MAX_CLOCK_AHEAD_MS, MAX_PAGE_SIZE, timelineCursor, type RecordedEvent, type RecordOptions, type TimelinePage, type ProfileEventRecorded, type ProfileErased } from "./event-timeline.ts";
 export { ProfileAttributes, type ProfileAttribute, type ProfileAttributesSet } from "./profile-attributes.ts";
 export { IdentityGraph } from "./identity-graph.ts";
+export { ProfilePages, MAX_PEOPLE_PAGE, type PagedPerson } from "./profile-pages.ts";
 export { EventPropertyKeys } from "./event-property-keys.ts";
 export { GroupCommit } from "./group-commit.ts";
 export {

@@ -134,6 +134,15 @@ export class ProfilesService {
     return { id, ...(phone !== undefined ? { phone } : {}), ...(email !== undefined ? { email } : {}), attributes };
   }
 
+  /** The live profiles of a subject's phone and email (privacy deletion in other plugins). */
+  async subjectProfiles(subject: DataSubject): Promise<string[]> {
+    const profileIds = new Set<string>();
+    if (subject.phone !== undefined) profileIds.add((await this.find(subject.companyId, { kind: "phone", value: subject.phone.trim() })) ?? "");
+    if (subject.email !== undefined) profileIds.add((await this.find(subject.companyId, { kind: "email", value: subject.email.trim().toLowerCase() })) ?? "");
+    profileIds.delete("");
+    return [...profileIds];
+  }
+
   /** A page of a profile's events, newest first (at most 100). */
   events(companyId: string, profileId: string, options: { first: number; after?: string }): Promise<TimelinePage> {
     return this.timeline.page(companyId, profileId, options);

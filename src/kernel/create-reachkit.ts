@@ -6,6 +6,7 @@ import { EventBus } from "../events/event-bus.ts";
 import { handleFetch } from "../http/fetch.ts";
 import { HttpCore } from "../http/http-core.ts";
 import { inject } from "../http/inject.ts";
+import { KEEP_LINKS, LINK_SHORTENER } from "../messaging/link-shortener.ts";
 import { HOST_GROUPS, type AnyRoute, type HostGroup } from "../http/route.ts";
 import { jobsCollection } from "../jobs/job-record.ts";
 import { JOBS, Jobs } from "../jobs/jobs.ts";
@@ -107,6 +108,7 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
     (status) => metrics.countMessage(status),
   );
   container.bind(OUTBOX, { useValue: outbox });
+  container.bind(LINK_SHORTENER, { useValue: KEEP_LINKS });
   jobs.register(OUTBOX_SEND_JOB, (payload: { messageId: string }, context) => outbox.deliver(payload, context));
   options.sms?.onReceipt?.((receipt) => outbox.applyReceipt(receipt));
 

@@ -28,7 +28,7 @@ interface Setup {
   legacyToken: string;
   /** A new valid US number on each call. */
   phone(): string;
-  ids: { privacyRequest: string; upload: string; type: string; message: string; reminder: string; journey: string };
+  ids: { privacyRequest: string; upload: string; type: string; message: string; reminder: string; journey: string; segment: string; campaign: string };
 }
 
 const tactical = (s: Setup, method: string, url: string, body?: Json) => s.t.as(s.legacyToken, { method, url, body });
@@ -43,6 +43,14 @@ async function activeSubscriber(s: Setup): Promise<string> {
   const phone = s.phone();
   await ok(tactical(s, "POST", "/1/add-subscribers", { phone }));
   return phone;
+}
+
+const SEGMENT = { name: "Gold", rule: { attribute: { name: "tier", op: "eq", value: "gold" } } };
+const campaignBody = (s: Setup) => ({ name: "Sale", segmentId: s.ids.segment, channel: "sms", text: "20% off today" });
+
+/** A new draft campaign (sending, cancelling and deleting spend one). */
+async function campaign(s: Setup): Promise<string> {
+  return (await ok(s.t.as(s.apiKey, { method: "POST", url: "/v1/campaigns", body: campaignBody(s) }))).id;
 }
 
 async function reminder(s: Setup): Promise<string> {
@@ -108,6 +116,22 @@ const VALID_REQUESTS: Record<string, RequestMaker> = {
   "POST /v1/journeys/:id/resume": async (s) => ({ method: "POST", url: `/v1/journeys/${s.ids.journey}/resume` }),
   "DELETE /v1/journeys/:id": async (s) => ({ method: "DELETE", url: `/v1/journeys/${(await ok(s.t.as(s.apiKey, { method: "POST", url: "/v1/journeys", body: { template: "welcome" } }))).id}` }),
   "GET /v1/journeys/:id/stats": async (s) => ({ method: "GET", url: `/v1/journeys/${s.ids.journey}/stats` }),
+  "POST /v1/segments": async () => ({ method: "POST", url: "/v1/segments", body: SEGMENT }),
+  "GET /v1/segments": async () => ({ method: "GET", url: "/v1/segments" }),
+  "GET /v1/segments/:id": async (s) => ({ method: "GET", url: `/v1/segments/${s.ids.segment}` }),
+  "PUT /v1/segments/:id": async (s) => ({ method: "PUT", url: `/v1/segments/${s.ids.segment}`, body: { name: "Gold" } }),
+  "DELETE /v1/segments/:id": async (s) => ({ method: "DELETE", url: `/v1/segments/${(await ok(s.t.as(s.apiKey, { method: "POST", url: "/v1/segments", body: SEGMENT }))).id}` }),
+  "GET /v1/segments/:id/preview": async (s) => ({ method: "GET", url: `/v1/segments/${s.ids.segment}/preview` }),
+  "POST /v1/campaigns": async (s) => ({ method: "POST", url: "/v1/campaigns", body: campaignBody(s) }),
+  "GET /v1/campaigns": async () => ({ method: "GET", url: "/v1/campaigns" }),
+  "GET /v1/campaigns/:id": async (s) => ({ method: "GET", url: `/v1/campaigns/${s.ids.campaign}` }),
+  "PUT /v1/campaigns/:id": async (s) => ({ method: "PUT", url: `/v1/campaigns/${s.ids.campaign}`, body: { name: "Sale, day 2" } }),
+  "DELETE /v1/campaigns/:id": async (s) => ({ method: "DELETE", url: `/v1/campaigns/${await campaign(s)}` }),
+  "POST /v1/campaigns/:id/send": async (s) => ({ method: "POST", url: `/v1/campaigns/${await campaign(s)}/send`, body: {} }),
+  "POST /v1/campaigns/:id/cancel": async (s) => ({ method: "POST", url: `/v1/campaigns/${await campaign(s)}/cancel` }),
+  "GET /v1/campaigns/:id/estimate": async (s) => ({ method: "GET", url: `/v1/campaigns/${s.ids.campaign}/estimate` }),
+  "GET /v1/campaigns/:id/results": async (s) => ({ method: "GET", url: `/v1/campaigns/${s.ids.campaign}/results` }),
+  "POST /v1/short-links": async () => ({ method: "POST", url: "/v1/short-links", body: { url: "https://shop.example.com/sale" } }),
   "GET /events/reminders/:uuid": async (s) => ({ method: "GET", url: `/events/reminders/${s.ids.reminder}` }),
   "PUT /events/reminders/:uuid": async (s) => ({ method: "PUT", url: `/events/reminders/${s.ids.reminder}`, body: { firstName: "Ada" } }),
   "POST /events/reminders/:uuid/cancel": async (s) => ({ method: "POST", url: `/events/reminders/${await reminder(s)}/cancel` }),
@@ -132,7 +156,9 @@ describe("scope matrix: every v1 and legacy route of the server", () => {
     const type = (await ok(tactical(s, "POST", "/events/types", { type: "Haircut" }))).uuid;
     const message = (await ok(tactical(s, "POST", "/events/types/messages", { eventType: { uuid: type }, messageType: "REMINDER", text: "Soon." }))).uuid;
     const journey = (await ok(t.as(apiKey, { method: "POST", url: "/v1/journeys", body: { template: "cart_abandonment" } }))).id;
-    s.ids = { privacyRequest, upload, type, message, reminder: "", journey };
+    const segment = (await ok(t.as(apiKey, { method: "POST", url: "/v1/segments", body: SEGMENT }))).id;
+    s.ids = { privacyRequest, upload, type, message, reminder: "", journey, segment, campaign: "" };
+    s.ids.campaign = await campaign(s);
     s.ids.reminder = await reminder(s);
   });
 

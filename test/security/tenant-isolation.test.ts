@@ -49,6 +49,9 @@ interface World {
     bClient: { clientId: string; clientSecret: string };
     aCode: string;
     journey: string;
+    segment: string;
+    campaign: string;
+    shortCode: string;
   };
 }
 
@@ -318,6 +321,59 @@ const ROWS: Row[] = [
     onA: () => ({ url: "/v1/journeys" }),
     expect: (answer, w) => assert.ok(!answer.json<Json>().journeys.some((journey: Json) => journey.id === w.ids.journey)),
   },
+  // Segments and campaigns.
+  ...(
+    [
+      ["GET /v1/segments/:id", "A's segment", "GET", "segments", ""],
+      ["PUT /v1/segments/:id", "a change to A's segment", "PUT", "segments", ""],
+      ["DELETE /v1/segments/:id", "deleting A's segment", "DELETE", "segments", ""],
+      ["GET /v1/segments/:id/preview", "the size and people of A's segment", "GET", "segments", "/preview"],
+      ["GET /v1/campaigns/:id", "A's campaign", "GET", "campaigns", ""],
+      ["PUT /v1/campaigns/:id", "a change to A's campaign", "PUT", "campaigns", ""],
+      ["DELETE /v1/campaigns/:id", "deleting A's campaign", "DELETE", "campaigns", ""],
+      ["POST /v1/campaigns/:id/send", "sending A's campaign", "POST", "campaigns", "/send"],
+      ["POST /v1/campaigns/:id/cancel", "cancelling A's campaign", "POST", "campaigns", "/cancel"],
+      ["GET /v1/campaigns/:id/estimate", "the estimate of A's campaign", "GET", "campaigns", "/estimate"],
+      ["GET /v1/campaigns/:id/results", "the results of A's campaign", "GET", "campaigns", "/results"],
+    ] as const
+  ).map(
+    ([route, what, method, kind, tail]): Row => ({
+      route,
+      what,
+      onA: (w) => ({ method, url: `/v1/${kind}/${kind === "segments" ? w.ids.segment : w.ids.campaign}${tail}`, ...(method === "PUT" || tail === "/send" ? { body: method === "PUT" ? { name: "B's" } : {} } : {}) }),
+      onNothing: () => ({ method, url: `/v1/${kind}/${NOWHERE}${tail}`, ...(method === "PUT" || tail === "/send" ? { body: method === "PUT" ? { name: "B's" } : {} } : {}) }),
+      expect: "not_found",
+    }),
+  ),
+  {
+    route: "GET /v1/segments",
+    what: "the segment list holds none of A's segments",
+    onA: () => ({ url: "/v1/segments" }),
+    expect: (answer, w) => assert.ok(!answer.json<Json>().segments.some((segment: Json) => segment.id === w.ids.segment)),
+  },
+  {
+    route: "GET /v1/campaigns",
+    what: "the campaign list holds none of A's campaigns",
+    onA: () => ({ url: "/v1/campaigns" }),
+    expect: (answer, w) => assert.ok(!answer.json<Json>().campaigns.some((campaign: Json) => campaign.id === w.ids.campaign)),
+  },
+  {
+    route: "POST /v1/campaigns",
+    what: "a campaign of B's to A's segment",
+    onA: (w) => json("POST", "/v1/campaigns", { name: "B's", segmentId: w.ids.segment, channel: "sms", text: "Hi" }),
+    onNothing: () => json("POST", "/v1/campaigns", { name: "B's", segmentId: NOWHERE, channel: "sms", text: "Hi" }),
+    expect: (answer) => {
+      assert.equal(answer.status, 400, answer.body);
+      assert.deepEqual(answer.json<Json>().error.details.map((detail: Json) => detail.path), ["segmentId"]);
+    },
+  },
+  {
+    route: "GET /l/:code",
+    what: "A's short link with its code altered (a code is its only name: an HMAC under the kit's secret)",
+    onA: (w) => ({ url: `/l/${w.ids.shortCode.slice(0, -1)}${w.ids.shortCode.endsWith("A") ? "B" : "A"}`, token: null }),
+    onNothing: () => ({ url: "/l/AAAAAAAAAAAA", token: null }),
+    expect: "not_found",
+  },
   // Catalog uploads.
   {
     route: "GET /v1/product-catalog/uploads/:uploadId",
@@ -469,6 +525,8 @@ const NAMES_NO_RESOURCE: Record<string, string> = {
   "POST /v1/product-catalog/uploads": "creates an upload of the caller's company; its only field is validateOnly",
   "POST /events/types": "creates a type of the caller's company from a name",
   "POST /v1/journeys": "creates a journey of the caller's company from a definition that names no person or resource",
+  "POST /v1/segments": "creates a segment of the caller's company from a rule over its own people",
+  "POST /v1/short-links": "shortens a URL the caller gives, for the caller's company",
   "GET /openapi.json": "the kit's OpenAPI document, the same for every caller; takes no input",
   "GET /docs": "the API reference page, the same for every caller; takes no input",
 };
@@ -555,6 +613,8 @@ describe("tenant isolation: company B's credentials on company A's resources", (
       upload: await asA(`/v1/product-catalog/uploads/${w.ids.upload}`),
       uploads: await asA("/v1/product-catalog/uploads"),
       journey: await asA(`/v1/journeys/${w.ids.journey}`),
+      segment: await asA(`/v1/segments/${w.ids.segment}`),
+      campaign: await asA(`/v1/campaigns/${w.ids.campaign}`),
       product: await t.kit.plugin("catalog").getProduct(w.a.companyId, "p-1"),
       type: await asA(`/events/types/${w.ids.type}`, w.a.legacyToken),
       message: await asA(`/events/types/messages/${w.ids.message}`, w.a.legacyToken),
@@ -601,6 +661,9 @@ describe("tenant isolation: company B's credentials on company A's resources", (
     for (let n = 0; n < 3; n++) await asA(json("POST", "/privacy/delete-request", { subjectEmail: `gone${n}@example.com` }, a.legacyToken));
     const privacyNumber = (await asA(json("POST", "/privacy/delete-request", { subjectEmail: "gone@example.com" }, a.legacyToken))).id;
     const journey = (await asA(json("POST", "/v1/journeys", { template: "cart_abandonment" }))).id;
+    const segment = (await asA(json("POST", "/v1/segments", { name: "A's gold", rule: { attribute: { name: "tier", op: "eq", value: "gold" } } }))).id;
+    const campaign = (await asA(json("POST", "/v1/campaigns", { name: "A's sale", segmentId: segment, channel: "sms", text: "A's sale" }))).id;
+    const shortCode = (await asA(json("POST", "/v1/short-links", { url: "https://a.example/sale" }))).code;
     const upload = await asA(json("POST", "/v1/product-catalog/uploads", {}));
     const uploadUrl = new URL(upload.uploadUrl);
     const product = { id: "p-1", name: "A's product", link: "https://a.example/p-1", lastUpdated: "2026-02-01T10:00:00Z", variants: [{ id: "p-1-v1", name: "A's variant", link: "https://a.example/v", prices: [{ currencyCode: "USD", amount: "20.00" }], availableForPurchase: true, lastUpdated: "2026-02-01T10:00:00Z" }] };
@@ -620,6 +683,9 @@ describe("tenant isolation: company B's credentials on company A's resources", (
     const aCode = await authorize(t, aApp.application.clientId, A_USER_EMAIL);
     w.ids = {
       journey,
+      segment,
+      campaign,
+      shortCode,
       privacyRequest,
       privacyNumber,
       upload: upload.uploadId,
