@@ -25,6 +25,7 @@ export { inject, injectable } from "./kernel/di.ts";
 export { DuplicateBindingError, type ContainerFacade, type Binding, type BindOptions, type InjectableClass } from "./kernel/container.ts";
 export { resolveConfig, DEFAULT_BODY_LIMIT_BYTES, type ReachkitConfig, type ReachkitConfigInput } from "./kernel/config.ts";
 export { systemClock } from "./kernel/system-clock.ts";
+export { sortableId } from "./kernel/ids.ts";
 
 export * from "./ports/index.ts";
 
@@ -66,7 +67,7 @@ export { generateSecret, hashSecret, safeEqual, sign } from "./auth/secrets.ts";
 export { RateLimiter, DEFAULT_RATE_LIMITS, type RateDecision } from "./auth/rate-limiter.ts";
 
 export { Jobs, JOBS, DEFAULT_JOB_SETTINGS, type EnqueueOptions, type JobListOptions, type JobQueueStats, type JobSettings } from "./jobs/jobs.ts";
-export { PermanentJobError, type JobRecord, type JobStatus } from "./jobs/job-record.ts";
+export { PermanentJobError, RetryLaterError, type JobRecord, type JobStatus } from "./jobs/job-record.ts";
 export type { JobHandler, JobContext, JobOutcome, JobRunnerSettings } from "./jobs/job-runner.ts";
 
 export { EventBus, type ReachkitEvents, type EventName, type EventHandler } from "./events/event-bus.ts";

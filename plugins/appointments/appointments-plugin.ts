@@ -31,7 +31,7 @@ export function appointmentsPlugin() {
     requires: [ACCOUNTS, SUBSCRIPTIONS_SERVICE],
     collections: appointmentCollections,
     commands: appointmentsCommands,
-    register({ container, storage, clock, jobs, outbox }) {
+    register({ container, storage, clock, jobs, outbox, events }) {
       container.bind(APPOINTMENTS_SERVICE, {
         useFactory: (c) =>
           new AppointmentsService({
@@ -39,6 +39,7 @@ export function appointmentsPlugin() {
             clock,
             jobs,
             outbox,
+            events,
             subscriptions: () => c.resolve(SUBSCRIPTIONS_SERVICE),
             accounts: () => c.resolve(ACCOUNTS),
           }),

@@ -1,4 +1,5 @@
 import type { Accounts } from "../../src/auth/accounts.ts";
+import type { EventBus } from "../../src/events/event-bus.ts";
 import type { JobHandler } from "../../src/jobs/job-runner.ts";
 import type { Jobs } from "../../src/jobs/jobs.ts";
 import type { DataSubject } from "../../src/kernel/plugin.ts";
@@ -18,6 +19,7 @@ export interface AppointmentsServiceParts {
   clock: Clock;
   jobs: Jobs;
   outbox: Outbox;
+  events: EventBus;
   subscriptions: () => SubscriptionsService;
   accounts: () => Accounts;
 }
@@ -37,7 +39,7 @@ export class AppointmentsService {
   constructor(parts: AppointmentsServiceParts) {
     this.types = new AppointmentTypes(parts.storage, parts.clock);
     this.messages = new AppointmentMessages(parts.storage, parts.clock, this.types);
-    const sender = new StepSender(this.messages, parts.subscriptions, parts.accounts, parts.outbox);
+    const sender = new StepSender(this.messages, parts.subscriptions, parts.accounts, parts.outbox, parts.events);
     this.reminders = new Reminders({ ...parts, types: this.types, messages: this.messages, sender });
   }
 

@@ -187,15 +187,21 @@ export class UploadProcessor {
     }
   }
 
-  /** Emits the journey events of a committed save, page by page, then drops the file. Safe to run again. */
+  /**
+   * Emits the journey events of a committed save, page by page, each page in
+   * the transaction that deletes it (in-transaction listeners commit with the
+   * deletion), then drops the file. Safe to run again.
+   */
   async #afterCommit(upload: UploadRecord): Promise<void> {
     for (;;) {
       const page = await this.store.pendingEvents.find({ where: { id: prefixRange(`${upload.id}:`) }, orderBy: [{ field: "id" }], limit: EVENTS_PER_PAGE });
       if (page.items.length === 0) break;
-      for (const event of page.items) {
-        await this.events.emit(event.name as EventName, event.payload as ReachkitEvents[EventName]);
-      }
-      await this.store.pendingEvents.deleteWhere({ id: { in: page.items.map((event) => event.id) } });
+      await this.storage.transaction(async () => {
+        for (const event of page.items) {
+          await this.events.emit(event.name as EventName, event.payload as ReachkitEvents[EventName]);
+        }
+        await this.store.pendingEvents.deleteWhere({ id: { in: page.items.map((event) => event.id) } });
+      });
     }
     await this.objectStorage.delete(upload.objectKey);
   }

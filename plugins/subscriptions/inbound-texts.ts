@@ -118,9 +118,9 @@ export class InboundTexts {
       } else if (keyword === "start" && moved.length > 0) {
         await reply("resubscribed", "start");
       }
+      await emitAll(this.events, events);
       return moved.length;
     });
-    await emitAll(this.events, events);
     return { companyId, keyword, changed };
   }
 }

@@ -97,9 +97,9 @@ export class OptIns {
       const before = await this.store.findSubscriber(companyId, payload.user);
       await this.#apply(payload, events);
       const subscriber = (await this.store.findSubscriber(companyId, payload.user))!;
+      await emitAll(this.events, events);
       return { ...answer, subscriber, subscriberCreated: before?.id !== subscriber.id };
     });
-    await emitAll(this.events, events);
     return applied;
   }
 
@@ -142,11 +142,13 @@ export class OptIns {
   /** The job: creates, renews or re-records each subscription, and queues its text. */
   async process(job: OptInJob): Promise<void> {
     const events: PendingEvent[] = [];
-    await this.storage.transaction(() => this.#apply(job, events));
-    await emitAll(this.events, events);
+    await this.storage.transaction(async () => {
+      await this.#apply(job, events);
+      await emitAll(this.events, events);
+    });
   }
 
-  /** The job's work, inside the caller's transaction; the events wait for the commit. */
+  /** The job's work, inside the caller's transaction; the caller emits the events in it. */
   async #apply(job: OptInJob, events: PendingEvent[]): Promise<void> {
     const now = this.clock.now();
     const changeId = (channel: SubscriptionChannel) => `${job.requestId}:${channel}:${job.type}`;

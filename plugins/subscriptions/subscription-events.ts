@@ -31,7 +31,7 @@ declare module "../../src/events/event-bus.ts" {
 
 export type SubscriptionEventName = "subscription.created" | "subscription.confirmed" | "subscription.unsubscribed";
 
-/** An event to emit once the transaction that caused it has committed. */
+/** An event of a change, emitted at the end of the change's transaction. */
 export interface PendingEvent {
   name: SubscriptionEventName;
   payload: SubscriptionEvent;
@@ -60,7 +60,10 @@ export function subscriptionEvent(
   };
 }
 
-/** Emits events once the transaction that caused them has committed. */
+/**
+ * Emits the events of a change, inside its transaction: in-transaction
+ * listeners (webhook deliveries) commit with it, the others run after the commit.
+ */
 export async function emitAll(events: EventBus, pending: readonly PendingEvent[]): Promise<void> {
   for (const event of pending) await events.emit(event.name, event.payload);
 }

@@ -74,9 +74,9 @@ export class Unsubscribes {
     const answer = await this.storage.transaction(async () => {
       const prepared = await this.#prepare(companyId, request, options);
       await this.#apply(prepared.payload, events);
+      await emitAll(this.events, events);
       return prepared.answer;
     });
-    await emitAll(this.events, events);
     return answer;
   }
 
@@ -110,11 +110,13 @@ export class Unsubscribes {
   /** The job: unsubscribes (or re-records) each target in one transaction, then queues the text. */
   async process(job: UnsubscribeJob): Promise<void> {
     const events: PendingEvent[] = [];
-    await this.storage.transaction(() => this.#apply(job, events));
-    await emitAll(this.events, events);
+    await this.storage.transaction(async () => {
+      await this.#apply(job, events);
+      await emitAll(this.events, events);
+    });
   }
 
-  /** The job's work, inside the caller's transaction; the events wait for the commit. */
+  /** The job's work, inside the caller's transaction; the caller emits the events in it. */
   async #apply(job: UnsubscribeJob, events: PendingEvent[]): Promise<void> {
     const now = this.clock.now();
     let textTouched = false;

@@ -37,6 +37,23 @@ export const jobsCollection: CollectionSpec = {
   ],
 };
 
+/**
+ * Thrown by a handler that chooses when its job runs again (its own retry
+ * schedule, or waiting for room): the job is queued again for `runAt` instead
+ * of after the runner's backoff. It counts as an attempt; give such jobs a
+ * `maxAttempts` that leaves room for it.
+ */
+export class RetryLaterError extends Error {
+  constructor(
+    message: string,
+    /** Epoch ms. */
+    readonly runAt: number,
+  ) {
+    super(message);
+    this.name = "RetryLaterError";
+  }
+}
+
 /** Thrown by a handler for a failure that retrying cannot fix: the job goes straight to dead. */
 export class PermanentJobError extends Error {
   constructor(message: string) {

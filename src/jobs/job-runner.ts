@@ -3,7 +3,7 @@ import type { Clock } from "../ports/clock.ts";
 import type { Logger } from "../ports/logger.ts";
 import type { Scheduler } from "../ports/scheduler.ts";
 import type { Collection } from "../ports/storage.ts";
-import { PermanentJobError, type JobRecord } from "./job-record.ts";
+import { PermanentJobError, RetryLaterError, type JobRecord } from "./job-record.ts";
 
 export interface JobContext {
   job: JobRecord;
@@ -12,6 +12,13 @@ export interface JobContext {
   logger: Logger;
   /** Aborted when the kit stops; long handlers may stop early and be retried. */
   signal: AbortSignal;
+  /**
+   * Gives the job's place among the runner's `concurrency` back while the
+   * handler waits on another system (a webhook receiver): the runner goes on
+   * claiming other jobs, and this one stays running, its lease renewed, until
+   * the handler settles. A handler that calls it bounds its own concurrency.
+   */
+  releaseSlot(): void;
 }
 
 /** What a job did, in counts and names (an upload's lines, products saved, errors): logged with its outcome. */
@@ -49,6 +56,10 @@ export class JobRunner {
   /** Claimed but not started yet: given back if the kit stops first. */
   readonly #claimed = new Map<string, JobRecord>();
   readonly #abort = new AbortController();
+  /** Every job running, those whose handlers released their slot included: the kit's stop waits for them. */
+  readonly #running = new Set<Promise<void>>();
+  /** Told when the runner arms for now, while a wake waits for jobs that released their slot. */
+  #armedNow: () => void = () => undefined;
   #started = false;
   #stopping = false;
   #ticking: Promise<void> | null = null;
@@ -110,12 +121,30 @@ export class JobRunner {
     }
     this.#claimed.clear();
     this.#abort.abort();
-    await this.#queue.onIdle();
+    await this.#idle();
   }
 
   async #wake(): Promise<void> {
     await this.#tick();
-    await this.#queue.onIdle();
+    await this.#idle();
+  }
+
+  /**
+   * Settles once no job runs, those that released their slot included. Meanwhile it serves the alarms
+   * for now that their released slots and finished jobs set: a scheduler may hold its next wake back
+   * until this one settles (the manual scheduler of tests does).
+   */
+  async #idle(): Promise<void> {
+    for (;;) {
+      await this.#queue.onIdle();
+      if (this.#running.size === 0) return;
+      if (!this.#stopping && this.#armedAt !== null && this.#armedAt <= this.clock.now()) {
+        await this.#tick();
+        continue;
+      }
+      const armedNow = new Promise<void>((resolve) => (this.#armedNow = resolve));
+      await Promise.race([armedNow, ...[...this.#running].map((run) => run.catch(() => undefined))]);
+    }
   }
 
   #tick(): Promise<void> {
@@ -222,10 +251,21 @@ export class JobRunner {
     }
     this.#armedAt = at;
     this.scheduler.arm(at);
+    if (at !== null && at <= this.clock.now()) this.#armedNow();
   }
 
-  async #execute(job: JobRecord): Promise<void> {
+  /** Runs a job in its queue slot; resolves when it is done, or when its handler releases the slot. */
+  #execute(job: JobRecord): Promise<void> {
     this.#claimed.delete(job.id);
+    let releaseSlot!: () => void;
+    const released = new Promise<void>((resolve) => (releaseSlot = resolve));
+    const run: Promise<void> = this.#run(job, releaseSlot).finally(() => this.#running.delete(run));
+    this.#running.add(run);
+    // A released slot is room for another claim.
+    return Promise.race([run, released.then(() => void (this.#stopping || this.#arm(this.clock.now())))]);
+  }
+
+  async #run(job: JobRecord, releaseSlot: () => void): Promise<void> {
     const logger = this.logger.child({ jobId: job.id, jobType: job.type, attempt: job.attempts });
     const handler = this.#handlers.get(job.type);
     if (!handler) return this.#finish(job, "dead", `no handler registered for job type "${job.type}"`, logger);
@@ -238,7 +278,7 @@ export class JobRunner {
     heartbeat.unref();
     const started = performance.now();
     try {
-      const outcome = await handler(job.payload, { job, attempt: job.attempts, logger, signal: this.#abort.signal });
+      const outcome = await handler(job.payload, { job, attempt: job.attempts, logger, signal: this.#abort.signal, releaseSlot });
       logger.info("job done", { ...outcome, ms: Math.round(performance.now() - started) });
       await this.#finish(job, "done", null, logger);
     } catch (error) {
@@ -246,8 +286,8 @@ export class JobRunner {
       if (error instanceof PermanentJobError || job.attempts >= job.maxAttempts) {
         await this.#finish(job, "dead", message, logger);
       } else {
-        const runAt = this.clock.now() + this.#backoff(job.attempts);
-        logger.warn("job failed; will retry", { error, runAt: new Date(runAt).toISOString() });
+        const runAt = error instanceof RetryLaterError ? error.runAt : this.clock.now() + this.#backoff(job.attempts);
+        if (!(error instanceof RetryLaterError)) logger.warn("job failed; will retry", { error, runAt: new Date(runAt).toISOString() });
         await this.jobs.update(
           job.id,
           { status: "queued", leaseUntil: null, lastError: message, runAt, updatedAt: this.clock.now() },

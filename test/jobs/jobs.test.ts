@@ -4,7 +4,7 @@ import { describe, it } from "node:test";
 import { fakeClock } from "../../adapters/clock/index.ts";
 import { manualScheduler } from "../../adapters/scheduler/manual/index.ts";
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
-import { createReachkit, definePlugin, PermanentJobError, silentLogger, type JobHandler, type JobRecord, type Storage } from "../../src/index.ts";
+import { createReachkit, definePlugin, PermanentJobError, RetryLaterError, silentLogger, type JobHandler, type JobRecord, type Storage } from "../../src/index.ts";
 import { memoryStorage } from "../../adapters/storage/memory/index.ts";
 import { withCollectionMethod } from "../support/storage-wrappers.ts";
 import { TEST_SECRET } from "../support/test-kit.ts";
@@ -348,6 +348,57 @@ describe("durable jobs", () => {
     await kit.jobs.enqueue({ type: "first", payload: null, runAt: start + 500 });
     await scheduler.advance(10_000);
     assert.deepEqual(trail, [`first@${start + 500}`, `second@${start + 1_500}`]);
+    await kit.stop();
+  });
+
+  it("a handler that releases its slot lets the runner run other jobs meanwhile; it still finishes, and stop waits for it", async () => {
+    let release!: () => void;
+    const receiverAnswers = new Promise<void>((resolve) => (release = resolve));
+    const trail: string[] = [];
+    const { kit, scheduler } = jobKit(
+      {
+        waitsOnReceiver: async (_payload, context) => {
+          context.releaseSlot();
+          await receiverAnswers;
+          trail.push("slow done");
+        },
+        quick: async (n: number) => void trail.push(`quick ${n}`),
+      },
+      { concurrency: 1 },
+    );
+    await kit.start();
+    await kit.jobs.enqueue({ type: "waitsOnReceiver", payload: null });
+    for (let n = 1; n <= 3; n++) await kit.jobs.enqueue({ type: "quick", payload: n });
+    const flushing = scheduler.flush();
+    // With one slot, the quick jobs run only because the slow one gave its slot back.
+    while (trail.length < 3) await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(trail, ["quick 1", "quick 2", "quick 3"]);
+    assert.deepEqual((await kit.jobs.list({ status: "running" })).map((job) => job.type), ["waitsOnReceiver"]);
+    let stopped = false;
+    const stopping = kit.stop().then(() => (stopped = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(stopped, false, "stop waits for the job that released its slot");
+    release();
+    await Promise.all([flushing, stopping]);
+    assert.deepEqual(trail, ["quick 1", "quick 2", "quick 3", "slow done"]);
+  });
+
+  it("a handler that throws RetryLaterError runs again at the time it names, not after the runner's backoff", async () => {
+    const runs: number[] = [];
+    const { kit, clock, scheduler } = jobKit({
+      later: async () => {
+        runs.push(clock.now());
+        if (runs.length === 1) throw new RetryLaterError("receiver busy", clock.now() + 7 * HOUR);
+      },
+    });
+    await kit.start();
+    const start = clock.now();
+    await kit.jobs.enqueue({ type: "later", payload: null });
+    await scheduler.advance(7 * HOUR - 1);
+    assert.deepEqual(runs, [start]);
+    await scheduler.advance(1);
+    assert.deepEqual(runs, [start, start + 7 * HOUR]);
+    assert.equal((await kit.jobs.list({ status: "done" })).length, 1);
     await kit.stop();
   });
 
