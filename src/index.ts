@@ -67,7 +67,7 @@ export { generateSecret, hashSecret, safeEqual, sign } from "./auth/secrets.ts";
 export { RateLimiter, DEFAULT_RATE_LIMITS, type RateDecision } from "./auth/rate-limiter.ts";
 
 export { Jobs, JOBS, DEFAULT_JOB_SETTINGS, type EnqueueOptions, type JobListOptions, type JobQueueStats, type JobSettings } from "./jobs/jobs.ts";
-export { PermanentJobError, RetryLaterError, type JobRecord, type JobStatus } from "./jobs/job-record.ts";
+export { PermanentJobError, RunLaterError, type JobRecord, type JobStatus } from "./jobs/job-record.ts";
 export type { JobHandler, JobContext, JobOutcome, JobRunnerSettings } from "./jobs/job-runner.ts";
 
 export { EventBus, type ReachkitEvents, type EventName, type EventHandler } from "./events/event-bus.ts";

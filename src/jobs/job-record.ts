@@ -38,19 +38,19 @@ export const jobsCollection: CollectionSpec = {
 };
 
 /**
- * Thrown by a handler that chooses when its job runs again (its own retry
- * schedule, or waiting for room): the job is queued again for `runAt` instead
- * of after the runner's backoff. It counts as an attempt; give such jobs a
- * `maxAttempts` that leaves room for it.
+ * Thrown by a handler that cannot do its work yet and knows when it can (a
+ * webhook delivery on its own retry schedule, or waiting for its receiver's
+ * room): the job is queued again for `runAt`, and this run does not count as
+ * an attempt.
  */
-export class RetryLaterError extends Error {
+export class RunLaterError extends Error {
   constructor(
-    message: string,
     /** Epoch ms. */
     readonly runAt: number,
+    reason: string,
   ) {
-    super(message);
-    this.name = "RetryLaterError";
+    super(reason);
+    this.name = "RunLaterError";
   }
 }
 

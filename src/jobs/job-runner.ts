@@ -3,7 +3,7 @@ import type { Clock } from "../ports/clock.ts";
 import type { Logger } from "../ports/logger.ts";
 import type { Scheduler } from "../ports/scheduler.ts";
 import type { Collection } from "../ports/storage.ts";
-import { PermanentJobError, RetryLaterError, type JobRecord } from "./job-record.ts";
+import { PermanentJobError, RunLaterError, type JobRecord } from "./job-record.ts";
 
 export interface JobContext {
   job: JobRecord;
@@ -41,6 +41,13 @@ export interface JobRunnerSettings {
    */
   pollMs?: number;
 }
+
+/**
+ * Jobs whose handlers gave their slot back (waiting on another system) may
+ * number this many times the concurrency; beyond that the runner claims no more
+ * until some finish, so work that waits elsewhere never floods memory.
+ */
+const RELEASED_PER_SLOT = 256;
 
 /** With several processes: how many times its room a runner looks at, to claim among them from a random start. */
 const CLAIM_WINDOW = 4;
@@ -171,7 +178,8 @@ export class JobRunner {
   }
 
   async #claimDue(): Promise<void> {
-    const room = this.settings.concurrency * 2 - this.#queue.size - this.#queue.pending;
+    const released = this.#running.size - this.#queue.pending;
+    const room = released >= this.settings.concurrency * RELEASED_PER_SLOT ? 0 : this.settings.concurrency * 2 - this.#queue.size - this.#queue.pending;
     this.#backlog = false;
     if (room <= 0) {
       this.#backlog = true;
@@ -282,19 +290,7 @@ export class JobRunner {
       logger.info("job done", { ...outcome, ms: Math.round(performance.now() - started) });
       await this.#finish(job, "done", null, logger);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      if (error instanceof PermanentJobError || job.attempts >= job.maxAttempts) {
-        await this.#finish(job, "dead", message, logger);
-      } else {
-        const runAt = error instanceof RetryLaterError ? error.runAt : this.clock.now() + this.#backoff(job.attempts);
-        if (!(error instanceof RetryLaterError)) logger.warn("job failed; will retry", { error, runAt: new Date(runAt).toISOString() });
-        await this.jobs.update(
-          job.id,
-          { status: "queued", leaseUntil: null, lastError: message, runAt, updatedAt: this.clock.now() },
-          { where: { status: "running", attempts: job.attempts } },
-        );
-        this.notifyDue(runAt);
-      }
+      await this.#failed(job, error, logger);
     } finally {
       clearInterval(heartbeat);
       if (this.#backlog && !this.#stopping) {
@@ -302,6 +298,29 @@ export class JobRunner {
         this.#arm(this.clock.now());
       }
     }
+  }
+
+  /** A handler threw: the job is dead, queued again after its backoff, or (RunLaterError) queued for later without using an attempt. */
+  async #failed(job: JobRecord, error: unknown, logger: Logger): Promise<void> {
+    if (error instanceof RunLaterError) {
+      logger.debug("job runs later", { reason: error.message, runAt: new Date(error.runAt).toISOString() });
+      await this.jobs.update(
+        job.id,
+        { status: "queued", attempts: job.attempts - 1, leaseUntil: null, runAt: error.runAt, updatedAt: this.clock.now() },
+        { where: { status: "running", attempts: job.attempts } },
+      );
+      return this.notifyDue(error.runAt);
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof PermanentJobError || job.attempts >= job.maxAttempts) return this.#finish(job, "dead", message, logger);
+    const runAt = this.clock.now() + this.#backoff(job.attempts);
+    logger.warn("job failed; will retry", { error, runAt: new Date(runAt).toISOString() });
+    await this.jobs.update(
+      job.id,
+      { status: "queued", leaseUntil: null, lastError: message, runAt, updatedAt: this.clock.now() },
+      { where: { status: "running", attempts: job.attempts } },
+    );
+    this.notifyDue(runAt);
   }
 
   async #finish(job: JobRecord, status: "done" | "dead", error: string | null, logger: Logger): Promise<void> {

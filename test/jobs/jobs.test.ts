@@ -4,7 +4,7 @@ import { describe, it } from "node:test";
 import { fakeClock } from "../../adapters/clock/index.ts";
 import { manualScheduler } from "../../adapters/scheduler/manual/index.ts";
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
-import { createReachkit, definePlugin, PermanentJobError, RetryLaterError, silentLogger, type JobHandler, type JobRecord, type Storage } from "../../src/index.ts";
+import { createReachkit, definePlugin, PermanentJobError, RunLaterError, silentLogger, type JobHandler, type JobRecord, type Storage } from "../../src/index.ts";
 import { memoryStorage } from "../../adapters/storage/memory/index.ts";
 import { withCollectionMethod } from "../support/storage-wrappers.ts";
 import { TEST_SECRET } from "../support/test-kit.ts";
@@ -383,12 +383,13 @@ describe("durable jobs", () => {
     assert.deepEqual(trail, ["quick 1", "quick 2", "quick 3", "slow done"]);
   });
 
-  it("a handler that throws RetryLaterError runs again at the time it names, not after the runner's backoff", async () => {
+  it("a handler that throws RunLaterError runs again at the time it names, without using an attempt", async () => {
     const runs: number[] = [];
     const { kit, clock, scheduler } = jobKit({
       later: async () => {
         runs.push(clock.now());
-        if (runs.length === 1) throw new RetryLaterError("receiver busy", clock.now() + 7 * HOUR);
+        // More runs than the kit's three attempts: none of the deferred ones counts.
+        if (runs.length <= 4) throw new RunLaterError(clock.now() + 7 * HOUR, "receiver busy");
       },
     });
     await kit.start();
@@ -398,7 +399,10 @@ describe("durable jobs", () => {
     assert.deepEqual(runs, [start]);
     await scheduler.advance(1);
     assert.deepEqual(runs, [start, start + 7 * HOUR]);
-    assert.equal((await kit.jobs.list({ status: "done" })).length, 1);
+    await scheduler.advance(3 * 7 * HOUR);
+    assert.equal(runs.length, 5);
+    const [done] = await kit.jobs.list({ status: "done" });
+    assert.equal(done?.attempts, 1);
     await kit.stop();
   });
 
