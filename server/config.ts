@@ -19,6 +19,8 @@ export interface ServerConfig {
   jobConcurrency: number;
   /** Header size and count, header, request and keep-alive timeouts of the HTTP server. */
   limits: ServerLimits;
+  /** Deliver webhooks to private, loopback, link-local and metadata addresses too (REACHKIT_WEBHOOKS_ALLOW_PRIVATE=true). */
+  webhooksAllowPrivateTargets: boolean;
   /** Append texts to this file instead of printing them on standard output. */
   smsLogFile?: string;
   /**
@@ -112,8 +114,17 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: {
     privacyDelayHours,
     jobConcurrency,
     limits: limitsFromEnv(env),
+    webhooksAllowPrivateTargets: webhooksAllowPrivateFromEnv(env),
     ...(env.REACHKIT_SMS_LOG ? { smsLogFile: resolve(env.REACHKIT_SMS_LOG) } : {}),
   };
+}
+
+/** `REACHKIT_WEBHOOKS_ALLOW_PRIVATE`: `true` lets webhooks reach private addresses; unset or `false` keeps them public only. */
+export function webhooksAllowPrivateFromEnv(env: NodeJS.ProcessEnv): boolean {
+  const text = env.REACHKIT_WEBHOOKS_ALLOW_PRIVATE;
+  if (text === undefined || text === "" || text === "false") return false;
+  if (text === "true") return true;
+  throw new Error(`REACHKIT_WEBHOOKS_ALLOW_PRIVATE must be true or false, got "${text}"`);
 }
 
 /**

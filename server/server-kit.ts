@@ -14,6 +14,7 @@ import { legacyPlugin } from "../plugins/legacy/index.ts";
 import { oauthPlugin } from "../plugins/oauth/index.ts";
 import { privacyPlugin } from "../plugins/privacy/index.ts";
 import { subscriptionsPlugin } from "../plugins/subscriptions/index.ts";
+import { webhooksPlugin } from "../plugins/webhooks/index.ts";
 import { createReachkit, formatFields, type Logger, type Reachkit, type ReachkitConfigInput, type ReachkitPlugin, type StartOptions } from "../src/index.ts";
 
 /**
@@ -25,7 +26,7 @@ import { createReachkit, formatFields, type Logger, type Reachkit, type Reachkit
 const SQLITE_CACHE_KIB = 4096;
 
 /** Every plugin the self-hosted server runs. */
-export function serverPlugins(options: { privacyProcessingDelayMs?: number } = {}): ReachkitPlugin[] {
+export function serverPlugins(options: { privacyProcessingDelayMs?: number; webhooksAllowPrivateTargets?: boolean } = {}): ReachkitPlugin[] {
   return [
     accountsPlugin(),
     subscriptionsPlugin(),
@@ -35,6 +36,7 @@ export function serverPlugins(options: { privacyProcessingDelayMs?: number } = {
     privacyPlugin({ processingDelayMs: options.privacyProcessingDelayMs }),
     catalogPlugin(),
     appointmentsPlugin(),
+    webhooksPlugin({ allowPrivateTargets: options.webhooksAllowPrivateTargets ?? false }),
   ];
 }
 
@@ -48,6 +50,8 @@ export interface ServerKitOptions {
   config?: ReachkitConfigInput;
   /** How long after a privacy request its processing runs (default 0: at once). */
   privacyProcessingDelayMs?: number;
+  /** Deliver webhooks to private, loopback and link-local addresses too (REACHKIT_WEBHOOKS_ALLOW_PRIVATE). */
+  webhooksAllowPrivateTargets?: boolean;
   /** Append texts to this file (`fileSms`) instead of printing them (`consoleSms`). */
   smsLogFile?: string;
 }
@@ -69,7 +73,7 @@ export function createServerKit(options: ServerKitOptions): Reachkit {
     logger: options.logger,
     hosts: options.publicUrl,
     secret: options.secret,
-    plugins: serverPlugins({ privacyProcessingDelayMs: options.privacyProcessingDelayMs }),
+    plugins: serverPlugins({ privacyProcessingDelayMs: options.privacyProcessingDelayMs, webhooksAllowPrivateTargets: options.webhooksAllowPrivateTargets }),
     config: options.config,
   });
 }

@@ -1,4 +1,4 @@
-/** Every scope of the interface's scope table, plus the two the reference also uses. */
+/** Every scope of the interface's scope table, plus the three the reference also uses. */
 export const SCOPES = [
   "events:write",
   "ecommerce:write",
@@ -9,6 +9,7 @@ export const SCOPES = [
   "privacy_requests:read",
   "product_catalogs:write",
   "product_catalogs:read",
+  "webhooks:write",
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
@@ -24,6 +25,7 @@ export const SCOPE_DESCRIPTIONS: Readonly<Record<Scope, string>> = {
   "privacy_requests:read": "See the status of deletion requests",
   "product_catalogs:write": "Upload your product catalog",
   "product_catalogs:read": "See your product catalog uploads",
+  "webhooks:write": "Receive events at your webhooks, and manage them",
 };
 
 export function isScope(value: string): value is Scope {
