@@ -46,6 +46,7 @@ interface World {
     aClientId: string;
     bClient: { clientId: string; clientSecret: string };
     aCode: string;
+    aWebhook: string;
   };
 }
 
@@ -315,6 +316,32 @@ const ROWS: Row[] = [
       expect: "not_found",
     }),
   ),
+  // Webhooks.
+  {
+    route: "GET /v1/webhooks",
+    what: "the webhook list holds none of A's webhooks",
+    onA: () => ({ url: "/v1/webhooks" }),
+    expect: (answer, w) => assert.ok(answer.json<Json>().webhooks.every((webhook: Json) => webhook.companyId === w.b.companyId && webhook.id !== w.ids.aWebhook), answer.body),
+  },
+  {
+    route: "POST /v1/webhooks",
+    what: "a webhook at the URL of A's webhook (B's own, signed with B's key)",
+    onA: () => json("POST", "/v1/webhooks", { url: A_WEBHOOK_URL, events: ["sms.subscribed"] }),
+    onNothing: () => json("POST", "/v1/webhooks", { url: "https://nobody.example/hooks", events: ["sms.subscribed"] }),
+    echoes: () => [[A_WEBHOOK_URL, "https://nobody.example/hooks"]],
+    generated: ["id"],
+    expect: (answer) => assert.equal(answer.status, 201),
+  },
+  ...(["PUT", "DELETE"] as const).map(
+    (method): Row => ({
+      route: `${method} /v1/webhooks/:webhookId`,
+      what: `${method} of A's webhook`,
+      onA: (w) => json(method, `/v1/webhooks/${w.ids.aWebhook}`, method === "PUT" ? { disabled: true } : undefined),
+      onNothing: () => json(method, `/v1/webhooks/${NOWHERE}`, method === "PUT" ? { disabled: true } : undefined),
+      echoes: (w) => [[w.ids.aWebhook, NOWHERE]],
+      expect: "not_found",
+    }),
+  ),
   // OAuth: codes, sign-in and install.
   {
     route: "POST /v1/authorization-codes/tokens",
@@ -334,6 +361,7 @@ const ROWS: Row[] = [
 ];
 
 const NOWHERE = "00000000-0000-4000-8000-000000000000";
+const A_WEBHOOK_URL = "https://a.example/hooks";
 const A_USER_EMAIL = "owner@acme.example";
 const B_USER_EMAIL = "owner@globex.example";
 const PASSWORD = "correct horse battery";
@@ -427,6 +455,7 @@ describe("tenant isolation: company B's credentials on company A's resources", (
       type: await asA(`/events/types/${w.ids.type}`, w.a.legacyToken),
       message: await asA(`/events/types/messages/${w.ids.message}`, w.a.legacyToken),
       reminder: await asA(`/events/reminders/${w.ids.reminder}`, w.a.legacyToken),
+      webhooks: await asA("/v1/webhooks"),
       outbox: (await t.kit.storage.collection<OutboxMessage>(OUTBOX_COLLECTION).find({ where: { companyId: w.a.companyId }, limit: 10_000 })).items.length,
     };
   }
@@ -467,6 +496,7 @@ describe("tenant isolation: company B's credentials on company A's resources", (
     const type = (await asA(json("POST", "/events/types", { type: "Haircut" }, a.legacyToken))).uuid;
     const message = (await asA(json("POST", "/events/types/messages", { eventType: { uuid: type }, messageType: "REMINDER", text: "Soon" }, a.legacyToken))).uuid;
     const reminder = (await asA(json("POST", "/events/reminders", reminderBody(type, w.aPhone(0)), a.legacyToken))).uuid;
+    const aWebhook = (await asA(json("POST", "/v1/webhooks", { url: A_WEBHOOK_URL, events: ["sms.subscribed"] }))).id;
     await t.scheduler.flush();
     // B has an upload of its own (its signed URL) and a public OAuth application; A installs A's application.
     const bUpload = await send(w, json("POST", "/v1/product-catalog/uploads", {}));
@@ -489,6 +519,7 @@ describe("tenant isolation: company B's credentials on company A's resources", (
       aClientId: aApp.application.clientId,
       bClient: { clientId: bApp.application.clientId, clientSecret: bApp.clientSecret },
       aCode,
+      aWebhook,
     };
     (w.ids as Json).aClientSecret = aApp.clientSecret;
     before_ = await aSnapshot();

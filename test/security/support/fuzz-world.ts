@@ -35,6 +35,8 @@ export interface FuzzWorld {
     uploadId: string;
     /** The pre-signed upload URL's path and query. */
     uploadPath: string;
+    /** A webhook of the API key's application. */
+    webhookId: string;
   };
   /** Entries the kit logged at error level (an unhandled error, a failed resolver): each one a bug. */
   errors: { message: string; fields: LogFields }[];
@@ -165,6 +167,7 @@ export async function seedFuzzWorld(kit: Reachkit, options: { errors: FuzzWorld[
   const privacyRequest = ok(await send("POST", "/v1/privacy/delete-request", apiKey, { subjectPhone: "+19148440009" }), "privacy request");
   const upload = ok(await send("POST", "/v1/product-catalog/uploads", apiKey, {}), "catalog upload");
   const uploadUrl = new URL(upload.uploadUrl);
+  const webhook = ok(await send("POST", "/v1/webhooks", apiKey, { url: "https://hooks.example/reachkit", events: ["sms.subscribed"] }), "webhook");
 
   return {
     kit,
@@ -186,6 +189,7 @@ export async function seedFuzzWorld(kit: Reachkit, options: { errors: FuzzWorld[
       privacyRequestId: privacyRequest.id,
       uploadId: upload.uploadId,
       uploadPath: `${uploadUrl.pathname}${uploadUrl.search}`,
+      webhookId: webhook.id,
     },
     errors,
     stop: () => kit.stop(),
