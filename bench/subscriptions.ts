@@ -9,7 +9,7 @@ import autocannon from "autocannon";
 import { createServerKit } from "../server/server-kit.ts";
 import { silentLogger } from "../src/index.ts";
 import { seedSubscribers } from "./seed.ts";
-import { alternate, report, startServerProcess, stopServerProcess, type LoadResult } from "./support.ts";
+import { alternate, loadResultOf, report, startServerProcess, stopServerProcess, type LoadResult } from "./support.ts";
 import { temporaryDirectory } from "../test/support/temp-dir.ts";
 
 const seconds = Number(process.argv[2] ?? 5);
@@ -62,15 +62,7 @@ async function measure(script: string, requests: () => autocannon.Request[], con
   const after = await server.cpuMicros();
   await stopServerProcess(server.child);
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${script}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-  return {
-    requestsPerSecond: Math.round(result.requests.average),
-    cpuMicrosPerRequest: Math.round(((after - before) / result.requests.total) * 10) / 10,
-    requests: result.requests.total,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    errors: result.errors,
-    non2xx: result.non2xx,
-  };
+  return loadResultOf(result, after - before);
 }
 
 const eligibility = await alternate(servers, (script) => measure(script, () => lookups, connections));

@@ -70,9 +70,14 @@ export interface LoadResult {
 }
 
 export async function load(options: { url: string; headers?: Record<string, string>; seconds: number; connections: number }): Promise<LoadResult> {
-  const result = await autocannon({ url: options.url, headers: options.headers, duration: options.seconds, connections: options.connections });
+  return loadResultOf(await autocannon({ url: options.url, headers: options.headers, duration: options.seconds, connections: options.connections }));
+}
+
+/** autocannon's figures; with the server's CPU time over the run, its CPU per request too. */
+export function loadResultOf(result: autocannon.Result, serverCpuMicros?: number): LoadResult {
   return {
     requestsPerSecond: Math.round(result.requests.average),
+    ...(serverCpuMicros !== undefined ? { cpuMicrosPerRequest: Math.round((serverCpuMicros / result.requests.total) * 10) / 10 } : {}),
     requests: result.requests.total,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,

@@ -4,6 +4,7 @@ import { backupCommand, restoreCommand } from "./backup.ts";
 import { configFromEnv, dataDirSecret, publicUrlFromEnv, webhooksAllowPrivateFromEnv, type ServerConfig } from "./config.ts";
 import { migrateStorage } from "./migrate-storage.ts";
 import { createServerKit, serverPlugins } from "./server-kit.ts";
+import { smsProviderFromEnv } from "./sms-config.ts";
 import { startServer } from "./server.ts";
 
 const serve: CliCommand = {
@@ -42,6 +43,7 @@ const code = await runCli(process.argv.slice(2), {
       publicUrl: publicUrlFromEnv(process.env),
       secret: process.env.REACHKIT_SECRET || dataDirSecret(dataDir),
       logger: silentLogger(),
+      sms: smsProviderFromEnv(process.env),
       webhooksAllowPrivateTargets: webhooksAllowPrivateFromEnv(process.env),
     });
     await kit.start({ runJobs: false });

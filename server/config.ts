@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DEFAULT_SERVER_LIMITS, resolveServerLimits, type ServerLimits } from "../adapters/http/node/index.ts";
 import { DEFAULT_JOB_SETTINGS, DEFAULT_MESSAGING_SETTINGS, isLogLevel, type LogLevel } from "../src/index.ts";
+import { senderRatesFromEnv, smsProviderFromEnv, type SmsProvider } from "./sms-config.ts";
 
 /** The self-hosted server's settings, from the environment (see the README's configuration table). */
 export interface ServerConfig {
@@ -13,6 +14,10 @@ export interface ServerConfig {
   logLevel: LogLevel;
   /** Texts per second per sender number (the outbox's rate limit). */
   smsPerSecond: number;
+  /** Texts per second of single sender numbers, over smsPerSecond (a short code sends faster than a long code). */
+  smsRatesBySender: Record<string, number>;
+  /** Where texts go. */
+  sms: SmsProvider;
   /** Hours between a privacy request and its processing (0: at once; at most 720, thirty days). */
   privacyDelayHours: number;
   /** Durable jobs run at once (reminder bursts, sends). */
@@ -21,8 +26,6 @@ export interface ServerConfig {
   limits: ServerLimits;
   /** Deliver webhooks to private, loopback, link-local and metadata addresses too (REACHKIT_WEBHOOKS_ALLOW_PRIVATE=true). */
   webhooksAllowPrivateTargets: boolean;
-  /** Append texts to this file instead of printing them on standard output. */
-  smsLogFile?: string;
   /**
    * A PostgreSQL URL: the data lives there instead of the SQLite file in the
    * data directory, and several server processes can share it (docs/scaling.md).
@@ -111,11 +114,12 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: {
     secret: env.REACHKIT_SECRET || dataDirSecret(dataDir),
     logLevel,
     smsPerSecond,
+    smsRatesBySender: senderRatesFromEnv(env.REACHKIT_SMS_RATES),
+    sms: smsProviderFromEnv(env),
     privacyDelayHours,
     jobConcurrency,
     limits: limitsFromEnv(env),
     webhooksAllowPrivateTargets: webhooksAllowPrivateFromEnv(env),
-    ...(env.REACHKIT_SMS_LOG ? { smsLogFile: resolve(env.REACHKIT_SMS_LOG) } : {}),
   };
 }
 

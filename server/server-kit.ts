@@ -1,8 +1,6 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fsObjectStorage } from "../adapters/object-storage/fs/index.ts";
-import { consoleSms } from "../adapters/sms/console/index.ts";
-import { fileSms } from "../adapters/sms/file/index.ts";
 import { nodeScheduleScheduler } from "../adapters/scheduler/node-schedule/index.ts";
 import { postgresStorage } from "../adapters/storage/postgres/index.ts";
 import { sqliteStorage } from "../adapters/storage/sqlite/index.ts";
@@ -13,8 +11,10 @@ import { graphqlPlugin } from "../plugins/graphql/index.ts";
 import { legacyPlugin } from "../plugins/legacy/index.ts";
 import { oauthPlugin } from "../plugins/oauth/index.ts";
 import { privacyPlugin } from "../plugins/privacy/index.ts";
+import { profilesPlugin } from "../plugins/profiles/index.ts";
 import { subscriptionsPlugin } from "../plugins/subscriptions/index.ts";
 import { webhooksPlugin } from "../plugins/webhooks/index.ts";
+import { smsSenderOf, type SmsProvider } from "./sms-config.ts";
 import { createReachkit, formatFields, type Logger, type Reachkit, type ReachkitConfigInput, type ReachkitPlugin, type StartOptions } from "../src/index.ts";
 
 /**
@@ -36,6 +36,7 @@ export function serverPlugins(options: { privacyProcessingDelayMs?: number; webh
     privacyPlugin({ processingDelayMs: options.privacyProcessingDelayMs }),
     catalogPlugin(),
     appointmentsPlugin(),
+    profilesPlugin(),
     webhooksPlugin({ allowPrivateTargets: options.webhooksAllowPrivateTargets ?? false }),
   ];
 }
@@ -50,15 +51,16 @@ export interface ServerKitOptions {
   config?: ReachkitConfigInput;
   /** How long after a privacy request its processing runs (default 0: at once). */
   privacyProcessingDelayMs?: number;
+  /** Where texts go (default: printed on standard output). */
+  sms?: SmsProvider;
   /** Deliver webhooks to private, loopback and link-local addresses too (REACHKIT_WEBHOOKS_ALLOW_PRIVATE). */
   webhooksAllowPrivateTargets?: boolean;
-  /** Append texts to this file (`fileSms`) instead of printing them (`consoleSms`). */
-  smsLogFile?: string;
 }
 
 /**
  * The self-hosted kit: SQLite in the data directory (or PostgreSQL at
- * `databaseUrl`), node-schedule, console (or file) SMS, files for objects.
+ * `databaseUrl`), node-schedule, SMS printed by default (a file, Twilio or an
+ * SMPP gateway when configured), files for objects.
  */
 export function createServerKit(options: ServerKitOptions): Reachkit {
   mkdirSync(options.dataDir, { recursive: true });
@@ -68,7 +70,7 @@ export function createServerKit(options: ServerKitOptions): Reachkit {
         ? sqliteStorage({ filename: join(options.dataDir, "reachkit.db"), cacheKiB: SQLITE_CACHE_KIB })
         : postgresStorage({ url: options.databaseUrl }),
     scheduler: nodeScheduleScheduler(),
-    sms: options.smsLogFile ? fileSms({ path: options.smsLogFile }) : consoleSms(),
+    sms: smsSenderOf(options.sms ?? { kind: "console" }, options.publicUrl),
     objectStorage: fsObjectStorage({ directory: join(options.dataDir, "objects"), baseUrl: options.publicUrl, secret: options.secret }),
     logger: options.logger,
     hosts: options.publicUrl,

@@ -8,7 +8,17 @@
  */
 import "reflect-metadata";
 
-export { createReachkit, CONFIG, EVENTS, type ReachkitOptions } from "./kernel/create-reachkit.ts";
+export {
+  createReachkit,
+  CONFIG,
+  EVENTS,
+  SECRET,
+  PUBLIC_URL,
+  DELETE_SUBJECT_DATA,
+  type ReachkitOptions,
+  type PublicUrl,
+  type DeleteSubjectData,
+} from "./kernel/create-reachkit.ts";
 export type { Reachkit, KitStatus, StartOptions, ProvisionedCompany } from "./kernel/reachkit.ts";
 export { Metrics, METRICS } from "./metrics/metrics.ts";
 export {
@@ -59,6 +69,7 @@ export { neutralFromFetch, fetchResponse, pathAndQuery, type FetchRequestInfo } 
 export type { NeutralRequest, NeutralResponse, RequestBody } from "./http/neutral.ts";
 export type { InjectRequest, InjectResponse } from "./http/inject.ts";
 export { parseOrThrow, plainObject, issuesToDetails, queryToObject, singleQueryParam, type RawQuery } from "./http/validation.ts";
+export { readLimited, decodeUtf8, mediaType, parseFormText, payloadTooLarge } from "./http/body.ts";
 
 export { ACCOUNTS, type Accounts, type Company } from "./auth/accounts.ts";
 export { isV1Credential, type Principal, type CredentialKind } from "./auth/principal.ts";
@@ -92,4 +103,12 @@ export { formatFields, formatTable } from "./cli/format.ts";
 
 export { Outbox, OUTBOX, OUTBOX_SEND_JOB, DEFAULT_MESSAGING_SETTINGS, type MessagingSettings, type OutboundMessage, type OutboxListOptions } from "./messaging/outbox.ts";
 export type { OutboxMessage, OutboxStatus } from "./messaging/outbox-record.ts";
+export {
+  nextDeliveryStatus,
+  type DeliveryStatus,
+  type ReportedStatus,
+  type DeliveryReceipt,
+  type MessageStatusEvent,
+  type RecipientOptedOutEvent,
+} from "./messaging/delivery-status.ts";
 export { fillPlaceholders, placeholdersOf } from "./messaging/placeholders.ts";

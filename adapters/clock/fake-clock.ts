@@ -1,4 +1,4 @@
-import type { Clock } from "../../src/ports/clock.ts";
+import type { Clock } from "../../src/index.ts";
 
 /** A clock that only moves when told to. Pair it with the manual scheduler in tests. */
 export interface FakeClock extends Clock {

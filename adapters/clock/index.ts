@@ -1,2 +1,2 @@
-export { systemClock } from "../../src/kernel/system-clock.ts";
+export { systemClock } from "../../src/index.ts";
 export { fakeClock, type FakeClock } from "./fake-clock.ts";

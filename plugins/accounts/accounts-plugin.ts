@@ -1,20 +1,15 @@
-import { ACCOUNTS } from "../../src/auth/accounts.ts";
-import { notFound } from "../../src/http/errors.ts";
-import { defineRoute, reply } from "../../src/http/route.ts";
-import { defineToken } from "../../src/kernel/token.ts";
-import { definePlugin } from "../../src/kernel/plugin.ts";
+import { ACCOUNTS, definePlugin, defineRoute, notFound, reply } from "../../src/index.ts";
 import { AccountsService } from "./accounts-service.ts";
 import { accountsCommands } from "./commands.ts";
 import { meDocs } from "./openapi.ts";
 import { accountsCollections } from "./records.ts";
+import { ACCOUNTS_SERVICE } from "./tokens.ts";
 
 declare module "../../src/kernel/plugin.ts" {
   interface PluginApis {
     accounts: AccountsService;
   }
 }
-
-export const ACCOUNTS_SERVICE = defineToken<AccountsService>("AccountsService", ["reachkit/plugins/accounts (accountsPlugin)"]);
 
 /** Companies, applications, API keys and legacy tokens, `GET /v1/me`, and their CLI commands. */
 export function accountsPlugin() {

@@ -1,11 +1,23 @@
 import { randomUUID } from "node:crypto";
-import { inject, injectable } from "../../src/kernel/di.ts";
-import type { Accounts, Company } from "../../src/auth/accounts.ts";
-import type { CredentialKind, Principal } from "../../src/auth/principal.ts";
-import { SCOPES, type Scope } from "../../src/auth/scopes.ts";
-import { generateSecret, hashSecret, safeEqual } from "../../src/auth/secrets.ts";
-import { CLOCK, type Clock } from "../../src/ports/clock.ts";
-import { STORAGE, UniqueConstraintError, type Collection, type Storage } from "../../src/ports/storage.ts";
+import {
+  CLOCK,
+  generateSecret,
+  hashSecret,
+  inject,
+  injectable,
+  safeEqual,
+  SCOPES,
+  STORAGE,
+  UniqueConstraintError,
+  type Accounts,
+  type Clock,
+  type Collection,
+  type Company,
+  type CredentialKind,
+  type Principal,
+  type Scope,
+  type Storage,
+} from "../../src/index.ts";
 import {
   APPLICATIONS,
   COMPANIES,

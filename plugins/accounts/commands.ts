@@ -1,6 +1,16 @@
-import { CliUsageError, companyOption, listOption, requiredOption, stringOption, type CliCommand, type CliContext } from "../../src/cli/command.ts";
-import { formatFields, formatTable } from "../../src/cli/format.ts";
-import { parseScopes, SCOPES } from "../../src/auth/scopes.ts";
+import {
+  CliUsageError,
+  companyOption,
+  formatFields,
+  formatTable,
+  listOption,
+  parseScopes,
+  requiredOption,
+  SCOPES,
+  stringOption,
+  type CliCommand,
+  type CliContext,
+} from "../../src/index.ts";
 import type { AccountsService } from "./accounts-service.ts";
 
 async function accountsOf(context: CliContext): Promise<AccountsService> {

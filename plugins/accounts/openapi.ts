@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import type { RouteDocs } from "../../src/http/route-docs.ts";
+import type { RouteDocs } from "../../src/index.ts";
 
 /** The provisioned company of the examples (its id is made at provisioning). */
 export const EXAMPLE_COMPANY_ID = "5dee4a05-3194-4aab-a688-5ec87bedad2f";

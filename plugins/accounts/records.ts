@@ -1,7 +1,4 @@
-import type { Company } from "../../src/auth/accounts.ts";
-import type { CredentialKind } from "../../src/auth/principal.ts";
-import type { Scope } from "../../src/auth/scopes.ts";
-import type { CollectionSpec } from "../../src/ports/storage.ts";
+import type { CollectionSpec, Company, CredentialKind, Scope } from "../../src/index.ts";
 
 export type CompanyRecord = Company;
 

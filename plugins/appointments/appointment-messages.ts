@@ -1,11 +1,21 @@
 import { randomUUID } from "node:crypto";
-import { invalidFields, notFound } from "../../src/http/errors.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import { UniqueConstraintError, type Collection, type Storage } from "../../src/ports/storage.ts";
+import {
+  CLOCK,
+  inject,
+  injectable,
+  invalidFields,
+  notFound,
+  STORAGE,
+  UniqueConstraintError,
+  type Clock,
+  type Collection,
+  type Storage,
+} from "../../src/index.ts";
 import type { AppointmentTypes } from "./appointment-types.ts";
 import { macrosOf } from "./macros.ts";
 import { APPOINTMENT_MESSAGES, MESSAGE_TYPES, type AppointmentMessage, type MessageType } from "./records.ts";
 import { parseMessageInput, parseMessagePatch } from "./schemas.ts";
+import { APPOINTMENT_TYPES_SERVICE } from "./tokens.ts";
 
 /** An appointment message as the wire shows it (interface 2.8). */
 export interface AppointmentMessageView {
@@ -28,13 +38,14 @@ export const messageView = (record: AppointmentMessage): AppointmentMessageView 
  * The texts of appointment types: one per type × messageType. A second create
  * for the same pair answers 400 naming `messageType` and the uuid to update instead.
  */
+@injectable()
 export class AppointmentMessages {
   readonly #messages: Collection<AppointmentMessage>;
 
   constructor(
-    private readonly storage: Storage,
-    private readonly clock: Clock,
-    private readonly types: AppointmentTypes,
+    @inject(STORAGE) private readonly storage: Storage,
+    @inject(CLOCK) private readonly clock: Clock,
+    @inject(APPOINTMENT_TYPES_SERVICE) private readonly types: AppointmentTypes,
   ) {
     this.#messages = storage.collection(APPOINTMENT_MESSAGES);
   }

@@ -1,7 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { invalidFields, notFound } from "../../src/http/errors.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Collection, Storage } from "../../src/ports/storage.ts";
+import { CLOCK, inject, injectable, invalidFields, notFound, STORAGE, type Clock, type Collection, type Storage } from "../../src/index.ts";
 import { APPOINTMENT_TYPES, type AppointmentType } from "./records.ts";
 import { parseTypeInput } from "./schemas.ts";
 
@@ -14,12 +12,13 @@ export interface AppointmentTypeView {
 export const typeView = (record: AppointmentType): AppointmentTypeView => ({ uuid: record.id, type: record.type });
 
 /** Appointment types of a company: what messages and reminders name as `eventType.uuid`. */
+@injectable()
 export class AppointmentTypes {
   readonly #types: Collection<AppointmentType>;
 
   constructor(
-    storage: Storage,
-    private readonly clock: Clock,
+    @inject(STORAGE) storage: Storage,
+    @inject(CLOCK) private readonly clock: Clock,
   ) {
     this.#types = storage.collection(APPOINTMENT_TYPES);
   }

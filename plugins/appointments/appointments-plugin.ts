@@ -1,11 +1,14 @@
-import { ACCOUNTS } from "../../src/auth/accounts.ts";
-import { definePlugin } from "../../src/kernel/plugin.ts";
-import { defineToken } from "../../src/kernel/token.ts";
+import { ACCOUNTS, definePlugin } from "../../src/index.ts";
 import { SUBSCRIPTIONS_SERVICE } from "../subscriptions/index.ts";
+import { AppointmentMessages } from "./appointment-messages.ts";
+import { AppointmentTypes } from "./appointment-types.ts";
 import { AppointmentsService } from "./appointments-service.ts";
 import { appointmentsCommands } from "./commands.ts";
 import { appointmentCollections } from "./records.ts";
+import { Reminders } from "./reminders.ts";
 import { appointmentRoutes } from "./routes.ts";
+import { StepSender } from "./step-sender.ts";
+import { APPOINTMENT_MESSAGES_SERVICE, APPOINTMENT_TYPES_SERVICE, APPOINTMENTS_SERVICE, REMINDERS_SERVICE, STEP_SENDER } from "./tokens.ts";
 
 /** The in-process service of the appointments plugin (`kit.plugin("appointments")`). */
 export type AppointmentsApi = AppointmentsService;
@@ -15,9 +18,6 @@ declare module "../../src/kernel/plugin.ts" {
     appointments: AppointmentsApi;
   }
 }
-
-/** The appointments service, for other plugins (`requires: [APPOINTMENTS_SERVICE]`, then `resolve`). */
-export const APPOINTMENTS_SERVICE = defineToken<AppointmentsService>("AppointmentsService", ["reachkit/plugins/appointments (appointmentsPlugin)"]);
 
 /**
  * Appointment types, their messages and reminders on the tactical host (legacy
@@ -31,19 +31,12 @@ export function appointmentsPlugin() {
     requires: [ACCOUNTS, SUBSCRIPTIONS_SERVICE],
     collections: appointmentCollections,
     commands: appointmentsCommands,
-    register({ container, storage, clock, jobs, outbox, events }) {
-      container.bind(APPOINTMENTS_SERVICE, {
-        useFactory: (c) =>
-          new AppointmentsService({
-            storage,
-            clock,
-            jobs,
-            outbox,
-            events,
-            subscriptions: () => c.resolve(SUBSCRIPTIONS_SERVICE),
-            accounts: () => c.resolve(ACCOUNTS),
-          }),
-      });
+    register({ container }) {
+      container.bind(APPOINTMENT_TYPES_SERVICE, { useClass: AppointmentTypes });
+      container.bind(APPOINTMENT_MESSAGES_SERVICE, { useClass: AppointmentMessages });
+      container.bind(STEP_SENDER, { useClass: StepSender });
+      container.bind(REMINDERS_SERVICE, { useClass: Reminders });
+      container.bind(APPOINTMENTS_SERVICE, { useClass: AppointmentsService });
     },
     routes: ({ resolve }) => appointmentRoutes(resolve(APPOINTMENTS_SERVICE)),
     jobs: ({ resolve }) => resolve(APPOINTMENTS_SERVICE).jobHandlers(),

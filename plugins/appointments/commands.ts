@@ -1,6 +1,14 @@
-import { CliUsageError, companyOption, requiredOption, stringOption, type CliCommand, type CliValues } from "../../src/cli/command.ts";
-import { formatFields, formatTable } from "../../src/cli/format.ts";
-import { HttpError } from "../../src/http/errors.ts";
+import {
+  CliUsageError,
+  companyOption,
+  formatFields,
+  formatTable,
+  HttpError,
+  requiredOption,
+  stringOption,
+  type CliCommand,
+  type CliValues,
+} from "../../src/index.ts";
 import type { ReminderState } from "./records.ts";
 import type { ReminderView } from "./reminder-view.ts";
 

@@ -1,8 +1,9 @@
-export { appointmentsPlugin, APPOINTMENTS_SERVICE, type AppointmentsApi } from "./appointments-plugin.ts";
-export { AppointmentsService, type AppointmentsServiceParts } from "./appointments-service.ts";
+export { appointmentsPlugin, type AppointmentsApi } from "./appointments-plugin.ts";
+export { APPOINTMENTS_SERVICE } from "./tokens.ts";
+export { AppointmentsService } from "./appointments-service.ts";
 export { AppointmentTypes, type AppointmentTypeView } from "./appointment-types.ts";
 export { AppointmentMessages, type AppointmentMessageView } from "./appointment-messages.ts";
-export { Reminders, type RemindersParts, type ReminderListOptions } from "./reminders.ts";
+export { Reminders, type ReminderListOptions } from "./reminders.ts";
 export type { ReminderView, ReminderStepView } from "./reminder-view.ts";
 export {
   MESSAGE_TYPES,

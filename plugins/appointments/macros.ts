@@ -1,5 +1,4 @@
-import { placeholdersOf } from "../../src/messaging/placeholders.ts";
-import type { JsonValue } from "../../src/ports/storage.ts";
+import { placeholdersOf, type JsonValue } from "../../src/index.ts";
 
 /** The macro names of a text (`{name}`), each once, in order of first appearance. */
 export const macrosOf = placeholdersOf;

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import type { ResponseDoc, RouteDocs } from "../../src/http/route-docs.ts";
+import type { ResponseDoc, RouteDocs } from "../../src/index.ts";
 import { MESSAGE_TYPES } from "./records.ts";
 
 const TYPES = "Appointment types and messages";

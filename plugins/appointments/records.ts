@@ -1,4 +1,4 @@
-import type { CollectionSpec, Doc, JsonValue } from "../../src/ports/storage.ts";
+import type { CollectionSpec, Doc, JsonValue } from "../../src/index.ts";
 
 /** The five texts of an appointment (interface 2.8), in the order a reminder's life sends them. */
 export const MESSAGE_TYPES = ["CONFIRMATION", "REMINDER", "FOLLOW_UP", "CANCELLATION", "NO_SHOW"] as const;

@@ -1,6 +1,4 @@
-import type { Outbox } from "../../src/messaging/outbox.ts";
-import type { OutboxStatus } from "../../src/messaging/outbox-record.ts";
-import type { JsonValue } from "../../src/ports/storage.ts";
+import type { JsonValue, Outbox, OutboxStatus } from "../../src/index.ts";
 import { isoInZone } from "./event-time.ts";
 import { MESSAGE_TYPES, type MessageType, type Reminder, type ReminderState, type SkipReason } from "./records.ts";
 

@@ -1,11 +1,24 @@
 import { randomUUID } from "node:crypto";
-import { HttpError, invalidFields, notFound } from "../../src/http/errors.ts";
-import type { Jobs } from "../../src/jobs/jobs.ts";
-import type { DataSubject } from "../../src/kernel/plugin.ts";
-import type { Outbox } from "../../src/messaging/outbox.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Logger } from "../../src/ports/logger.ts";
-import { UniqueConstraintError, type Collection, type Storage, type Where } from "../../src/ports/storage.ts";
+import {
+  CLOCK,
+  HttpError,
+  inject,
+  injectable,
+  invalidFields,
+  JOBS,
+  notFound,
+  OUTBOX,
+  STORAGE,
+  UniqueConstraintError,
+  type Clock,
+  type Collection,
+  type DataSubject,
+  type Jobs,
+  type Logger,
+  type Outbox,
+  type Storage,
+  type Where,
+} from "../../src/index.ts";
 import type { AppointmentMessages } from "./appointment-messages.ts";
 import type { AppointmentTypes } from "./appointment-types.ts";
 import { resolveEventDateTime, TimeZoneNames } from "./event-time.ts";
@@ -23,22 +36,13 @@ import {
 import { reminderView, type ReminderView } from "./reminder-view.ts";
 import { reminderParsers, type ValidReminderInput, type ValidReminderPatch } from "./schemas.ts";
 import type { StepSender } from "./step-sender.ts";
+import { APPOINTMENT_MESSAGES_SERVICE, APPOINTMENT_TYPES_SERVICE, STEP_SENDER } from "./tokens.ts";
 
 /** A timed step that runs later than this after its time is logged as late. */
 const LATE_AFTER_MS = 1_000;
 
 /** Reminders per delete statement in a privacy deletion. */
 const DELETE_CHUNK = 400;
-
-export interface RemindersParts {
-  storage: Storage;
-  clock: Clock;
-  jobs: Jobs;
-  outbox: Outbox;
-  types: AppointmentTypes;
-  messages: AppointmentMessages;
-  sender: StepSender;
-}
 
 export interface ReminderListOptions {
   phone?: string;
@@ -51,14 +55,21 @@ export interface ReminderListOptions {
  * Each change runs in one storage transaction with the sends it makes and the
  * durable jobs it plans, so a crash leaves either all of it or none.
  */
+@injectable()
 export class Reminders {
   readonly #reminders: Collection<Reminder>;
-  readonly #parts: RemindersParts;
   readonly #parse = reminderParsers(new TimeZoneNames());
 
-  constructor(parts: RemindersParts) {
-    this.#parts = parts;
-    this.#reminders = parts.storage.collection(REMINDERS);
+  constructor(
+    @inject(STORAGE) private readonly storage: Storage,
+    @inject(CLOCK) private readonly clock: Clock,
+    @inject(JOBS) private readonly jobs: Jobs,
+    @inject(OUTBOX) private readonly outbox: Outbox,
+    @inject(APPOINTMENT_TYPES_SERVICE) private readonly types: AppointmentTypes,
+    @inject(APPOINTMENT_MESSAGES_SERVICE) private readonly messages: AppointmentMessages,
+    @inject(STEP_SENDER) private readonly sender: StepSender,
+  ) {
+    this.#reminders = storage.collection(REMINDERS);
   }
 
   /**
@@ -69,10 +80,10 @@ export class Reminders {
    */
   async create(companyId: string, input: unknown): Promise<ReminderView> {
     const valid = this.#parse.input(input);
-    const now = this.#parts.clock.now();
-    const reminder = await this.#parts.storage.transaction(async () => {
+    const now = this.clock.now();
+    const reminder = await this.storage.transaction(async () => {
       const settled = await this.#settle(newReminder(companyId, valid, now), undefined, now);
-      settled.steps.CONFIRMATION = await this.#parts.sender.send(settled, "CONFIRMATION", now);
+      settled.steps.CONFIRMATION = await this.sender.send(settled, "CONFIRMATION", now);
       await this.#write(() => this.#reminders.insert(settled));
       await this.#planJobs(settled, false);
       return settled;
@@ -88,8 +99,8 @@ export class Reminders {
    */
   async update(companyId: string, uuid: string, patch: unknown): Promise<ReminderView> {
     const valid = this.#parse.patch(patch);
-    const now = this.#parts.clock.now();
-    const reminder = await this.#parts.storage.transaction(async () => {
+    const now = this.clock.now();
+    const reminder = await this.storage.transaction(async () => {
       const current = await this.#owned(companyId, uuid);
       if (current.state === "canceled" || current.state === "no_show") {
         throw new HttpError(400, "reminder_ended", `reminder ${uuid} is ${current.state === "canceled" ? "canceled" : "a no-show"}; it can no longer be updated`);
@@ -138,8 +149,8 @@ export class Reminders {
    * runner behind) is logged with its lateness.
    */
   async sendStep(job: SendStepJob, logger?: Logger): Promise<void> {
-    await this.#parts.storage.transaction(async () => {
-      const now = this.#parts.clock.now();
+    await this.storage.transaction(async () => {
+      const now = this.clock.now();
       const reminder = await this.#reminders.get(job.reminderId);
       const step = reminder?.steps[job.step];
       // A job that outlived its plan (the reminder moved, ended or was deleted) does nothing.
@@ -147,7 +158,7 @@ export class Reminders {
       if (step?.status !== "scheduled" || step.sendAt === undefined || step.sendAt > now) return;
       // Run late (the kit was down at its time): a reminder of an appointment that has begun is no use.
       const tooLate = job.step === "REMINDER" && now >= reminder.eventAt;
-      const outcome = tooLate ? await this.#parts.sender.skipLate(reminder, job.step, step, now) : await this.#parts.sender.send(reminder, job.step, now);
+      const outcome = tooLate ? await this.sender.skipLate(reminder, job.step, step, now) : await this.sender.send(reminder, job.step, now);
       const steps = { ...reminder.steps, [job.step]: outcome };
       await this.#reminders.update(reminder.id, { steps, state: progressOf(steps), updatedAt: now });
       const lateByMs = now - step.sendAt;
@@ -168,7 +179,7 @@ export class Reminders {
     const email = subject.email?.trim().toLowerCase();
     const phone = subject.phone?.trim();
     if (phone === undefined && email === undefined) return 0;
-    return this.#parts.storage.transaction(async () => {
+    return this.storage.transaction(async () => {
       const found = new Map<string, Reminder>();
       if (phone) for (const reminder of await this.#all({ companyId, phone })) found.set(reminder.id, reminder);
       if (email) for (const reminder of await this.#all({ companyId, emailAddress: email })) found.set(reminder.id, reminder);
@@ -178,7 +189,7 @@ export class Reminders {
       for (let start = 0; start < ids.length; start += DELETE_CHUNK) {
         const chunk = ids.slice(start, start + DELETE_CHUNK);
         const keys = chunk.flatMap((id) => TIMED_STEPS.map((step) => stepJobKey(id, step)));
-        removed += await this.#parts.jobs.deleteWhere({ companyId, key: { in: keys } });
+        removed += await this.jobs.deleteWhere({ companyId, key: { in: keys } });
         removed += await this.#reminders.deleteWhere({ companyId, id: { in: chunk } });
       }
       return removed;
@@ -186,14 +197,14 @@ export class Reminders {
   }
 
   async #end(companyId: string, uuid: string, ending: "canceled" | "no_show"): Promise<ReminderView> {
-    const reminder = await this.#parts.storage.transaction(async () => {
+    const reminder = await this.storage.transaction(async () => {
       const current = await this.#owned(companyId, uuid);
       if (current.state === ending) return current;
       if (current.state === "canceled" || current.state === "no_show") {
         const was = current.state === "canceled" ? "canceled" : "a no-show";
         throw new HttpError(400, "reminder_ended", `reminder ${uuid} is ${was} already; it cannot also be ${ending === "canceled" ? "canceled" : "a no-show"}`);
       }
-      const now = this.#parts.clock.now();
+      const now = this.clock.now();
       const step: MessageType = ending === "canceled" ? "CANCELLATION" : "NO_SHOW";
       const ended: Reminder = {
         ...current,
@@ -204,9 +215,9 @@ export class Reminders {
       };
       // A canceled appointment frees its externalEventId for a new reminder.
       if (ending === "canceled") delete ended.externalEventKey;
-      ended.steps[step] = await this.#parts.sender.send(ended, step, now);
+      ended.steps[step] = await this.sender.send(ended, step, now);
       await this.#reminders.upsert(ended);
-      for (const timed of TIMED_STEPS) await this.#parts.jobs.cancel(stepJobKey(current.id, timed));
+      for (const timed of TIMED_STEPS) await this.jobs.cancel(stepJobKey(current.id, timed));
       return ended;
     });
     return this.#view(reminder);
@@ -219,7 +230,7 @@ export class Reminders {
    * other live reminder has the same externalEventId and phone.
    */
   async #settle(next: Reminder, previous: Reminder | undefined, now: number): Promise<Reminder> {
-    const { types, messages, sender } = this.#parts;
+    const { types, messages, sender } = this;
     if (next.eventTypeId !== previous?.eventTypeId) await types.referenced(next.companyId, next.eventTypeId);
     const event = resolveEventDateTime(next.eventDateTime, next.subscriberTimeZone);
     if (!event) throw invalidFields([{ path: "eventDateTime", message: "must be an ISO 8601 date and time" }]);
@@ -257,7 +268,7 @@ export class Reminders {
 
   /** Queues (or moves) the job of every scheduled timed step, and, for an update, cancels the others'. */
   async #planJobs(reminder: Reminder, replacing: boolean): Promise<void> {
-    const { jobs } = this.#parts;
+    const { jobs } = this;
     for (const step of TIMED_STEPS) {
       const planned = reminder.steps[step];
       const key = stepJobKey(reminder.id, step);
@@ -298,7 +309,7 @@ export class Reminders {
   }
 
   #view(reminder: Reminder): Promise<ReminderView> {
-    return reminderView(reminder, this.#parts.outbox);
+    return reminderView(reminder, this.outbox);
   }
 }
 

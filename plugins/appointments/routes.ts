@@ -1,4 +1,4 @@
-import { defineRoute, jsonBodyCheckedBy, reply, type AnyRoute } from "../../src/http/route.ts";
+import { defineRoute, jsonBodyCheckedBy, reply, type AnyRoute } from "../../src/index.ts";
 import type { AppointmentsService } from "./appointments-service.ts";
 import { TimeZoneNames } from "./event-time.ts";
 import * as docs from "./openapi.ts";

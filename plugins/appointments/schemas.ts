@@ -1,7 +1,5 @@
 import * as v from "valibot";
-import { HttpError, invalidFields } from "../../src/http/errors.ts";
-import { parseOrThrow, plainObject } from "../../src/http/validation.ts";
-import type { JsonValue } from "../../src/ports/storage.ts";
+import { HttpError, invalidFields, parseOrThrow, plainObject, type JsonValue } from "../../src/index.ts";
 import { E164 } from "../subscriptions/index.ts";
 import { parseOffset, resolveEventDateTime, type TimeZoneNames } from "./event-time.ts";
 import { MESSAGE_TYPES, type MessageType } from "./records.ts";

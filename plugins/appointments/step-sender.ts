@@ -1,13 +1,11 @@
-import type { Accounts } from "../../src/auth/accounts.ts";
-import type { EventBus } from "../../src/events/event-bus.ts";
-import type { Outbox } from "../../src/messaging/outbox.ts";
-import { fillPlaceholders } from "../../src/messaging/placeholders.ts";
-import type { SubscriptionsService } from "../subscriptions/index.ts";
+import { ACCOUNTS, EVENTS, fillPlaceholders, inject, injectable, OUTBOX, type Accounts, type EventBus, type Outbox } from "../../src/index.ts";
+import { SUBSCRIPTIONS_SERVICE, type SubscriptionsService } from "../subscriptions/index.ts";
 import type { AppointmentMessages } from "./appointment-messages.ts";
 import { eventDateAndTime } from "./event-time.ts";
 import { macroValuesOf, missingMacros, type MacroValues } from "./macros.ts";
 import type { MessageType, Reminder, ReminderStep, SkipReason } from "./records.ts";
 import { textConsent } from "./send-consent.ts";
+import { APPOINTMENT_MESSAGES_SERVICE } from "./tokens.ts";
 import "./step-events.ts";
 
 /** Built-in macros filled from the reminder's own fields, when it has them. */
@@ -31,13 +29,14 @@ export type ReminderFacts = Pick<
  * Each outcome is an event (`appointment.step.queued` or `.skipped`), emitted in
  * the caller's transaction.
  */
+@injectable()
 export class StepSender {
   constructor(
-    private readonly messages: AppointmentMessages,
-    private readonly subscriptions: () => SubscriptionsService,
-    private readonly accounts: () => Accounts,
-    private readonly outbox: Outbox,
-    private readonly events: EventBus,
+    @inject(APPOINTMENT_MESSAGES_SERVICE) private readonly messages: AppointmentMessages,
+    @inject(SUBSCRIPTIONS_SERVICE) private readonly subscriptions: SubscriptionsService,
+    @inject(ACCOUNTS) private readonly accounts: Accounts,
+    @inject(OUTBOX) private readonly outbox: Outbox,
+    @inject(EVENTS) private readonly events: EventBus,
   ) {}
 
   async send(reminder: Reminder, step: MessageType, now: number): Promise<ReminderStep> {
@@ -92,7 +91,7 @@ export class StepSender {
 
   /** The rule of `textConsent`, on the phone's subscriptions now. */
   async consent(reminder: Pick<ReminderFacts, "companyId" | "phone" | "sendEligibleSubscribersOnly">) {
-    const subscriptions = await this.subscriptions().subscriptions(reminder.companyId, { phone: reminder.phone });
+    const subscriptions = await this.subscriptions.subscriptions(reminder.companyId, { phone: reminder.phone });
     return textConsent(subscriptions, reminder.sendEligibleSubscribersOnly);
   }
 
@@ -120,7 +119,7 @@ export class StepSender {
     }
     if (wanted.has("eventDate") || wanted.has("eventTime")) Object.assign(builtIns, eventDateAndTime(reminder.eventAt, reminder.subscriberTimeZone));
     if (wanted.has("companyName")) {
-      const company = await this.accounts().getCompany(reminder.companyId);
+      const company = await this.accounts.getCompany(reminder.companyId);
       if (company) builtIns.companyName = company.name;
     }
     return { ...builtIns, ...metadata };

@@ -1,4 +1,4 @@
-import type { EventBus, EventHandler } from "../../src/events/event-bus.ts";
+import type { EventBus, EventHandler } from "../../src/index.ts";
 import type { CatalogStore, CatalogVariantRecord } from "./catalog-store.ts";
 import { uploadWithCounts, type CatalogUpload, type CatalogUploads } from "./catalog-uploads.ts";
 import type { JourneyEventName } from "./journey-events.ts";

@@ -1,5 +1,4 @@
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Collection, Storage } from "../../src/ports/storage.ts";
+import { CLOCK, inject, injectable, STORAGE, type Clock, type Collection, type Storage } from "../../src/index.ts";
 import type { CatalogProduct, CatalogVariant } from "./product-schema.ts";
 import {
   HEADS,
@@ -46,6 +45,7 @@ export interface ProductVersions {
  * row at or below the company's head), and the bulk reads and deletes that
  * processing needs.
  */
+@injectable()
 export class CatalogStore {
   readonly products: Collection<ProductRow>;
   readonly variantHints: Collection<VariantHint>;
@@ -53,8 +53,8 @@ export class CatalogStore {
   readonly #heads: Collection<CatalogHead>;
 
   constructor(
-    storage: Storage,
-    private readonly clock: Clock,
+    @inject(STORAGE) storage: Storage,
+    @inject(CLOCK) private readonly clock: Clock,
   ) {
     this.products = storage.collection(PRODUCTS);
     this.variantHints = storage.collection(VARIANTS);

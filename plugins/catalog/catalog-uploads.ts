@@ -1,12 +1,24 @@
-import { HttpError, notFound } from "../../src/http/errors.ts";
-import type { Jobs } from "../../src/jobs/jobs.ts";
-import { sortableId } from "../../src/kernel/ids.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { ObjectStorage, StoredObject } from "../../src/ports/object-storage.ts";
-import type { Collection, Storage } from "../../src/ports/storage.ts";
+import {
+  CLOCK,
+  HttpError,
+  inject,
+  injectable,
+  JOBS,
+  notFound,
+  OBJECT_STORAGE,
+  sortableId,
+  STORAGE,
+  type Clock,
+  type Collection,
+  type Jobs,
+  type ObjectStorage,
+  type Storage,
+  type StoredObject,
+} from "../../src/index.ts";
 import type { CatalogErrorType } from "./line-check.ts";
 import { UPLOADS, type CatalogUploadError, type UploadRecord, type UploadStatus } from "./records.ts";
 import type { CatalogSettings } from "./settings.ts";
+import { CATALOG_SETTINGS } from "./tokens.ts";
 
 export const PROCESS_UPLOAD_JOB = "catalog.upload.process";
 export const EXPIRE_UPLOAD_JOB = "catalog.upload.expire";
@@ -59,15 +71,16 @@ export const uploadWithCounts = (upload: UploadRecord): CatalogUpload => ({ ...u
  * Upload records: created with a pre-signed URL, they take their file once
  * (then processing is queued as a durable job) or expire.
  */
+@injectable()
 export class CatalogUploads {
   readonly records: Collection<UploadRecord>;
 
   constructor(
-    private readonly storage: Storage,
-    private readonly clock: Clock,
-    private readonly jobs: Jobs,
-    private readonly objectStorage: ObjectStorage,
-    private readonly settings: CatalogSettings,
+    @inject(STORAGE) private readonly storage: Storage,
+    @inject(CLOCK) private readonly clock: Clock,
+    @inject(JOBS) private readonly jobs: Jobs,
+    @inject(OBJECT_STORAGE) private readonly objectStorage: ObjectStorage,
+    @inject(CATALOG_SETTINGS) private readonly settings: CatalogSettings,
   ) {
     this.records = storage.collection(UPLOADS);
   }

@@ -1,5 +1,4 @@
-import { CliUsageError, companyOption, requiredOption, type CliCommand, type CliContext } from "../../src/cli/command.ts";
-import { formatFields, formatTable } from "../../src/cli/format.ts";
+import { CliUsageError, companyOption, formatFields, formatTable, requiredOption, type CliCommand, type CliContext } from "../../src/index.ts";
 import type { CatalogApi } from "./catalog-api.ts";
 import { errorTotal } from "./catalog-uploads.ts";
 import { catalogUploadCommand } from "./upload-command.ts";

@@ -1,5 +1,4 @@
-import type { Migration } from "../../src/kernel/plugin.ts";
-import { JsonText, type Storage } from "../../src/ports/storage.ts";
+import { JsonText, type Migration, type Storage } from "../../src/index.ts";
 import { PRODUCTS, type ProductRow } from "./records.ts";
 
 /** A product row as stored before products were kept as values: their JSON text in `productJson`. */

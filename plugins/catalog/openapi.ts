@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import type { RouteDocs } from "../../src/http/route-docs.ts";
+import type { RouteDocs } from "../../src/index.ts";
 import { CATALOG_ERROR_TYPES } from "./line-check.ts";
 
 const TAG = "Product catalog";

@@ -1,4 +1,4 @@
-import type { CollectionSpec, Doc } from "../../src/ports/storage.ts";
+import type { CollectionSpec, Doc } from "../../src/index.ts";
 import type { CatalogErrorType } from "./line-check.ts";
 import type { CatalogProduct } from "./product-schema.ts";
 

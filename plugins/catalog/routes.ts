@@ -1,7 +1,5 @@
 import * as v from "valibot";
-import { notFound } from "../../src/http/errors.ts";
-import { defineRoute, jsonBody, reply, type AnyRoute } from "../../src/http/route.ts";
-import { plainObject } from "../../src/http/validation.ts";
+import { defineRoute, jsonBody, notFound, plainObject, reply, type AnyRoute } from "../../src/index.ts";
 import { uploadView, type CatalogUploads } from "./catalog-uploads.ts";
 import { createUploadDocs, getUploadDocs, listUploadsDocs } from "./openapi.ts";
 

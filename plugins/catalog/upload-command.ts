@@ -1,8 +1,7 @@
 import { createReadStream, statSync } from "node:fs";
 import { basename } from "node:path";
 import { Readable, Transform } from "node:stream";
-import { CliUsageError, companyOption, requiredOption, type CliCommand, type CliContext } from "../../src/cli/command.ts";
-import { formatFields } from "../../src/cli/format.ts";
+import { CliUsageError, companyOption, formatFields, requiredOption, type CliCommand, type CliContext } from "../../src/index.ts";
 import type { CatalogApi } from "./catalog-api.ts";
 import { errorTotal, type CatalogUpload } from "./catalog-uploads.ts";
 

@@ -1,14 +1,27 @@
-import type { EventBus, EventName, ReachkitEvents } from "../../src/events/event-bus.ts";
-import type { JobContext } from "../../src/jobs/job-runner.ts";
-import type { Jobs } from "../../src/jobs/jobs.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Logger } from "../../src/ports/logger.ts";
-import type { ObjectStorage } from "../../src/ports/object-storage.ts";
-import type { Storage } from "../../src/ports/storage.ts";
+import {
+  CLOCK,
+  EVENTS,
+  inject,
+  injectable,
+  JOBS,
+  LOGGER,
+  OBJECT_STORAGE,
+  STORAGE,
+  type Clock,
+  type EventBus,
+  type EventName,
+  type JobContext,
+  type Jobs,
+  type Logger,
+  type ObjectStorage,
+  type ReachkitEvents,
+  type Storage,
+} from "../../src/index.ts";
 import type { CatalogStore } from "./catalog-store.ts";
 import { errorTotal, PROCESS_UPLOAD_JOB, processJobKey, type CatalogUploads } from "./catalog-uploads.ts";
 import { prefixRange, type UploadRecord } from "./records.ts";
 import type { CatalogSettings } from "./settings.ts";
+import { CATALOG_SETTINGS, CATALOG_STORE, CATALOG_UPLOADS } from "./tokens.ts";
 import { LostClaimError, UploadRun } from "./upload-run.ts";
 
 /** A processing job's outcome, as logged: an ended upload's counts, or why it waits. */
@@ -28,18 +41,24 @@ const EVENTS_PER_PAGE = 200;
  * journey events the save computed. A run that dies is retried from the first
  * line; what it wrote is dropped first.
  */
+@injectable()
 export class UploadProcessor {
+  private readonly logger: Logger;
+
   constructor(
-    private readonly storage: Storage,
-    private readonly clock: Clock,
-    private readonly jobs: Jobs,
-    private readonly objectStorage: ObjectStorage,
-    private readonly events: EventBus,
-    private readonly uploads: CatalogUploads,
-    private readonly store: CatalogStore,
-    private readonly settings: CatalogSettings,
-    private readonly logger: Logger,
-  ) {}
+    @inject(STORAGE) private readonly storage: Storage,
+    @inject(CLOCK) private readonly clock: Clock,
+    @inject(JOBS) private readonly jobs: Jobs,
+    @inject(OBJECT_STORAGE) private readonly objectStorage: ObjectStorage,
+    @inject(EVENTS) private readonly events: EventBus,
+    @inject(CATALOG_UPLOADS) private readonly uploads: CatalogUploads,
+    @inject(CATALOG_STORE) private readonly store: CatalogStore,
+    @inject(CATALOG_SETTINGS) private readonly settings: CatalogSettings,
+    @inject(LOGGER) logger: Logger,
+  ) {
+    // As the plugin context's logger: every entry names the plugin.
+    this.logger = logger.child({ plugin: "catalog" });
+  }
 
   async process({ uploadId }: { uploadId: string }, context: JobContext): Promise<UploadOutcome | undefined> {
     const started = this.clock.now();

@@ -1,6 +1,5 @@
 import type { Readable } from "node:stream";
-import type { Clock } from "../../src/ports/clock.ts";
-import { JsonText, type Collection, type Storage, type WithJsonText } from "../../src/ports/storage.ts";
+import { JsonText, type Clock, type Collection, type Storage, type WithJsonText } from "../../src/index.ts";
 import type { CatalogStore, ProductVersions, StoredProduct } from "./catalog-store.ts";
 import { ErrorList } from "./error-list.ts";
 import { IdFilter } from "./id-filter.ts";

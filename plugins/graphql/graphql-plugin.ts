@@ -1,15 +1,14 @@
 import { execute, GraphQLError, parse, validate, type DocumentNode, type ExecutionResult } from "graphql";
 import * as v from "valibot";
-import { ACCOUNTS } from "../../src/auth/accounts.ts";
-import { defineRoute, jsonBody, reply } from "../../src/http/route.ts";
-import { plainObject } from "../../src/http/validation.ts";
-import { definePlugin } from "../../src/kernel/plugin.ts";
-import type { Logger } from "../../src/ports/logger.ts";
+import { ACCOUNTS, definePlugin, defineRoute, inject, injectable, jsonBody, plainObject, reply, type Logger } from "../../src/index.ts";
+import { PROFILES_SERVICE } from "../profiles/index.ts";
 import { SUBSCRIPTIONS_SERVICE } from "../subscriptions/index.ts";
 import { EligibilityBatch } from "./eligibility-batch.ts";
 import { checkLimits, DEFAULT_QUERY_LIMITS, type QueryLimits } from "./limits.ts";
 import { graphqlDocs } from "./openapi.ts";
+import { ProfileReader } from "./profile-fields.ts";
 import { schema, type GraphqlContext } from "./schema.ts";
+import { DOCUMENT_CACHE, GRAPHQL_LIMITS } from "./tokens.ts";
 
 export interface GraphqlPluginOptions {
   limits?: Partial<QueryLimits>;
@@ -22,7 +21,8 @@ const isPlainObject = (value: unknown) => typeof value === "object" && value !==
 
 /**
  * `POST /v1/graphql` (interface 4.1): the subscription eligibilities of users
- * of the caller's company. GraphQL errors answer 200 with `errors`; every
+ * of the caller's company, and with the profiles plugin their external
+ * identifiers, custom attributes and events. GraphQL errors answer 200 with `errors`; every
  * answer carries `extensions.traceId`. Introspection needs a valid token, like
  * every query.
  */
@@ -36,8 +36,16 @@ export function graphqlPlugin(options: GraphqlPluginOptions = {}) {
   return definePlugin({
     name: "graphql",
     requires: [SUBSCRIPTIONS_SERVICE, ACCOUNTS],
-    routes({ resolve, logger }) {
-      const documents = new DocumentCache(limits);
+    register({ container }) {
+      container.bind(GRAPHQL_LIMITS, { useValue: limits });
+      container.bind(DOCUMENT_CACHE, { useClass: DocumentCache });
+    },
+    routes({ resolve, logger, container }) {
+      const documents = resolve(DOCUMENT_CACHE);
+      const subscriptions = resolve(SUBSCRIPTIONS_SERVICE);
+      const accounts = resolve(ACCOUNTS);
+      // The profile fields of a user answer as for an unknown person in a kit without the profiles plugin.
+      const profiles = container.has(PROFILES_SERVICE) ? resolve(PROFILES_SERVICE) : undefined;
       return [
         defineRoute({
           method: "POST",
@@ -50,12 +58,12 @@ export function graphqlPlugin(options: GraphqlPluginOptions = {}) {
             const extensions = { traceId };
             const prepared = documents.get(body.query);
             if (!("document" in prepared)) return reply.json(200, { errors: prepared.errors.map((e) => e.toJSON()), extensions });
-            const subscriptions = resolve(SUBSCRIPTIONS_SERVICE);
             const contextValue: GraphqlContext = {
               companyId: principal.companyId,
               scopes: principal.scopes,
               eligibilities: new EligibilityBatch((users) => subscriptions.eligibilityOfMany(principal.companyId, users)),
-              accounts: resolve(ACCOUNTS),
+              accounts,
+              profiles: profiles && new ProfileReader(profiles, principal.companyId),
             };
             const result = (await execute({
               schema,
@@ -87,10 +95,11 @@ function masked(error: GraphQLError, traceId: string, logger: Logger): GraphQLEr
 type Prepared = { document: DocumentNode } | { errors: readonly GraphQLError[] };
 
 /** Parses with a token limit, validates, checks the size limits; keeps the valid documents of recent query texts. */
-class DocumentCache {
+@injectable()
+export class DocumentCache {
   readonly #documents = new Map<string, DocumentNode>();
 
-  constructor(private readonly limits: QueryLimits) {}
+  constructor(@inject(GRAPHQL_LIMITS) private readonly limits: QueryLimits) {}
 
   get(query: string): Prepared {
     const cached = this.#documents.get(query);

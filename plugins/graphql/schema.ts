@@ -10,13 +10,13 @@ import {
   GraphQLSchema,
   GraphQLString,
 } from "graphql";
-import type { Accounts, Company } from "../../src/auth/accounts.ts";
-import type { Scope } from "../../src/auth/scopes.ts";
+import type { Accounts, Company, Scope } from "../../src/index.ts";
 import { E164, type SubscriptionEligibility, type UserRef } from "../subscriptions/index.ts";
 import type { EligibilityBatch } from "./eligibility-batch.ts";
+import { profileFields, type ProfileFieldsContext } from "./profile-fields.ts";
 
 /** What every resolver sees: the caller's company, never another. */
-export interface GraphqlContext {
+export interface GraphqlContext extends ProfileFieldsContext {
   companyId: string;
   scopes: ReadonlySet<Scope>;
   /** Eligibility lookups of this request, batched. */
@@ -38,7 +38,7 @@ const SubscriptionChannel = new GraphQLEnumType({
 
 const SubscriptionType = new GraphQLEnumType({
   name: "SubscriptionType",
-  values: { TYPE_MARKETING: { value: "MARKETING" }, TYPE_TRANSACTIONAL: { value: "TRANSACTIONAL" } },
+  values: { TYPE_MARKETING: { value: "MARKETING" }, TYPE_TRANSACTIONAL: { value: "TRANSACTIONAL" }, TYPE_CHECKOUT_ABANDONED: { value: "CHECKOUT_ABANDONED" } },
 });
 
 const IneligibilityReason = new GraphQLEnumType({
@@ -79,6 +79,7 @@ const User = new GraphQLObjectType<UserRef, GraphqlContext>({
       type: nonNull(Subscriptions),
       resolve: async (user, _args, context) => ({ subscriptionEligibilities: await context.eligibilities.load(user) }),
     },
+    ...profileFields<GraphqlContext>(),
   },
 });
 

@@ -1,6 +1,14 @@
-import { CliUsageError, companyOption, requiredOption, stringOption, type CliCommand, type CliContext, type CliValues } from "../../src/cli/command.ts";
-import { formatFields } from "../../src/cli/format.ts";
-import type { Reachkit } from "../../src/kernel/reachkit.ts";
+import {
+  CliUsageError,
+  companyOption,
+  formatFields,
+  requiredOption,
+  stringOption,
+  type CliCommand,
+  type CliContext,
+  type CliValues,
+  type Reachkit,
+} from "../../src/index.ts";
 import { renderPrefix } from "./message-prefixes.ts";
 
 /** The kit and a company that must exist. */

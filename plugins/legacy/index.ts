@@ -1,5 +1,6 @@
-export { legacyPlugin, LEGACY_SERVICE, type LegacyPluginOptions } from "./legacy-plugin.ts";
-export { LegacyService, type LegacyServiceParts } from "./legacy-service.ts";
+export { legacyPlugin, type LegacyPluginOptions } from "./legacy-plugin.ts";
+export { LEGACY_SERVICE } from "./tokens.ts";
+export { LegacyService } from "./legacy-service.ts";
 export { LEGACY_SOURCE, type AddedSubscriber, type RemovedSubscriber, type LegacySubscriberView } from "./legacy-subscribers.ts";
 export { MESSAGE_REGIONS, TRANSACTIONAL_KIND } from "./transactional-messages.ts";
 export { MessagePrefixes, DEFAULT_MESSAGE_PREFIX, MAX_MESSAGE_PREFIX_LENGTH, renderPrefix, type PrefixValues } from "./message-prefixes.ts";

@@ -1,20 +1,19 @@
-import { ACCOUNTS } from "../../src/auth/accounts.ts";
-import { definePlugin } from "../../src/kernel/plugin.ts";
-import { defineToken } from "../../src/kernel/token.ts";
+import { ACCOUNTS, definePlugin } from "../../src/index.ts";
 import { SUBSCRIPTIONS_SERVICE } from "../subscriptions/index.ts";
 import { legacyCommands } from "./commands.ts";
 import { LegacyService } from "./legacy-service.ts";
+import { LegacySubscribers } from "./legacy-subscribers.ts";
+import { MessagePrefixes } from "./message-prefixes.ts";
 import { legacyCollections } from "./records.ts";
 import { legacyRoutes } from "./routes.ts";
-import { MESSAGE_REGIONS } from "./transactional-messages.ts";
+import { LEGACY_SERVICE, LEGACY_SETTINGS, LEGACY_SUBSCRIBERS, MESSAGE_PREFIXES_SERVICE, TRANSACTIONAL_MESSAGES } from "./tokens.ts";
+import { MESSAGE_REGIONS, TransactionalMessages } from "./transactional-messages.ts";
 
 declare module "../../src/kernel/plugin.ts" {
   interface PluginApis {
     legacy: LegacyService;
   }
 }
-
-export const LEGACY_SERVICE = defineToken<LegacyService>("LegacyService", ["reachkit/plugins/legacy (legacyPlugin)"]);
 
 export interface LegacyPluginOptions {
   /**
@@ -36,18 +35,12 @@ export function legacyPlugin(options: LegacyPluginOptions = {}) {
     requires: [ACCOUNTS, SUBSCRIPTIONS_SERVICE],
     collections: legacyCollections,
     commands: legacyCommands,
-    register({ container, storage, clock, outbox }) {
-      container.bind(LEGACY_SERVICE, {
-        useFactory: (c) =>
-          new LegacyService({
-            storage,
-            clock,
-            outbox,
-            subscriptions: c.resolve(SUBSCRIPTIONS_SERVICE),
-            accounts: () => c.resolve(ACCOUNTS),
-            messageRegions,
-          }),
-      });
+    register({ container }) {
+      container.bind(LEGACY_SETTINGS, { useValue: { messageRegions } });
+      container.bind(MESSAGE_PREFIXES_SERVICE, { useClass: MessagePrefixes });
+      container.bind(LEGACY_SUBSCRIBERS, { useClass: LegacySubscribers });
+      container.bind(TRANSACTIONAL_MESSAGES, { useClass: TransactionalMessages });
+      container.bind(LEGACY_SERVICE, { useClass: LegacyService });
     },
     routes: ({ resolve }) => legacyRoutes(resolve(LEGACY_SERVICE)),
     api: ({ resolve }): LegacyService => resolve(LEGACY_SERVICE),

@@ -1,12 +1,6 @@
-import type { Accounts } from "../../src/auth/accounts.ts";
-import type { DataSubject } from "../../src/kernel/plugin.ts";
-import type { Outbox } from "../../src/messaging/outbox.ts";
-import type { OutboxMessage } from "../../src/messaging/outbox-record.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Storage } from "../../src/ports/storage.ts";
-import type { SubscriptionsService } from "../subscriptions/index.ts";
-import { LegacySubscribers, type AddedSubscriber, type RemovedSubscriber } from "./legacy-subscribers.ts";
-import { MessagePrefixes } from "./message-prefixes.ts";
+import { inject, injectable, type DataSubject, type OutboxMessage } from "../../src/index.ts";
+import type { AddedSubscriber, LegacySubscribers, RemovedSubscriber } from "./legacy-subscribers.ts";
+import type { MessagePrefixes } from "./message-prefixes.ts";
 import type { LegacySignUp } from "./records.ts";
 import {
   parseArchivedMessage,
@@ -16,18 +10,8 @@ import {
   type RemoveSubscriberRequest,
   type TransactionalMessageRequest,
 } from "./schemas.ts";
-import { TransactionalMessages } from "./transactional-messages.ts";
-
-/** What the service is built from (the plugin binds it with a factory). */
-export interface LegacyServiceParts {
-  storage: Storage;
-  clock: Clock;
-  outbox: Outbox;
-  subscriptions: SubscriptionsService;
-  accounts: () => Accounts;
-  /** Regions whose numbers receive messages. */
-  messageRegions: readonly string[];
-}
+import { LEGACY_SUBSCRIBERS, MESSAGE_PREFIXES_SERVICE, TRANSACTIONAL_MESSAGES } from "./tokens.ts";
+import type { TransactionalMessages } from "./transactional-messages.ts";
 
 /**
  * The legacy subscriber and message endpoints in process: the routes call
@@ -35,45 +19,43 @@ export interface LegacyServiceParts {
  * Requests are validated here whatever their static type (a bad one throws the
  * route's 400 `HttpError` naming the field), so both kinds of caller share one code path.
  */
+@injectable()
 export class LegacyService {
-  /** The text every transactional message of a company starts with. */
-  readonly prefixes: MessagePrefixes;
-  readonly #subscribers: LegacySubscribers;
-  readonly #messages: TransactionalMessages;
-
-  constructor(parts: LegacyServiceParts) {
-    this.prefixes = new MessagePrefixes(parts.storage, parts.clock);
-    this.#subscribers = new LegacySubscribers(parts.storage, parts.clock, parts.subscriptions);
-    this.#messages = new TransactionalMessages(parts.subscriptions, parts.accounts, parts.outbox, this.prefixes, parts.messageRegions);
-  }
+  /** @internal The kit's container builds it (`LEGACY_SERVICE`). */
+  constructor(
+    /** The text every transactional message of a company starts with. */
+    @inject(MESSAGE_PREFIXES_SERVICE) readonly prefixes: MessagePrefixes,
+    @inject(LEGACY_SUBSCRIBERS) private readonly subscribers: LegacySubscribers,
+    @inject(TRANSACTIONAL_MESSAGES) private readonly messages: TransactionalMessages,
+  ) {}
 
   /** `POST /1/add-subscribers` (interface 4.7): a single opt-in with the welcome text; `created` says 201 or 200. */
   addSubscriber(companyId: string, request: AddSubscriberRequest): Promise<AddedSubscriber> {
-    return this.#subscribers.add(companyId, request);
+    return this.subscribers.add(companyId, request);
   }
 
   /** `POST /1/subscribers/unsubscribe` (interface 4.8): 400 no such subscriber, 409 already opted out. */
   removeSubscriber(companyId: string, request: RemoveSubscriberRequest): Promise<RemovedSubscriber> {
-    return this.#subscribers.remove(companyId, request);
+    return this.subscribers.remove(companyId, request);
   }
 
   /** `POST /1/messages` (interface 4.10): queues the message, or throws the 400 saying why not. */
   sendTransactional(companyId: string, request: TransactionalMessageRequest): Promise<OutboxMessage> {
-    return this.#messages.send(companyId, parseTransactionalMessage(request), "transactional");
+    return this.messages.send(companyId, parseTransactionalMessage(request), "transactional");
   }
 
   /** The archived `POST /v1/messages` (interface 4.9): as `sendTransactional`, but 404 for a bad or unknown number. */
   sendArchived(companyId: string, request: ArchivedMessageRequest): Promise<OutboxMessage> {
-    return this.#messages.send(companyId, parseArchivedMessage(request), "archived");
+    return this.messages.send(companyId, parseArchivedMessage(request), "archived");
   }
 
   /** What each add-subscriber call of a phone carried (visitor, creative, metadata), oldest first. */
   signUps(companyId: string, phone: string): Promise<LegacySignUp[]> {
-    return this.#subscribers.signUpsOf(companyId, phone);
+    return this.subscribers.signUpsOf(companyId, phone);
   }
 
   /** The plugin's privacy hook: the sign-up records of the subject's phone or email. */
   deleteSubjectData(subject: DataSubject): Promise<number> {
-    return this.#subscribers.deleteSubjectData(subject);
+    return this.subscribers.deleteSubjectData(subject);
   }
 }

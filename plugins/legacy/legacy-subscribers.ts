@@ -1,9 +1,18 @@
 import { randomUUID } from "node:crypto";
-import { conflict, HttpError, invalidFields } from "../../src/http/errors.ts";
-import type { DataSubject } from "../../src/kernel/plugin.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Collection, Storage } from "../../src/ports/storage.ts";
-import { readPhoneNumber, type Subscriber, type SubscriptionsService } from "../subscriptions/index.ts";
+import {
+  CLOCK,
+  conflict,
+  HttpError,
+  inject,
+  injectable,
+  invalidFields,
+  STORAGE,
+  type Clock,
+  type Collection,
+  type DataSubject,
+  type Storage,
+} from "../../src/index.ts";
+import { readPhoneNumber, SUBSCRIPTIONS_SERVICE, type Subscriber, type SubscriptionsService } from "../subscriptions/index.ts";
 import { SIGN_UPS, type LegacySignUp } from "./records.ts";
 import { parseAddSubscriber, parseRemoveSubscriber, type AddSubscriberRequest, type RemoveSubscriberRequest } from "./schemas.ts";
 
@@ -40,13 +49,14 @@ export interface RemovedSubscriber extends LegacySubscriberView {
  * unit with its welcome text (the legal disclosure), done in the call so the
  * status says whether the subscriber is new; an opt-out that keeps the subscriber.
  */
+@injectable()
 export class LegacySubscribers {
   readonly #signUps: Collection<LegacySignUp>;
 
   constructor(
-    private readonly storage: Storage,
-    private readonly clock: Clock,
-    private readonly subscriptions: SubscriptionsService,
+    @inject(STORAGE) private readonly storage: Storage,
+    @inject(CLOCK) private readonly clock: Clock,
+    @inject(SUBSCRIPTIONS_SERVICE) private readonly subscriptions: SubscriptionsService,
   ) {
     this.#signUps = storage.collection(SIGN_UPS);
   }

@@ -1,6 +1,4 @@
-import { fillPlaceholders } from "../../src/messaging/placeholders.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Collection, Storage } from "../../src/ports/storage.ts";
+import { CLOCK, fillPlaceholders, inject, injectable, STORAGE, type Clock, type Collection, type Storage } from "../../src/index.ts";
 import { MESSAGE_PREFIXES, type MessagePrefixRecord } from "./records.ts";
 
 /** What the reference service prepends: the merchant's display name (wire-compat). */
@@ -25,12 +23,13 @@ export function renderPrefix(template: string, values: PrefixValues): string {
 }
 
 /** The text every transactional message starts with, per company. */
+@injectable()
 export class MessagePrefixes {
   readonly #prefixes: Collection<MessagePrefixRecord>;
 
   constructor(
-    storage: Storage,
-    private readonly clock: Clock,
+    @inject(STORAGE) storage: Storage,
+    @inject(CLOCK) private readonly clock: Clock,
   ) {
     this.#prefixes = storage.collection(MESSAGE_PREFIXES);
   }

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import type { ResponseDoc, RouteDocs } from "../../src/http/route-docs.ts";
+import type { ResponseDoc, RouteDocs } from "../../src/index.ts";
 
 const TAG = "Legacy subscribers and messages";
 const SAM = "+13125550122";

@@ -1,4 +1,4 @@
-import type { CollectionSpec, Doc, JsonValue } from "../../src/ports/storage.ts";
+import type { CollectionSpec, Doc, JsonValue } from "../../src/index.ts";
 
 /**
  * One call of the legacy add-subscriber, as received: the record of the opt-in

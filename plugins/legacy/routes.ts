@@ -1,5 +1,4 @@
-import { defineRoute, jsonBodyCheckedBy, reply, type AnyRoute } from "../../src/http/route.ts";
-import type { OutboxMessage } from "../../src/messaging/outbox-record.ts";
+import { defineRoute, jsonBodyCheckedBy, reply, type AnyRoute, type OutboxMessage } from "../../src/index.ts";
 import type { LegacyService } from "./legacy-service.ts";
 import { addSubscriberDocs, archivedMessageDocs, removeSubscriberDocs, transactionalMessageDocs } from "./openapi.ts";
 import {

@@ -1,7 +1,5 @@
 import * as v from "valibot";
-import { invalidFields } from "../../src/http/errors.ts";
-import { issuesToDetails, plainObject } from "../../src/http/validation.ts";
-import type { JsonValue } from "../../src/ports/storage.ts";
+import { invalidFields, issuesToDetails, plainObject, type JsonValue } from "../../src/index.ts";
 
 export const MAX_PHONE_INPUT_LENGTH = 64;
 export const MAX_IDENTIFIER_LENGTH = 256;

@@ -1,10 +1,9 @@
-import type { Accounts } from "../../src/auth/accounts.ts";
-import { HttpError } from "../../src/http/errors.ts";
-import type { Outbox } from "../../src/messaging/outbox.ts";
-import type { OutboxMessage } from "../../src/messaging/outbox-record.ts";
-import { readPhoneNumber, type SubscriptionsService } from "../subscriptions/index.ts";
+import { ACCOUNTS, HttpError, inject, injectable, OUTBOX, type Accounts, type Outbox, type OutboxMessage } from "../../src/index.ts";
+import { readPhoneNumber, SUBSCRIPTIONS_SERVICE, type SubscriptionsService } from "../subscriptions/index.ts";
+import type { LegacyPluginOptions } from "./legacy-plugin.ts";
 import { renderPrefix, type MessagePrefixes } from "./message-prefixes.ts";
 import { MAX_MESSAGE_LENGTH, type MessageInput } from "./schemas.ts";
+import { LEGACY_SETTINGS, MESSAGE_PREFIXES_SERVICE } from "./tokens.ts";
 
 /**
  * The regions whose numbers receive messages (interface §8: US, Canada, UK), as
@@ -27,14 +26,19 @@ export type MessageEndpoint = "transactional" | "archived";
  * is prepended, and the outbox suppresses the same text to the same number
  * within its duplicate window.
  */
+@injectable()
 export class TransactionalMessages {
+  private readonly regions: readonly string[];
+
   constructor(
-    private readonly subscriptions: SubscriptionsService,
-    private readonly accounts: () => Accounts,
-    private readonly outbox: Outbox,
-    private readonly prefixes: MessagePrefixes,
-    private readonly regions: readonly string[],
-  ) {}
+    @inject(SUBSCRIPTIONS_SERVICE) private readonly subscriptions: SubscriptionsService,
+    @inject(ACCOUNTS) private readonly accounts: Accounts,
+    @inject(OUTBOX) private readonly outbox: Outbox,
+    @inject(MESSAGE_PREFIXES_SERVICE) private readonly prefixes: MessagePrefixes,
+    @inject(LEGACY_SETTINGS) settings: Required<LegacyPluginOptions>,
+  ) {
+    this.regions = settings.messageRegions;
+  }
 
   /** Queues the message in the outbox, or throws the HttpError that says why it is not sent. */
   async send(companyId: string, input: MessageInput, endpoint: MessageEndpoint): Promise<OutboxMessage> {
@@ -75,7 +79,7 @@ export class TransactionalMessages {
 
   /** The company prefix, the body, then the link: at most MAX_MESSAGE_LENGTH characters. */
   async #text(companyId: string, to: string, input: MessageInput): Promise<string> {
-    const company = await this.accounts().getCompany(companyId);
+    const company = await this.accounts.getCompany(companyId);
     const { template } = await this.prefixes.template(companyId);
     const firstName = template.includes("{firstName}") ? (await this.subscriptions.findSubscriber(companyId, { phone: to }))?.firstName : undefined;
     const text = `${renderPrefix(template, { company: company?.name ?? "", firstName })}${input.body}${input.link !== undefined ? ` ${input.link}` : ""}`;

@@ -1,11 +1,21 @@
 import { randomUUID } from "node:crypto";
-import type { Accounts } from "../../src/auth/accounts.ts";
-import type { Scope } from "../../src/auth/scopes.ts";
-import { generateSecret, hashSecret } from "../../src/auth/secrets.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Collection, Storage } from "../../src/ports/storage.ts";
+import {
+  ACCOUNTS,
+  CLOCK,
+  generateSecret,
+  hashSecret,
+  inject,
+  injectable,
+  STORAGE,
+  type Accounts,
+  type Clock,
+  type Collection,
+  type Scope,
+  type Storage,
+} from "../../src/index.ts";
 import type { Installations } from "./installations.ts";
 import { AUTHORIZATION_CODES, type AuthorizationCodeRecord } from "./records.ts";
+import { INSTALLATIONS_SERVICE } from "./tokens.ts";
 
 /** Interface §8: an authorization code expires two minutes after it is issued. */
 export const AUTHORIZATION_CODE_TTL_MS = 2 * 60 * 1000;
@@ -28,14 +38,15 @@ export class OAuthError extends Error {
 export type CodeGrant = Pick<AuthorizationCodeRecord, "companyId" | "applicationId" | "clientId" | "redirectUri" | "scopes" | "userId">;
 
 /** Authorization codes: random, stored hashed, single use, valid for two minutes, bound to everything the user consented to. */
+@injectable()
 export class AuthorizationCodes {
   readonly #codes: Collection<AuthorizationCodeRecord>;
 
   constructor(
-    private readonly storage: Storage,
-    private readonly clock: Clock,
-    private readonly accounts: Accounts,
-    private readonly installations: Installations,
+    @inject(STORAGE) private readonly storage: Storage,
+    @inject(CLOCK) private readonly clock: Clock,
+    @inject(ACCOUNTS) private readonly accounts: Accounts,
+    @inject(INSTALLATIONS_SERVICE) private readonly installations: Installations,
   ) {
     this.#codes = storage.collection(AUTHORIZATION_CODES);
   }

@@ -1,7 +1,17 @@
 import { randomBytes } from "node:crypto";
-import { parseScopes, SCOPES } from "../../src/auth/scopes.ts";
-import { CliUsageError, companyOption, listOption, requiredOption, stringOption, type CliCommand, type CliContext } from "../../src/cli/command.ts";
-import { formatFields, formatTable } from "../../src/cli/format.ts";
+import {
+  CliUsageError,
+  companyOption,
+  formatFields,
+  formatTable,
+  listOption,
+  parseScopes,
+  requiredOption,
+  SCOPES,
+  stringOption,
+  type CliCommand,
+  type CliContext,
+} from "../../src/index.ts";
 import type { OAuthApi } from "./oauth-plugin.ts";
 
 async function oauthOf(context: CliContext): Promise<OAuthApi> {

@@ -1,9 +1,20 @@
 import { randomUUID } from "node:crypto";
-import type { Accounts } from "../../src/auth/accounts.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import { UniqueConstraintError, type Collection, type Storage } from "../../src/ports/storage.ts";
+import {
+  ACCOUNTS,
+  CLOCK,
+  inject,
+  injectable,
+  STORAGE,
+  UniqueConstraintError,
+  type Accounts,
+  type Clock,
+  type Collection,
+  type Storage,
+} from "../../src/index.ts";
+import type { OAuthSettings } from "./oauth-plugin.ts";
 import type { PasswordHasher } from "./passwords.ts";
 import { DASHBOARD_USERS, LOGIN_SESSIONS, type DashboardUserRecord, type LoginSessionRecord } from "./records.ts";
+import { OAUTH_SETTINGS } from "./tokens.ts";
 
 /** A dashboard user as listed: never the password hash. */
 export type DashboardUser = Omit<DashboardUserRecord, "passwordHash">;
@@ -19,20 +30,24 @@ export const normalizeEmail = (email: string) => email.trim().toLowerCase();
  * sign-in costs one password hash whether the email exists or not, so the answer
  * time tells nothing about which emails are registered.
  */
+@injectable()
 export class DashboardUsers {
   readonly #users: Collection<DashboardUserRecord>;
   readonly #sessions: Collection<LoginSessionRecord>;
   /** A hash of a random password, checked when the email is unknown. */
   #decoy: Promise<string> | undefined;
 
+  private readonly passwords: PasswordHasher;
+
   constructor(
-    storage: Storage,
-    private readonly clock: Clock,
-    private readonly accounts: Accounts,
-    private readonly passwords: PasswordHasher,
+    @inject(STORAGE) storage: Storage,
+    @inject(CLOCK) private readonly clock: Clock,
+    @inject(ACCOUNTS) private readonly accounts: Accounts,
+    @inject(OAUTH_SETTINGS) settings: OAuthSettings,
   ) {
     this.#users = storage.collection(DASHBOARD_USERS);
     this.#sessions = storage.collection(LOGIN_SESSIONS);
+    this.passwords = settings.passwordHasher;
   }
 
   async create(input: { companyId: string; email: string; password: string }): Promise<DashboardUser> {

@@ -1,6 +1,5 @@
 import type { JWTPayload } from "jose";
-import { sign } from "../../src/auth/secrets.ts";
-import type { Clock } from "../../src/ports/clock.ts";
+import { CLOCK, inject, injectable, PUBLIC_URL, SECRET, sign, type Clock, type PublicUrl } from "../../src/index.ts";
 
 /** How long an id_token may be relied on after the exchange. */
 export const ID_TOKEN_TTL_SECONDS = 60 * 60;
@@ -29,15 +28,18 @@ export interface IdTokenClaims extends JWTPayload {
 /** jose is loaded at the first id_token: at every start it cost about 40 ms of CPU, a CLI call's included. */
 const jose = () => import("jose");
 
+@injectable()
 export class IdTokens {
   readonly #key: Uint8Array;
+  private readonly issuer: string;
 
   constructor(
-    secret: string,
-    private readonly clock: Clock,
-    private readonly issuer: string,
+    @inject(SECRET) secret: string,
+    @inject(CLOCK) private readonly clock: Clock,
+    @inject(PUBLIC_URL) publicUrl: PublicUrl,
   ) {
     this.#key = new TextEncoder().encode(sign(secret, "reachkit oauth id_token"));
+    this.issuer = publicUrl("api", "");
   }
 
   async sign(claims: Omit<IdTokenClaims, "iss" | "iat" | "exp">): Promise<string> {

@@ -1,4 +1,5 @@
-export { oauthPlugin, OAUTH_API, type OAuthApi, type OAuthPluginOptions } from "./oauth-plugin.ts";
+export { oauthPlugin, type OAuthApi, type OAuthPluginOptions, type OAuthSettings } from "./oauth-plugin.ts";
+export { OAUTH_API } from "./tokens.ts";
 export { OAuthClients, checkRedirectUri, MAX_REDIRECT_URIS, type PublicApplication, type ResolvedClient } from "./oauth-clients.ts";
 export { DashboardUsers, MIN_PASSWORD_LENGTH, type DashboardUser } from "./dashboard-users.ts";
 export { Installations } from "./installations.ts";

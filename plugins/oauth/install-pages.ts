@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Scope } from "../../src/auth/scopes.ts";
-import { SCOPE_DESCRIPTIONS } from "../../src/auth/scopes.ts";
+import { SCOPE_DESCRIPTIONS, type Scope } from "../../src/index.ts";
 
 /** The install request's parameters, carried through the forms as hidden fields. */
 export interface InstallParameters {

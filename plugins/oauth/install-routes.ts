@@ -1,9 +1,17 @@
 import { randomBytes } from "node:crypto";
 import * as v from "valibot";
-import type { Accounts } from "../../src/auth/accounts.ts";
-import { isScope, type Scope } from "../../src/auth/scopes.ts";
-import { safeEqual, sign } from "../../src/auth/secrets.ts";
-import { defineRoute, formBody, type AnyRoute, type RequestContext, type RouteReply } from "../../src/http/route.ts";
+import {
+  defineRoute,
+  formBody,
+  isScope,
+  safeEqual,
+  sign,
+  type Accounts,
+  type AnyRoute,
+  type RequestContext,
+  type RouteReply,
+  type Scope,
+} from "../../src/index.ts";
 import type { AuthorizationCodes } from "./authorization-codes.ts";
 import { parseCookies, serializeCookie } from "./cookies.ts";
 import { normalizeEmail, type DashboardUsers } from "./dashboard-users.ts";

@@ -1,9 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { Scope } from "../../src/auth/scopes.ts";
-import type { EventBus } from "../../src/events/event-bus.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Collection, Storage } from "../../src/ports/storage.ts";
-import type { AccountsService } from "../accounts/index.ts";
+import { CLOCK, EVENTS, inject, injectable, STORAGE, type Clock, type Collection, type EventBus, type Scope, type Storage } from "../../src/index.ts";
+import { ACCOUNTS_SERVICE, type AccountsService } from "../accounts/index.ts";
 import { INSTALLATIONS, type InstallationRecord } from "./records.ts";
 
 declare module "../../src/events/event-bus.ts" {
@@ -19,14 +16,15 @@ declare module "../../src/events/event-bus.ts" {
  * Which company installed which public application, and the one access token
  * each install holds: installing again replaces the token, uninstalling revokes it.
  */
+@injectable()
 export class Installations {
   readonly #installations: Collection<InstallationRecord>;
 
   constructor(
-    private readonly storage: Storage,
-    private readonly clock: Clock,
-    private readonly accounts: AccountsService,
-    private readonly events: EventBus,
+    @inject(STORAGE) private readonly storage: Storage,
+    @inject(CLOCK) private readonly clock: Clock,
+    @inject(ACCOUNTS_SERVICE) private readonly accounts: AccountsService,
+    @inject(EVENTS) private readonly events: EventBus,
   ) {
     this.#installations = storage.collection(INSTALLATIONS);
   }

@@ -1,23 +1,28 @@
 import { randomUUID } from "node:crypto";
-import { generateSecret, hashSecret } from "../../src/auth/secrets.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Collection, Storage } from "../../src/ports/storage.ts";
+import { CLOCK, generateSecret, hashSecret, inject, injectable, STORAGE, type Clock, type Collection, type Storage } from "../../src/index.ts";
 import type { DashboardUser } from "./dashboard-users.ts";
+import type { OAuthSettings } from "./oauth-plugin.ts";
 import { LOGIN_SESSIONS, type LoginSessionRecord } from "./records.ts";
+import { OAUTH_SETTINGS } from "./tokens.ts";
 
 /** How long a sign-in lasts unless configured otherwise: a working day. */
 export const DEFAULT_SESSION_TTL_MS = 8 * 60 * 60 * 1000;
 
 /** Sign-ins of dashboard users. The cookie carries a random token; only its hash is stored. */
+@injectable()
 export class LoginSessions {
   readonly #sessions: Collection<LoginSessionRecord>;
 
+  /** How long a sign-in lasts. */
+  readonly ttlMs: number;
+
   constructor(
-    storage: Storage,
-    private readonly clock: Clock,
-    readonly ttlMs: number,
+    @inject(STORAGE) storage: Storage,
+    @inject(CLOCK) private readonly clock: Clock,
+    @inject(OAUTH_SETTINGS) settings: OAuthSettings,
   ) {
     this.#sessions = storage.collection(LOGIN_SESSIONS);
+    this.ttlMs = settings.sessionTtlMs;
   }
 
   /** Starts a session; returns the token for the cookie. Expired sessions are swept on the way. */

@@ -1,4 +1,6 @@
-import type { Clock } from "../../src/ports/clock.ts";
+import { CLOCK, inject, injectable, type Clock } from "../../src/index.ts";
+import type { OAuthSettings } from "./oauth-plugin.ts";
+import { OAUTH_SETTINGS } from "./tokens.ts";
 
 export interface LoginThrottleSettings {
   /** Failed sign-ins allowed per email address in a window. */
@@ -24,13 +26,17 @@ interface Window {
  * memory (per process, like the API rate limits). Unknown emails are counted
  * like known ones, so the throttle reveals nothing either.
  */
+@injectable()
 export class LoginThrottle {
   readonly #windows = new Map<string, Window>();
+  private readonly settings: LoginThrottleSettings;
 
   constructor(
-    private readonly clock: Clock,
-    private readonly settings: LoginThrottleSettings,
-  ) {}
+    @inject(CLOCK) private readonly clock: Clock,
+    @inject(OAUTH_SETTINGS) settings: OAuthSettings,
+  ) {
+    this.settings = settings.loginThrottle;
+  }
 
   /** Seconds until a sign-in may be tried again, or 0 when it may be tried now. */
   retryAfterSeconds(email: string, ip: string): number {

@@ -1,9 +1,18 @@
 import { randomBytes } from "node:crypto";
-import type { Scope } from "../../src/auth/scopes.ts";
-import { generateSecret, hashSecret, safeEqual } from "../../src/auth/secrets.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Collection, Storage } from "../../src/ports/storage.ts";
-import type { AccountsService, ApplicationRecord } from "../accounts/index.ts";
+import {
+  CLOCK,
+  generateSecret,
+  hashSecret,
+  inject,
+  injectable,
+  safeEqual,
+  STORAGE,
+  type Clock,
+  type Collection,
+  type Scope,
+  type Storage,
+} from "../../src/index.ts";
+import { ACCOUNTS_SERVICE, type AccountsService, type ApplicationRecord } from "../accounts/index.ts";
 import { OAUTH_CLIENTS, type OAuthClientRecord } from "./records.ts";
 
 /** A public application as its owner sees it: never the secret hash. */
@@ -48,13 +57,14 @@ export function checkRedirectUri(uri: string): string {
 }
 
 /** Public applications: an accounts application of kind "public" plus its OAuth client. */
+@injectable()
 export class OAuthClients {
   readonly #clients: Collection<OAuthClientRecord>;
 
   constructor(
-    private readonly storage: Storage,
-    private readonly clock: Clock,
-    private readonly accounts: AccountsService,
+    @inject(STORAGE) private readonly storage: Storage,
+    @inject(CLOCK) private readonly clock: Clock,
+    @inject(ACCOUNTS_SERVICE) private readonly accounts: AccountsService,
   ) {
     this.#clients = storage.collection(OAUTH_CLIENTS);
   }

@@ -1,6 +1,4 @@
-import { definePlugin } from "../../src/kernel/plugin.ts";
-import { oauthScheme } from "../../src/openapi/openapi-document.ts";
-import { defineToken } from "../../src/kernel/token.ts";
+import { definePlugin, oauthScheme } from "../../src/index.ts";
 import { ACCOUNTS_SERVICE } from "../accounts/index.ts";
 import { AuthorizationCodes } from "./authorization-codes.ts";
 import { oauthCommands } from "./commands.ts";
@@ -10,10 +8,22 @@ import { INSTALL_PATH, installRoutes } from "./install-routes.ts";
 import { Installations } from "./installations.ts";
 import { DEFAULT_SESSION_TTL_MS, LoginSessions } from "./login-sessions.ts";
 import { DEFAULT_LOGIN_THROTTLE, LoginThrottle, type LoginThrottleSettings } from "./login-throttle.ts";
+import { OAuthService } from "./oauth-api.ts";
 import { OAuthClients } from "./oauth-clients.ts";
 import { scryptPasswordHasher, type PasswordHasher } from "./passwords.ts";
 import { oauthCollections } from "./records.ts";
 import { TOKEN_PATH, tokenEndpoint } from "./token-endpoint.ts";
+import {
+  AUTHORIZATION_CODES_SERVICE,
+  DASHBOARD_USERS_SERVICE,
+  ID_TOKENS,
+  INSTALLATIONS_SERVICE,
+  LOGIN_SESSIONS_SERVICE,
+  LOGIN_THROTTLE,
+  OAUTH_API,
+  OAUTH_CLIENTS_SERVICE,
+  OAUTH_SETTINGS,
+} from "./tokens.ts";
 
 export interface OAuthPluginOptions {
   /** How long a dashboard sign-in lasts (default 8 hours). */
@@ -22,6 +32,13 @@ export interface OAuthPluginOptions {
   loginThrottle?: Partial<LoginThrottleSettings>;
   /** Default: scrypt from node:crypto. */
   passwordHasher?: PasswordHasher;
+}
+
+/** The plugin's options, defaults applied. */
+export interface OAuthSettings {
+  sessionTtlMs: number;
+  loginThrottle: LoginThrottleSettings;
+  passwordHasher: PasswordHasher;
 }
 
 /** The in-process service of the OAuth plugin (`kit.plugin("oauth")`). */
@@ -44,11 +61,6 @@ declare module "../../src/kernel/plugin.ts" {
   }
 }
 
-export const OAUTH_API = defineToken<OAuthApi>("OAuthApi", ["reachkit/plugins/oauth (oauthPlugin)"]);
-const LOGIN_SESSIONS_SERVICE = defineToken<LoginSessions>("LoginSessions");
-const LOGIN_THROTTLE = defineToken<LoginThrottle>("LoginThrottle");
-const AUTHORIZATION_CODES_SERVICE = defineToken<AuthorizationCodes>("AuthorizationCodes");
-
 /**
  * Public applications and the OAuth 2.0 authorization code grant: the install
  * page on the ui host (sign-in, consent), authorization codes, and
@@ -56,35 +68,26 @@ const AUTHORIZATION_CODES_SERVICE = defineToken<AuthorizationCodes>("Authorizati
  * kind "oauth", so every v1 route accepts them within their scopes.
  */
 export function oauthPlugin(options: OAuthPluginOptions = {}) {
-  const passwords = options.passwordHasher ?? scryptPasswordHasher();
+  const settings: OAuthSettings = {
+    sessionTtlMs: options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS,
+    loginThrottle: { ...DEFAULT_LOGIN_THROTTLE, ...options.loginThrottle },
+    passwordHasher: options.passwordHasher ?? scryptPasswordHasher(),
+  };
   return definePlugin({
     name: "oauth",
     requires: [ACCOUNTS_SERVICE],
     collections: oauthCollections,
     commands: oauthCommands,
-    register({ container, storage, clock, events, secret, publicUrl }) {
-      const accounts = () => container.resolve(ACCOUNTS_SERVICE);
-      container.bind(LOGIN_SESSIONS_SERVICE, { useFactory: () => new LoginSessions(storage, clock, options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS) });
-      container.bind(LOGIN_THROTTLE, { useFactory: () => new LoginThrottle(clock, { ...DEFAULT_LOGIN_THROTTLE, ...options.loginThrottle }) });
-      container.bind(OAUTH_API, {
-        useFactory: (): OAuthApi => ({
-          applications: new OAuthClients(storage, clock, accounts()),
-          users: new DashboardUsers(storage, clock, accounts(), passwords),
-          installations: new Installations(storage, clock, accounts(), events),
-          idTokens: new IdTokens(secret, clock, publicUrl("api", "")),
-          installUrl({ clientId, redirectUri, scopes, state }) {
-            const url = new URL(publicUrl("ui", INSTALL_PATH));
-            url.searchParams.set("client_id", clientId);
-            url.searchParams.set("redirect_uri", redirectUri);
-            if (scopes && scopes.length > 0) url.searchParams.set("scope", scopes.join(" "));
-            if (state !== undefined) url.searchParams.set("state", state);
-            return url.toString();
-          },
-        }),
-      });
-      container.bind(AUTHORIZATION_CODES_SERVICE, {
-        useFactory: (c) => new AuthorizationCodes(storage, clock, accounts(), c.resolve(OAUTH_API).installations),
-      });
+    register({ container }) {
+      container.bind(OAUTH_SETTINGS, { useValue: settings });
+      container.bind(OAUTH_CLIENTS_SERVICE, { useClass: OAuthClients });
+      container.bind(DASHBOARD_USERS_SERVICE, { useClass: DashboardUsers });
+      container.bind(INSTALLATIONS_SERVICE, { useClass: Installations });
+      container.bind(ID_TOKENS, { useClass: IdTokens });
+      container.bind(LOGIN_SESSIONS_SERVICE, { useClass: LoginSessions });
+      container.bind(LOGIN_THROTTLE, { useClass: LoginThrottle });
+      container.bind(AUTHORIZATION_CODES_SERVICE, { useClass: AuthorizationCodes });
+      container.bind(OAUTH_API, { useClass: OAuthService });
     },
     routes({ resolve, secret, publicUrl, config }) {
       const api = resolve(OAUTH_API);

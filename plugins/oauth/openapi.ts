@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import type { OpenApiSecurityScheme, ResponseDoc, RouteDocs } from "../../src/http/route-docs.ts";
+import type { OpenApiSecurityScheme, ResponseDoc, RouteDocs } from "../../src/index.ts";
 
 const TAG = "OAuth install";
 /** The public application and the dashboard user of the examples (an operator creates the real ones). */

@@ -1,5 +1,5 @@
 import { randomBytes, scrypt, type ScryptOptions } from "node:crypto";
-import { safeEqual } from "../../src/auth/secrets.ts";
+import { safeEqual } from "../../src/index.ts";
 
 /** Hashes and checks dashboard passwords. Swappable (argon2, a directory), scrypt by default. */
 export interface PasswordHasher {

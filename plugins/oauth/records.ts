@@ -1,5 +1,4 @@
-import type { Scope } from "../../src/auth/scopes.ts";
-import type { CollectionSpec } from "../../src/ports/storage.ts";
+import type { CollectionSpec, Scope } from "../../src/index.ts";
 
 /** The OAuth side of a public application (its name and scopes live on the accounts application). */
 export interface OAuthClientRecord {

@@ -1,9 +1,19 @@
 import type { Readable } from "node:stream";
-import type { Accounts } from "../../src/auth/accounts.ts";
-import { decodeUtf8, mediaType, parseFormText, readLimited } from "../../src/http/body.ts";
-import { HttpError } from "../../src/http/errors.ts";
-import type { OpenApiSecurityScheme } from "../../src/http/route-docs.ts";
-import { defineRoute, rawBody, reply, type AnyRoute, type RequestContext, type RouteReply } from "../../src/http/route.ts";
+import {
+  decodeUtf8,
+  defineRoute,
+  HttpError,
+  mediaType,
+  parseFormText,
+  rawBody,
+  readLimited,
+  reply,
+  type Accounts,
+  type AnyRoute,
+  type OpenApiSecurityScheme,
+  type RequestContext,
+  type RouteReply,
+} from "../../src/index.ts";
 import { OAuthError, type AuthorizationCodes } from "./authorization-codes.ts";
 import type { IdTokens } from "./id-tokens.ts";
 import type { OAuthClients } from "./oauth-clients.ts";

@@ -1,6 +1,4 @@
-import { CliUsageError, companyOption, requiredOption, stringOption, type CliCommand } from "../../src/cli/command.ts";
-import { formatFields, formatTable } from "../../src/cli/format.ts";
-import { HttpError } from "../../src/http/errors.ts";
+import { CliUsageError, companyOption, formatFields, formatTable, HttpError, requiredOption, stringOption, type CliCommand } from "../../src/index.ts";
 import type { PrivacyRequest } from "./records.ts";
 import { fetchedView } from "./wire.ts";
 

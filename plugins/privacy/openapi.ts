@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import type { RouteDocs } from "../../src/http/route-docs.ts";
+import type { RouteDocs } from "../../src/index.ts";
 
 const TAG = "Privacy requests";
 const ID = "5b23e86b-cbca-4517-a4c2-94fa5a32c2c6";

@@ -1,20 +1,16 @@
-import { ACCOUNTS } from "../../src/auth/accounts.ts";
-import type { JobHandler } from "../../src/jobs/job-runner.ts";
-import { definePlugin } from "../../src/kernel/plugin.ts";
-import { defineToken } from "../../src/kernel/token.ts";
+import { ACCOUNTS, definePlugin, type JobHandler } from "../../src/index.ts";
 import { SUBSCRIPTIONS_SERVICE } from "../subscriptions/index.ts";
 import { privacyCommands } from "./commands.ts";
 import { assertProcessingDelay, PRIVACY_JOB, PrivacyRequests } from "./privacy-requests.ts";
 import { privacyCollections } from "./records.ts";
 import { privacyRoutes } from "./routes.ts";
+import { PRIVACY_REQUESTS_SERVICE, PRIVACY_SETTINGS } from "./tokens.ts";
 
 declare module "../../src/kernel/plugin.ts" {
   interface PluginApis {
     privacy: PrivacyRequests;
   }
 }
-
-export const PRIVACY_REQUESTS_SERVICE = defineToken<PrivacyRequests>("PrivacyRequests", ["reachkit/plugins/privacy (privacyPlugin)"]);
 
 export interface PrivacyPluginOptions {
   /** How long after a request its processing runs: 0 (default) at once, at most thirty days. */
@@ -36,11 +32,9 @@ export function privacyPlugin(options: PrivacyPluginOptions = {}) {
     requires: [ACCOUNTS, SUBSCRIPTIONS_SERVICE],
     collections: privacyCollections,
     commands: privacyCommands,
-    register({ container, storage, clock, jobs, outbox, events, deleteSubjectData }) {
-      container.bind(PRIVACY_REQUESTS_SERVICE, {
-        useFactory: (c) =>
-          new PrivacyRequests({ storage, clock, jobs, outbox, events, subscriptions: c.resolve(SUBSCRIPTIONS_SERVICE), deleteSubjectData, processingDelayMs }),
-      });
+    register({ container }) {
+      container.bind(PRIVACY_SETTINGS, { useValue: { processingDelayMs } });
+      container.bind(PRIVACY_REQUESTS_SERVICE, { useClass: PrivacyRequests });
     },
     routes: ({ resolve }) => privacyRoutes(resolve(PRIVACY_REQUESTS_SERVICE)),
     jobs: ({ resolve }) => {

@@ -1,15 +1,30 @@
 import { randomInt, randomUUID } from "node:crypto";
-import type { EventBus } from "../../src/events/event-bus.ts";
-import { notFound } from "../../src/http/errors.ts";
-import type { JobContext, JobOutcome } from "../../src/jobs/job-runner.ts";
-import type { Jobs } from "../../src/jobs/jobs.ts";
-import type { DataSubject } from "../../src/kernel/plugin.ts";
-import type { Outbox } from "../../src/messaging/outbox.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Collection, Patch, Storage } from "../../src/ports/storage.ts";
-import type { SubscriptionsService } from "../subscriptions/index.ts";
+import {
+  CLOCK,
+  DELETE_SUBJECT_DATA,
+  EVENTS,
+  inject,
+  injectable,
+  JOBS,
+  notFound,
+  OUTBOX,
+  STORAGE,
+  type Clock,
+  type Collection,
+  type DeleteSubjectData,
+  type EventBus,
+  type JobContext,
+  type JobOutcome,
+  type Jobs,
+  type Outbox,
+  type Patch,
+  type Storage,
+} from "../../src/index.ts";
+import { SUBSCRIPTIONS_SERVICE, type SubscriptionsService } from "../subscriptions/index.ts";
+import type { PrivacyPluginOptions } from "./privacy-plugin.ts";
 import { AFFILIATES, PRIVACY_REQUESTS, type AffiliateRecord, type PrivacyRequest, type PrivacyRequestOrigin } from "./records.ts";
 import { parsePrivacyRequest, type PrivacyRequestInput } from "./schemas.ts";
+import { PRIVACY_SETTINGS } from "./tokens.ts";
 import { maskEmail, maskPhone } from "./wire.ts";
 
 /** Interface §8: a request is processed within thirty days. */
@@ -39,21 +54,6 @@ declare module "../../src/events/event-bus.ts" {
   }
 }
 
-/** What the service is built from. */
-export interface PrivacyRequestsParts {
-  storage: Storage;
-  clock: Clock;
-  jobs: Jobs;
-  outbox: Outbox;
-  events: EventBus;
-  /** Finds the subscribers holding the subject's phone or email. */
-  subscriptions: Pick<SubscriptionsService, "findSubscriber">;
-  /** Runs every plugin's deletion hook (`PluginContext.deleteSubjectData`). */
-  deleteSubjectData: (subject: DataSubject) => Promise<number>;
-  /** How long after the request the processing job runs (0: at once; at most thirty days). */
-  processingDelayMs: number;
-}
-
 /** The payload of the processing job: the request's id alone, never the subject. */
 export interface PrivacyJob {
   requestId: string;
@@ -64,20 +64,36 @@ export interface PrivacyJob {
  * processed by a durable job that deletes everything every plugin and the
  * outbox hold about the subject at that company, and masks the request.
  */
+@injectable()
 export class PrivacyRequests {
   readonly #requests: Collection<PrivacyRequest>;
   readonly #affiliates: Collection<AffiliateRecord>;
 
-  constructor(private readonly parts: PrivacyRequestsParts) {
-    assertProcessingDelay(parts.processingDelayMs);
-    this.#requests = parts.storage.collection(PRIVACY_REQUESTS);
-    this.#affiliates = parts.storage.collection(AFFILIATES);
+  /** How long after the request the processing job runs (0: at once; at most thirty days). */
+  private readonly processingDelayMs: number;
+
+  constructor(
+    @inject(STORAGE) private readonly storage: Storage,
+    @inject(CLOCK) private readonly clock: Clock,
+    @inject(JOBS) private readonly jobs: Jobs,
+    @inject(OUTBOX) private readonly outbox: Outbox,
+    @inject(EVENTS) private readonly events: EventBus,
+    /** Finds the subscribers holding the subject's phone or email. */
+    @inject(SUBSCRIPTIONS_SERVICE) private readonly subscriptions: Pick<SubscriptionsService, "findSubscriber">,
+    /** Runs every plugin's deletion hook. */
+    @inject(DELETE_SUBJECT_DATA) private readonly deleteSubjectData: DeleteSubjectData,
+    @inject(PRIVACY_SETTINGS) settings: Required<PrivacyPluginOptions>,
+  ) {
+    assertProcessingDelay(settings.processingDelayMs);
+    this.processingDelayMs = settings.processingDelayMs;
+    this.#requests = storage.collection(PRIVACY_REQUESTS);
+    this.#affiliates = storage.collection(AFFILIATES);
   }
 
   /** Validates (400 naming the fields), records the request and queues its processing. */
   async create(companyId: string, request: PrivacyRequestInput, origin: PrivacyRequestOrigin = "in_process"): Promise<PrivacyRequest> {
     const input = parsePrivacyRequest(request);
-    const { storage, clock, jobs, processingDelayMs } = this.parts;
+    const { storage, clock, jobs, processingDelayMs } = this;
     return storage.transaction(async () => {
       const now = clock.now();
       const request: PrivacyRequest = {
@@ -112,7 +128,7 @@ export class PrivacyRequests {
 
   /** The company's integer id in legacy answers, drawn at random on first use. */
   async affiliateUserId(companyId: string): Promise<number> {
-    return this.parts.storage.transaction(async () => {
+    return this.storage.transaction(async () => {
       const known = await this.#affiliates.get(companyId);
       if (known) return known.affiliateUserId;
       let affiliateUserId: number;
@@ -130,7 +146,7 @@ export class PrivacyRequests {
    * outbox messages to each phone, then mask the request and mark it processed.
    */
   async process(payload: PrivacyJob, context: JobContext): Promise<JobOutcome | undefined> {
-    const { clock, outbox, events } = this.parts;
+    const { clock, outbox, events } = this;
     const request = await this.#requests.get(payload.requestId);
     if (!request || request.processed) return;
     const interrupted = () => {
@@ -142,7 +158,7 @@ export class PrivacyRequests {
     }
     const subjects = request.subjects ?? [];
     let removed = request.removedRecords ?? 0;
-    for (const subject of subjects) removed += await this.parts.deleteSubjectData({ companyId: request.companyId, ...subject });
+    for (const subject of subjects) removed += await this.deleteSubjectData({ companyId: request.companyId, ...subject });
     await this.#update(request, { removedRecords: removed });
     interrupted();
     for (const phone of new Set(subjects.flatMap((subject) => (subject.phone !== undefined ? [subject.phone] : [])))) {
@@ -150,7 +166,7 @@ export class PrivacyRequests {
     }
     const now = clock.now();
     // The event in the same transaction as the mark: its in-transaction listeners (webhooks) commit with it.
-    await this.parts.storage.transaction(async () => {
+    await this.storage.transaction(async () => {
       await this.#update(request, {
         processed: true,
         processingEndedAt: now,
@@ -169,8 +185,8 @@ export class PrivacyRequests {
   async #subjectsOf(request: PrivacyRequest): Promise<Array<{ phone?: string; email?: string }>> {
     const given = definedAddresses({ phone: request.subjectPhone, email: request.subjectEmail });
     const found = await Promise.all([
-      request.subjectPhone !== undefined ? this.parts.subscriptions.findSubscriber(request.companyId, { phone: request.subjectPhone }) : undefined,
-      request.subjectEmail !== undefined ? this.parts.subscriptions.findSubscriber(request.companyId, { email: request.subjectEmail }) : undefined,
+      request.subjectPhone !== undefined ? this.subscriptions.findSubscriber(request.companyId, { phone: request.subjectPhone }) : undefined,
+      request.subjectEmail !== undefined ? this.subscriptions.findSubscriber(request.companyId, { email: request.subjectEmail }) : undefined,
     ]);
     const subjects = [given, ...found.flatMap((subscriber) => (subscriber ? [definedAddresses({ phone: subscriber.phone, email: subscriber.email })] : []))];
     return [...new Map(subjects.map((subject) => [`${subject.phone ?? ""} ${subject.email ?? ""}`, subject])).values()];

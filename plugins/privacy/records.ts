@@ -1,4 +1,4 @@
-import type { CollectionSpec, Doc } from "../../src/ports/storage.ts";
+import type { CollectionSpec, Doc } from "../../src/index.ts";
 
 /** Where a request came from. */
 export type PrivacyRequestOrigin = "v1" | "legacy" | "in_process";

@@ -1,4 +1,4 @@
-import { defineRoute, jsonBodyCheckedBy, reply, type AnyRoute } from "../../src/http/route.ts";
+import { defineRoute, jsonBodyCheckedBy, reply, type AnyRoute } from "../../src/index.ts";
 import { createDocs, fetchDocs, legacyDocs } from "./openapi.ts";
 import type { PrivacyRequests } from "./privacy-requests.ts";
 import { privacyRequestSchema, type PrivacyRequestInput } from "./schemas.ts";

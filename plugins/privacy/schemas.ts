@@ -1,6 +1,5 @@
 import * as v from "valibot";
-import { invalidFields } from "../../src/http/errors.ts";
-import { parseOrThrow, plainObject } from "../../src/http/validation.ts";
+import { invalidFields, parseOrThrow, plainObject } from "../../src/index.ts";
 import { readPhoneNumber } from "../subscriptions/index.ts";
 
 export const MAX_REQUEST_MESSAGE_LENGTH = 1000;

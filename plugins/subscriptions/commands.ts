@@ -1,6 +1,14 @@
-import { CliUsageError, companyOption, requiredOption, stringOption, type CliCommand, type CliContext } from "../../src/cli/command.ts";
-import { formatFields, formatTable } from "../../src/cli/format.ts";
-import type { Reachkit } from "../../src/kernel/reachkit.ts";
+import {
+  CliUsageError,
+  companyOption,
+  formatFields,
+  formatTable,
+  requiredOption,
+  stringOption,
+  type CliCommand,
+  type CliContext,
+  type Reachkit,
+} from "../../src/index.ts";
 import { isNoticeKind, isNoticeLocale, NOTICE_KINDS, NOTICE_LOCALES, type NoticeKind, type NoticeLocale } from "./notice-templates.ts";
 import { SenderNumberTakenError } from "./sender-numbers.ts";
 import { SUBSCRIPTION_TYPES, type SubscriptionType } from "./sign-up-units.ts";
@@ -43,14 +51,14 @@ export const subscriptionsCommands: readonly CliCommand[] = [
     summary: "Create an API sign-up unit (the signUpSourceId of opt-ins) for a type and locale",
     options: {
       ...companyOption,
-      type: { type: "string", description: "MARKETING or TRANSACTIONAL", required: true, placeholder: "TYPE" },
+      type: { type: "string", description: SUBSCRIPTION_TYPES.join(", "), required: true, placeholder: "TYPE" },
       language: { type: "string", description: "Two-letter language code (default en)", placeholder: "LANG" },
       country: { type: "string", description: "Two-letter country code (default US)", placeholder: "COUNTRY" },
       name: { type: "string", description: "A name for operators", placeholder: "NAME" },
     },
     async run(values, context) {
       const type = requiredOption(values, "type").toUpperCase();
-      if (!SUBSCRIPTION_TYPES.includes(type as SubscriptionType)) throw new CliUsageError("--type must be MARKETING or TRANSACTIONAL");
+      if (!SUBSCRIPTION_TYPES.includes(type as SubscriptionType)) throw new CliUsageError(`--type must be one of ${SUBSCRIPTION_TYPES.join(", ")}`);
       const { kit, companyId } = await companyKit(values, context);
       try {
         const unit = await kit.plugin("subscriptions").signUpUnits.create({

@@ -1,12 +1,11 @@
 import { randomUUID } from "node:crypto";
-import type { EventBus } from "../../src/events/event-bus.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Storage } from "../../src/ports/storage.ts";
+import { CLOCK, EVENTS, inject, injectable, STORAGE, type Clock, type EventBus, type Storage } from "../../src/index.ts";
 import { noticeLocale, welcomeKind, type NoticeKind } from "./notice-templates.ts";
 import type { Notices } from "./notices.ts";
 import type { Subscription, SubscriptionState } from "./records.ts";
 import { emitAll, subscriptionEvent, type PendingEvent, type SubscriptionEventName } from "./subscription-events.ts";
 import type { SubscriptionStore } from "./subscription-store.ts";
+import { NOTICES, SUBSCRIPTION_STORE } from "./tokens.ts";
 
 export type KeywordAction = "confirm" | "stop" | "help" | "start";
 
@@ -74,13 +73,14 @@ const RULES: Readonly<Record<"confirm" | "stop" | "start", KeywordRule>> = {
  * every TEXT subscription of the number at that company and confirm by text;
  * HELP/INFO answers with the help text; START re-subscribes.
  */
+@injectable()
 export class InboundTexts {
   constructor(
-    private readonly storage: Storage,
-    private readonly clock: Clock,
-    private readonly store: SubscriptionStore,
-    private readonly notices: Notices,
-    private readonly events: EventBus,
+    @inject(STORAGE) private readonly storage: Storage,
+    @inject(CLOCK) private readonly clock: Clock,
+    @inject(SUBSCRIPTION_STORE) private readonly store: SubscriptionStore,
+    @inject(NOTICES) private readonly notices: Notices,
+    @inject(EVENTS) private readonly events: EventBus,
   ) {}
 
   async handle(companyId: string, text: InboundText): Promise<InboundResult> {

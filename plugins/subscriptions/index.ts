@@ -1,11 +1,6 @@
-export {
-  subscriptionsPlugin,
-  SIGN_UP_UNITS_SERVICE,
-  SUBSCRIPTIONS_SERVICE,
-  type SubscriptionsApi,
-  type SubscriptionsPluginOptions,
-} from "./subscriptions-plugin.ts";
-export { SubscriptionsService, type SubscriptionsServiceParts, type ProvisionedMessaging } from "./subscriptions-service.ts";
+export { subscriptionsPlugin, type SubscriptionsApi, type SubscriptionsPluginOptions } from "./subscriptions-plugin.ts";
+export { SIGN_UP_UNITS_SERVICE, SUBSCRIPTIONS_SERVICE } from "./tokens.ts";
+export { SubscriptionsService, type ProvisionedMessaging } from "./subscriptions-service.ts";
 export { SignUpUnits, SUBSCRIPTION_TYPES, type SignUpUnit, type SubscriptionType, type NewSignUpUnit } from "./sign-up-units.ts";
 export {
   SUBSCRIPTION_CHANNELS,

@@ -1,6 +1,4 @@
-import { fillPlaceholders } from "../../src/messaging/placeholders.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Collection, Storage } from "../../src/ports/storage.ts";
+import { CLOCK, fillPlaceholders, inject, injectable, STORAGE, type Clock, type Collection, type Storage } from "../../src/index.ts";
 import { TEMPLATES, type Locale, type TemplateOverride } from "./records.ts";
 import type { SubscriptionType } from "./sign-up-units.ts";
 
@@ -63,9 +61,10 @@ export const DEFAULT_TEMPLATES: Readonly<Record<NoticeLocale, Readonly<Record<No
   },
 };
 
+// Checkout-abandoned texts are cart reminders: marketing texts, with the marketing legal language.
 export const confirmRequestKind = (type: SubscriptionType): NoticeKind =>
-  type === "MARKETING" ? "confirm_request_marketing" : "confirm_request_transactional";
-export const welcomeKind = (type: SubscriptionType): NoticeKind => (type === "MARKETING" ? "welcome_marketing" : "welcome_transactional");
+  type === "TRANSACTIONAL" ? "confirm_request_transactional" : "confirm_request_marketing";
+export const welcomeKind = (type: SubscriptionType): NoticeKind => (type === "TRANSACTIONAL" ? "welcome_transactional" : "welcome_marketing");
 
 export const isNoticeKind = (value: string): value is NoticeKind => (NOTICE_KINDS as readonly string[]).includes(value);
 export const isNoticeLocale = (value: string): value is NoticeLocale => (NOTICE_LOCALES as readonly string[]).includes(value);
@@ -82,12 +81,13 @@ export function renderTemplate(text: string, values: NoticeValues): string {
 }
 
 /** The wording of each notice: a company's overrides, else the defaults. */
+@injectable()
 export class NoticeTemplates {
   readonly #overrides: Collection<TemplateOverride>;
 
   constructor(
-    storage: Storage,
-    private readonly clock: Clock,
+    @inject(STORAGE) storage: Storage,
+    @inject(CLOCK) private readonly clock: Clock,
   ) {
     this.#overrides = storage.collection(TEMPLATES);
   }

@@ -1,6 +1,6 @@
-import type { Accounts } from "../../src/auth/accounts.ts";
-import type { Outbox } from "../../src/messaging/outbox.ts";
+import { ACCOUNTS, inject, injectable, OUTBOX, type Accounts, type Outbox } from "../../src/index.ts";
 import { renderTemplate, type NoticeKind, type NoticeLocale, type NoticeTemplates } from "./notice-templates.ts";
+import { NOTICE_TEMPLATES } from "./tokens.ts";
 
 /** One notice to send: who, which wording, and the key that makes a re-run job send it once. */
 export interface Notice {
@@ -13,15 +13,16 @@ export interface Notice {
 }
 
 /** Renders a company's wording of a notice and hands it to the outbox (every SMS goes through it). */
+@injectable()
 export class Notices {
   constructor(
-    private readonly templates: NoticeTemplates,
-    private readonly outbox: Outbox,
-    private readonly accounts: () => Accounts,
+    @inject(NOTICE_TEMPLATES) private readonly templates: NoticeTemplates,
+    @inject(OUTBOX) private readonly outbox: Outbox,
+    @inject(ACCOUNTS) private readonly accounts: Accounts,
   ) {}
 
   async send(notice: Notice): Promise<void> {
-    const company = await this.accounts().getCompany(notice.companyId);
+    const company = await this.accounts.getCompany(notice.companyId);
     if (!company) return; // deleted meanwhile: nobody to speak for
     const text = await this.templates.text(notice.companyId, notice.locale, notice.kind);
     await this.outbox.send({

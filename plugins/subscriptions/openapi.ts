@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import type { ResponseDoc, RouteDocs } from "../../src/http/route-docs.ts";
+import type { ResponseDoc, RouteDocs } from "../../src/index.ts";
 import { SUBSCRIPTION_CHANNELS } from "./records.ts";
 import { SUBSCRIPTION_TYPES } from "./sign-up-units.ts";
 
@@ -107,11 +107,12 @@ export const unsubscribeDocs: RouteDocs = {
   example: { body: { user: { email: EMAIL }, subscriptions: [{ type: "MARKETING", channel: "EMAIL" }] }, after: ["addSubscriptions"] },
 };
 
-export const optOutPhoneDocs: RouteDocs = {
+export const optOutDocs: RouteDocs = {
   operationId: "deleteSubscriptions",
   tag: TAG,
-  description: "Opts a phone out of every text subscription: the unsubscribe of a phone with no list, with the phone in the query (one client of the reference service calls it).",
-  query: v.object({ phone: v.pipe(v.string(), v.description("E.164, URL-encoded (%2B for +)")) }),
+  description:
+    "Opts a phone out of every text subscription and an email out of every email subscription: the unsubscribe with no list, with the user in the query (one client of the reference service calls it). Give at least one of `phone` and `email`.",
+  query: userQuery,
   responses: {
     202: {
       description: "Accepted",
@@ -136,6 +137,7 @@ const inboundResult = v.object({
 const inboundResponses = {
   200: { description: "Received", schema: inboundResult, example: { received: true, keyword: "help", changed: 0 } },
   401: { description: "Neither a valid provider signature nor the company's secret path" },
+  403: { description: "The SMS adapter checks signatures, and this one does not match (nor is it the secret path)" },
   404: { description: "No company has this sender number" },
 } satisfies Record<number, ResponseDoc>;
 const inboundExample = { From: PHONE, To: EXAMPLE_SENDER_NUMBER, Body: "HELP" };

@@ -1,9 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { EventBus } from "../../src/events/event-bus.ts";
-import { invalidFields } from "../../src/http/errors.ts";
-import type { Jobs } from "../../src/jobs/jobs.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Storage } from "../../src/ports/storage.ts";
+import { CLOCK, EVENTS, inject, injectable, invalidFields, JOBS, STORAGE, type Clock, type EventBus, type Jobs, type Storage } from "../../src/index.ts";
+import type { Identifier } from "../profiles/index.ts";
 import { confirmRequestKind, noticeLocale, welcomeKind, type NoticeKind } from "./notice-templates.ts";
 import type { Notices } from "./notices.ts";
 import type { ChangeSource, ExternalIdentifiers, Locale, Subscriber, SubscriptionChannel, SubscriptionKind } from "./records.ts";
@@ -11,6 +8,7 @@ import { parseOptInRequest, type OptInRequest, type UserRef, type ValidOptInRequ
 import type { SignUpUnit, SignUpUnits, SubscriptionType } from "./sign-up-units.ts";
 import { emitAll, subscriptionEvent, type PendingEvent } from "./subscription-events.ts";
 import type { SubscriptionStore } from "./subscription-store.ts";
+import { NOTICES, SIGN_UP_UNITS_SERVICE, SUBSCRIBER_PROFILES, SUBSCRIPTION_STORE, type SubscriberProfiles } from "./tokens.ts";
 import { addressOf, channelsOf } from "./users.ts";
 
 export type CreationStatus = "NEWLY_CREATED" | "PREVIOUSLY_CREATED";
@@ -72,15 +70,18 @@ const MAX_CUSTOM_IDENTIFIERS_KEPT = 50;
  * renews them in one transaction and queues the texts, keyed so that a job
  * that runs twice changes and sends nothing twice.
  */
+@injectable()
 export class OptIns {
   constructor(
-    private readonly storage: Storage,
-    private readonly clock: Clock,
-    private readonly store: SubscriptionStore,
-    private readonly signUpUnits: SignUpUnits,
-    private readonly jobs: Jobs,
-    private readonly notices: Notices,
-    private readonly events: EventBus,
+    @inject(STORAGE) private readonly storage: Storage,
+    @inject(CLOCK) private readonly clock: Clock,
+    @inject(SUBSCRIPTION_STORE) private readonly store: SubscriptionStore,
+    @inject(SIGN_UP_UNITS_SERVICE) private readonly signUpUnits: SignUpUnits,
+    @inject(JOBS) private readonly jobs: Jobs,
+    @inject(NOTICES) private readonly notices: Notices,
+    @inject(EVENTS) private readonly events: EventBus,
+    /** The profiles service when the kit has one (a subscriber is a profile with consent), else nothing. */
+    @inject(SUBSCRIBER_PROFILES) private readonly profiles: SubscriberProfiles,
   ) {}
 
   async accept(companyId: string, request: OptInRequest, options: OptInOptions = {}): Promise<OptInAccepted> {
@@ -155,6 +156,8 @@ export class OptIns {
     const todo: SubscriptionChannel[] = [];
     for (const channel of subscribedChannels(job.user, job.channels)) if (!(await this.store.recorded(changeId(channel)))) todo.push(channel);
     if (todo.length === 0) return; // an earlier run of this job did it all
+    // In the job's transaction: a link that fails fails the job, which runs again.
+    await this.profiles.link(job.companyId, identifiersOf(job.user, job.externalIdentifiers));
     const owners = await this.#owners(job, now);
     for (const channel of todo) {
       const notice = await this.#optIn(job, channel, owners[channel]!, changeId(channel), now, events);
@@ -278,4 +281,13 @@ function mergeIdentifiers(stored: ExternalIdentifiers | undefined, given: Extern
     merged.customIdentifiers = [...custom].map(([name, value]) => ({ name, value })).slice(-MAX_CUSTOM_IDENTIFIERS_KEPT);
   }
   return merged;
+}
+
+/** The phone, email and external identifiers of an opt-in, as the profiles plugin links them. */
+function identifiersOf(user: UserRef, external: ExternalIdentifiers | undefined): Identifier[] {
+  const identifiers: Identifier[] = [];
+  for (const kind of ["phone", "email"] as const) if (user[kind] !== undefined) identifiers.push({ kind, value: user[kind]! });
+  for (const kind of ["clientUserId", "shopifyId", "klaviyoId"] as const) if (external?.[kind] !== undefined) identifiers.push({ kind, value: external[kind]! });
+  for (const { name, value } of external?.customIdentifiers ?? []) identifiers.push({ kind: "custom", name, value });
+  return identifiers;
 }

@@ -1,4 +1,4 @@
-import type { CollectionSpec, Doc } from "../../src/ports/storage.ts";
+import type { CollectionSpec, Doc } from "../../src/index.ts";
 import type { SubscriptionType } from "./sign-up-units.ts";
 
 export const SUBSCRIPTION_CHANNELS = ["TEXT", "EMAIL"] as const;

@@ -1,10 +1,19 @@
 import * as v from "valibot";
-import { HttpError, invalidFields, unauthorized } from "../../src/http/errors.ts";
-import { defineRoute, formBody, jsonBodyCheckedBy, reply, type AnyRoute } from "../../src/http/route.ts";
-import type { PluginContext } from "../../src/kernel/plugin.ts";
-import { SMS_SENDER } from "../../src/ports/sms-sender.ts";
+import {
+  defineRoute,
+  forbidden,
+  formBody,
+  HttpError,
+  invalidFields,
+  jsonBodyCheckedBy,
+  reply,
+  SMS_SENDER,
+  unauthorized,
+  type AnyRoute,
+  type PluginContext,
+} from "../../src/index.ts";
 import type { OptInAccepted } from "./opt-ins.ts";
-import { eligibilityDocs, inboundSecretPathDocs, inboundSignedDocs, optInDocs, optOutPhoneDocs, unsubscribeDocs } from "./openapi.ts";
+import { eligibilityDocs, inboundSecretPathDocs, inboundSignedDocs, optInDocs, optOutDocs, unsubscribeDocs } from "./openapi.ts";
 import { E164, optInRequestSchema, unsubscribeRequestSchema, userFromQuery, type OptInRequest, type UnsubscribeRequest } from "./schemas.ts";
 import { INBOUND_PATH, normalizeSenderNumber } from "./sender-numbers.ts";
 import type { SubscriptionsService } from "./subscriptions-service.ts";
@@ -28,6 +37,7 @@ const unsubscribeReply = (accepted: UnsubscribeAccepted) =>
   reply.json(202, { user: accepted.user, subscriptionResponses: accepted.subscriptionResponses });
 
 export function subscriptionRoutes(context: PluginContext, service: SubscriptionsService): AnyRoute[] {
+  const sender = context.container.has(SMS_SENDER) ? context.resolve(SMS_SENDER) : undefined;
   return [
     defineRoute({
       method: "POST",
@@ -70,12 +80,10 @@ export function subscriptionRoutes(context: PluginContext, service: Subscription
       path: "/v1/subscriptions",
       auth: { kind: "api", anyOfScopes: WRITE },
       rateLimit: "unsubscribe",
-      summary: "Opt a phone out of every text subscription",
-      docs: optOutPhoneDocs,
-      handler: async ({ principal, query }) => {
-        const { phone } = userFromQuery({ phone: query.phone });
-        return unsubscribeReply(await service.unsubscribe(principal.companyId, { user: { phone } }, { source: "api" }));
-      },
+      summary: "Opt a phone or an email out of every subscription",
+      docs: optOutDocs,
+      handler: async ({ principal, query }) =>
+        unsubscribeReply(await service.unsubscribe(principal.companyId, { user: userFromQuery(query) }, { source: "api" })),
     }),
     ...[INBOUND_PATH, `${INBOUND_PATH}/:token`].map((path) =>
       defineRoute({
@@ -93,10 +101,10 @@ export function subscriptionRoutes(context: PluginContext, service: Subscription
             ...(to === undefined ? [{ path: "To", message: "is required" }] : []),
           ];
           if (from === undefined || to === undefined || problems.length > 0) throw invalidFields(problems);
-          const sender = context.container.has(SMS_SENDER) ? context.resolve(SMS_SENDER) : undefined;
           const signed = sender?.verifyInbound?.({ url: context.publicUrl("api", requestPath), headers, params: body }) === true;
           const companyId = await service.senderNumbers.companyOf(normalizeSenderNumber(to));
           if (!signed && (companyId === undefined || params.token === undefined || !service.senderNumbers.verifyToken(companyId, params.token))) {
+            if (sender?.verifyInbound) throw forbidden("the provider signature does not match this request");
             throw unauthorized("the webhook needs a valid provider signature or the company's secret path");
           }
           if (companyId === undefined) throw new HttpError(404, "not_found", "no company has this sender number");

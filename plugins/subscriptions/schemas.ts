@@ -1,6 +1,5 @@
 import * as v from "valibot";
-import { invalidFields } from "../../src/http/errors.ts";
-import { parseOrThrow, plainObject, singleQueryParam, type RawQuery } from "../../src/http/validation.ts";
+import { invalidFields, parseOrThrow, plainObject, singleQueryParam, type RawQuery } from "../../src/index.ts";
 import { SUBSCRIPTION_CHANNELS, type CustomIdentifier, type ExternalIdentifiers, type Locale, type SubscriptionKind } from "./records.ts";
 import { SUBSCRIPTION_TYPES, type SubscriptionType } from "./sign-up-units.ts";
 

@@ -1,9 +1,22 @@
 import { randomInt } from "node:crypto";
-import type { Accounts } from "../../src/auth/accounts.ts";
-import { safeEqual, sign } from "../../src/auth/secrets.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import { UniqueConstraintError, type Collection, type Storage } from "../../src/ports/storage.ts";
+import {
+  ACCOUNTS,
+  CLOCK,
+  inject,
+  injectable,
+  safeEqual,
+  SECRET,
+  sign,
+  STORAGE,
+  UniqueConstraintError,
+  type Accounts,
+  type Clock,
+  type Collection,
+  type Storage,
+} from "../../src/index.ts";
 import { SENDER_NUMBERS, type SenderNumberRecord } from "./records.ts";
+import type { SubscriptionsPluginOptions } from "./subscriptions-plugin.ts";
+import { SUBSCRIPTIONS_SETTINGS } from "./tokens.ts";
 
 /** An E.164 number, or a short code of 5 or 6 digits. */
 const SENDER_NUMBER = /^(\+[1-9]\d{6,14}|\d{5,6})$/;
@@ -32,17 +45,20 @@ export const fictitiousSenderNumber = (): string => `+1555${String(randomInt(0, 
  * from) and the index that routes an inbound text to the company whose number
  * it was sent to. Also the secret path of the inbound webhook.
  */
+@injectable()
 export class SenderNumbers {
   readonly #numbers: Collection<SenderNumberRecord>;
+  private readonly allocate: () => string;
 
   constructor(
-    private readonly storage: Storage,
-    private readonly clock: Clock,
-    private readonly accounts: () => Accounts,
-    private readonly secret: string,
-    private readonly allocate: () => string,
+    @inject(STORAGE) private readonly storage: Storage,
+    @inject(CLOCK) private readonly clock: Clock,
+    @inject(ACCOUNTS) private readonly accounts: Accounts,
+    @inject(SECRET) private readonly secret: string,
+    @inject(SUBSCRIPTIONS_SETTINGS) options: Required<SubscriptionsPluginOptions>,
   ) {
     this.#numbers = storage.collection(SENDER_NUMBERS);
+    this.allocate = options.allocateSenderNumber;
   }
 
   /** Sets a company's sender number; throws {@link SenderNumberTakenError} when another company has it. */
@@ -50,13 +66,13 @@ export class SenderNumbers {
     const normalized = normalizeSenderNumber(number);
     if (!SENDER_NUMBER.test(normalized)) throw new RangeError("a sender number is E.164 (+ and digits) or a short code of 5 or 6 digits");
     return this.storage.transaction(async () => {
-      if (!(await this.accounts().getCompany(companyId))) throw new RangeError(`no company ${companyId}`);
+      if (!(await this.accounts.getCompany(companyId))) throw new RangeError(`no company ${companyId}`);
       const owner = await this.companyOf(normalized);
       if (owner !== undefined && owner !== companyId) throw new SenderNumberTakenError(normalized);
       await this.#numbers.deleteWhere({ companyId });
       await this.#numbers.delete(normalized); // a deleted company's, if any
       await this.#numbers.insert({ id: normalized, companyId, createdAt: this.clock.now() });
-      await this.accounts().updateCompany(companyId, { senderNumber: normalized });
+      await this.accounts.updateCompany(companyId, { senderNumber: normalized });
       return normalized;
     });
   }
@@ -79,9 +95,9 @@ export class SenderNumbers {
     // No company can hold what is not a sender number ("", "abc"): and "" is no document id.
     if (!SENDER_NUMBER.test(normalized)) return undefined;
     const indexed = await this.#numbers.get(normalized);
-    if (indexed && (await this.accounts().getCompany(indexed.companyId))) return indexed.companyId;
+    if (indexed && (await this.accounts.getCompany(indexed.companyId))) return indexed.companyId;
     // A number set directly on the company (Accounts.updateCompany) still routes.
-    const companies = await this.accounts().listCompanies();
+    const companies = await this.accounts.listCompanies();
     return companies.find((company) => company.senderNumber === normalized)?.id;
   }
 

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Collection, CollectionSpec, Storage } from "../../src/ports/storage.ts";
+import { CLOCK, inject, injectable, STORAGE, type Clock, type Collection, type CollectionSpec, type Storage } from "../../src/index.ts";
 
-export const SUBSCRIPTION_TYPES = ["MARKETING", "TRANSACTIONAL"] as const;
+/** CHECKOUT_ABANDONED is in the reference's enumerations, and two of its clients send it in unsubscribe lists. */
+export const SUBSCRIPTION_TYPES = ["MARKETING", "TRANSACTIONAL", "CHECKOUT_ABANDONED"] as const;
 export type SubscriptionType = (typeof SUBSCRIPTION_TYPES)[number];
 
 /** An API sign-up unit: where programmatic opt-ins come from (`signUpSourceId`), with its type and locale. */
@@ -33,12 +33,13 @@ export interface NewSignUpUnit {
   name?: string;
 }
 
+@injectable()
 export class SignUpUnits {
   readonly #units: Collection<SignUpUnit>;
 
   constructor(
-    storage: Storage,
-    private readonly clock: Clock,
+    @inject(STORAGE) storage: Storage,
+    @inject(CLOCK) private readonly clock: Clock,
   ) {
     this.#units = storage.collection(SIGN_UP_UNITS);
   }

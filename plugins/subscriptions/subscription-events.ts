@@ -1,4 +1,4 @@
-import type { EventBus } from "../../src/events/event-bus.ts";
+import type { EventBus } from "../../src/index.ts";
 import type { ChangeSource, Subscription, SubscriptionChannel, SubscriptionState } from "./records.ts";
 import type { SubscriptionType } from "./sign-up-units.ts";
 

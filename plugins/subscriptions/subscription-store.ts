@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { sortableId } from "../../src/kernel/ids.ts";
-import type { Collection, Patch, Storage } from "../../src/ports/storage.ts";
+import { inject, injectable, sortableId, STORAGE, type Collection, type Patch, type Storage } from "../../src/index.ts";
 import {
   CHANGES,
   SUBSCRIBERS,
@@ -35,19 +34,20 @@ export interface ChangeInput {
 /** Addresses per `in` query: well under SQLite's parameter limit. */
 const ADDRESSES_PER_QUERY = 500;
 const CHANNEL_ORDER: Record<SubscriptionChannel, number> = { TEXT: 0, EMAIL: 1 };
-const TYPE_ORDER: Record<SubscriptionType, number> = { MARKETING: 0, TRANSACTIONAL: 1 };
+const TYPE_ORDER: Record<SubscriptionType, number> = { MARKETING: 0, TRANSACTIONAL: 1, CHECKOUT_ABANDONED: 2 };
 
-/** TEXT before EMAIL, MARKETING before TRANSACTIONAL: a stable order for answers. */
+/** TEXT before EMAIL, then MARKETING, TRANSACTIONAL, CHECKOUT_ABANDONED: a stable order for answers. */
 export const bySubscriptionKind = (a: Subscription, b: Subscription) =>
   CHANNEL_ORDER[a.channel] - CHANNEL_ORDER[b.channel] || TYPE_ORDER[a.type] - TYPE_ORDER[b.type];
 
 /** Subscribers, subscriptions and their change records, always scoped by company. */
+@injectable()
 export class SubscriptionStore {
   readonly subscribers: Collection<Subscriber>;
   readonly subscriptions: Collection<Subscription>;
   readonly changes: Collection<SubscriptionChange>;
 
-  constructor(storage: Storage) {
+  constructor(@inject(STORAGE) storage: Storage) {
     this.subscribers = storage.collection(SUBSCRIBERS);
     this.subscriptions = storage.collection(SUBSCRIPTIONS);
     this.changes = storage.collection(CHANGES);

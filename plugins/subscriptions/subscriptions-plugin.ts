@@ -1,13 +1,33 @@
-import { ACCOUNTS } from "../../src/auth/accounts.ts";
-import { definePlugin } from "../../src/kernel/plugin.ts";
-import { defineToken } from "../../src/kernel/token.ts";
-import { SMS_SENDER } from "../../src/ports/sms-sender.ts";
+import { ACCOUNTS, definePlugin, SMS_SENDER } from "../../src/index.ts";
+import { PROFILES_SERVICE } from "../profiles/index.ts";
 import { subscriptionsCommands } from "./commands.ts";
+import { InboundTexts } from "./inbound-texts.ts";
+import { NoticeTemplates } from "./notice-templates.ts";
+import { Notices } from "./notices.ts";
+import { OptIns } from "./opt-ins.ts";
 import { subscriptionCollections } from "./records.ts";
 import { subscriptionRoutes } from "./routes.ts";
-import { fictitiousSenderNumber } from "./sender-numbers.ts";
+import { fictitiousSenderNumber, SenderNumbers } from "./sender-numbers.ts";
 import { signUpUnitsCollection, SignUpUnits } from "./sign-up-units.ts";
+import { SubscriptionStore } from "./subscription-store.ts";
 import { SubscriptionsService } from "./subscriptions-service.ts";
+import {
+  INBOUND_TEXTS,
+  NOTICE_TEMPLATES,
+  NOTICES,
+  OPT_INS,
+  SENDER_NUMBERS_SERVICE,
+  SIGN_UP_UNITS_SERVICE,
+  SUBSCRIBER_PROFILES,
+  SUBSCRIPTION_STORE,
+  SUBSCRIPTIONS_SETTINGS,
+  type SubscriberProfiles,
+  SUBSCRIPTIONS_SERVICE,
+  UNSUBSCRIBES,
+} from "./tokens.ts";
+import { Unsubscribes } from "./unsubscribes.ts";
+
+const NO_PROFILES: SubscriberProfiles = { link: async () => undefined };
 
 /** The in-process service of the subscriptions plugin (`kit.plugin("subscriptions")`). */
 export type SubscriptionsApi = SubscriptionsService;
@@ -17,11 +37,6 @@ declare module "../../src/kernel/plugin.ts" {
     subscriptions: SubscriptionsApi;
   }
 }
-
-const PROVIDER = "reachkit/plugins/subscriptions (subscriptionsPlugin)";
-export const SIGN_UP_UNITS_SERVICE = defineToken<SignUpUnits>("SignUpUnits", [PROVIDER]);
-/** The subscriptions service, for other plugins (`requires: [SUBSCRIPTIONS_SERVICE]`, then `resolve`). */
-export const SUBSCRIPTIONS_SERVICE = defineToken<SubscriptionsService>("SubscriptionsService", [PROVIDER]);
 
 export interface SubscriptionsPluginOptions {
   /** Picks the sender number of a new company (default: a fictitious +1555 number; change it with `reachkit sender-number set`). */
@@ -51,22 +66,19 @@ export function subscriptionsPlugin(options: SubscriptionsPluginOptions = {}) {
         },
       },
     ],
-    register({ container, storage, clock, jobs, outbox, events, secret }) {
-      container.bind(SIGN_UP_UNITS_SERVICE, { useFactory: () => new SignUpUnits(storage, clock) });
-      container.bind(SUBSCRIPTIONS_SERVICE, {
-        useFactory: (c) =>
-          new SubscriptionsService({
-            storage,
-            clock,
-            jobs,
-            outbox,
-            events,
-            accounts: () => c.resolve(ACCOUNTS),
-            signUpUnits: c.resolve(SIGN_UP_UNITS_SERVICE),
-            secret,
-            allocateSenderNumber: options.allocateSenderNumber ?? fictitiousSenderNumber,
-          }),
-      });
+    register({ container }) {
+      container.bind(SUBSCRIPTIONS_SETTINGS, { useValue: { allocateSenderNumber: options.allocateSenderNumber ?? fictitiousSenderNumber } });
+      container.bind(SIGN_UP_UNITS_SERVICE, { useClass: SignUpUnits });
+      container.bind(SENDER_NUMBERS_SERVICE, { useClass: SenderNumbers });
+      container.bind(NOTICE_TEMPLATES, { useClass: NoticeTemplates });
+      container.bind(NOTICES, { useClass: Notices });
+      container.bind(SUBSCRIPTION_STORE, { useClass: SubscriptionStore });
+      container.bind(OPT_INS, { useClass: OptIns });
+      container.bind(UNSUBSCRIBES, { useClass: Unsubscribes });
+      container.bind(INBOUND_TEXTS, { useClass: InboundTexts });
+      container.bind(SUBSCRIPTIONS_SERVICE, { useClass: SubscriptionsService });
+      // A kit without the profiles plugin links nothing.
+      container.bind(SUBSCRIBER_PROFILES, { useFactory: (c) => (c.has(PROFILES_SERVICE) ? c.resolve(PROFILES_SERVICE) : NO_PROFILES) });
     },
     routes: (context) => subscriptionRoutes(context, context.resolve(SUBSCRIPTIONS_SERVICE)),
     jobs: ({ resolve }) => resolve(SUBSCRIPTIONS_SERVICE).jobHandlers(),
@@ -86,10 +98,14 @@ export function subscriptionsPlugin(options: SubscriptionsPluginOptions = {}) {
       };
     },
     deleteSubjectData: ({ resolve }, subject) => resolve(SUBSCRIPTIONS_SERVICE).deleteSubjectData(subject),
-    async start({ container, resolve }) {
-      // Adapters that receive texts themselves (the memory adapter in tests) hand them straight to the service.
-      if (!container.has(SMS_SENDER)) return;
+    async start({ container, resolve, events }) {
       const service = resolve(SUBSCRIPTIONS_SERVICE);
+      // The carrier refuses every text to a number that opted out there (Twilio's error 21610): its TEXT subscriptions end, without a text.
+      events.on("sms.recipient_opted_out", async ({ companyId, phone }) => {
+        await service.unsubscribeNow(companyId, { user: { phone }, notification: { disabled: true } }, { source: "carrier_opt_out" });
+      });
+      // Adapters that receive texts themselves (SMPP, the memory adapter in tests) hand them straight to the service.
+      if (!container.has(SMS_SENDER)) return;
       resolve(SMS_SENDER).onInbound?.(async (message) => void (await service.handleInbound(message)));
     },
   });

@@ -1,44 +1,30 @@
-import type { Accounts } from "../../src/auth/accounts.ts";
-import type { EventBus } from "../../src/events/event-bus.ts";
-import type { JobHandler } from "../../src/jobs/job-runner.ts";
-import type { Jobs } from "../../src/jobs/jobs.ts";
-import type { DataSubject } from "../../src/kernel/plugin.ts";
-import type { Outbox } from "../../src/messaging/outbox.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Storage } from "../../src/ports/storage.ts";
+import { inject, injectable, JOBS, STORAGE, type DataSubject, type JobHandler, type Jobs, type Storage } from "../../src/index.ts";
 import { eligibilityOf, NOT_SUBSCRIBED, type Eligibility, type SubscriptionEligibility } from "./eligibility.ts";
-import { InboundTexts, type InboundResult, type InboundText } from "./inbound-texts.ts";
-import { NoticeTemplates } from "./notice-templates.ts";
-import { Notices } from "./notices.ts";
-import { OPT_IN_JOB, OptIns, type OptInAccepted, type OptInApplied, type OptInJob, type OptInOptions } from "./opt-ins.ts";
+import type { InboundResult, InboundText, InboundTexts } from "./inbound-texts.ts";
+import type { NoticeTemplates } from "./notice-templates.ts";
+import { OPT_IN_JOB, type OptIns, type OptInAccepted, type OptInApplied, type OptInJob, type OptInOptions } from "./opt-ins.ts";
 import type { Subscriber, Subscription, SubscriptionChange, SubscriptionKind } from "./records.ts";
 import type { OptInRequest, UnsubscribeRequest, UserRef } from "./schemas.ts";
-import { normalizeSenderNumber, SenderNumbers } from "./sender-numbers.ts";
+import { normalizeSenderNumber, type SenderNumbers } from "./sender-numbers.ts";
 import type { SignUpUnits } from "./sign-up-units.ts";
-import { SubscriptionStore } from "./subscription-store.ts";
+import type { SubscriptionStore } from "./subscription-store.ts";
+import {
+  INBOUND_TEXTS,
+  NOTICE_TEMPLATES,
+  OPT_INS,
+  SENDER_NUMBERS_SERVICE,
+  SIGN_UP_UNITS_SERVICE,
+  SUBSCRIPTION_STORE,
+  UNSUBSCRIBES,
+} from "./tokens.ts";
 import {
   UNSUBSCRIBE_JOB,
-  Unsubscribes,
+  type Unsubscribes,
   type UnsubscribeAccepted,
   type UnsubscribeApplied,
   type UnsubscribeJob,
   type UnsubscribeOptions,
 } from "./unsubscribes.ts";
-
-/** What the service is built from (the plugin binds it with a factory). */
-export interface SubscriptionsServiceParts {
-  storage: Storage;
-  clock: Clock;
-  jobs: Jobs;
-  outbox: Outbox;
-  events: EventBus;
-  accounts: () => Accounts;
-  signUpUnits: SignUpUnits;
-  /** The kit secret: derives the inbound webhook tokens. */
-  secret: string;
-  /** Picks a sender number for a new company. */
-  allocateSenderNumber: () => string;
-}
 
 /** A company's sender number and the webhook path its SMS provider calls, as `reachkit init` prints them. */
 export interface ProvisionedMessaging {
@@ -54,28 +40,34 @@ export interface ProvisionedMessaging {
  * Phones are E.164 (`+` and digits); emails are compared in lower case. Every
  * method is scoped by the company id it is given.
  */
+@injectable()
 export class SubscriptionsService {
-  readonly signUpUnits: SignUpUnits;
-  readonly senderNumbers: SenderNumbers;
-  /** The wording of every text this plugin sends, per company and locale. */
-  readonly templates: NoticeTemplates;
-  readonly #parts: SubscriptionsServiceParts;
+  readonly #storage: Storage;
+  readonly #jobs: Jobs;
   readonly #store: SubscriptionStore;
   readonly #optIns: OptIns;
   readonly #unsubscribes: Unsubscribes;
   readonly #inbound: InboundTexts;
 
-  constructor(parts: SubscriptionsServiceParts) {
-    const { storage, clock, jobs, events } = parts;
-    this.#parts = parts;
-    this.signUpUnits = parts.signUpUnits;
-    this.senderNumbers = new SenderNumbers(storage, clock, parts.accounts, parts.secret, parts.allocateSenderNumber);
-    this.templates = new NoticeTemplates(storage, clock);
-    this.#store = new SubscriptionStore(storage);
-    const notices = new Notices(this.templates, parts.outbox, parts.accounts);
-    this.#optIns = new OptIns(storage, clock, this.#store, parts.signUpUnits, jobs, notices, events);
-    this.#unsubscribes = new Unsubscribes(storage, clock, this.#store, jobs, notices, events);
-    this.#inbound = new InboundTexts(storage, clock, this.#store, notices, events);
+  /** @internal The kit's container builds it (`SUBSCRIPTIONS_SERVICE`). */
+  constructor(
+    @inject(STORAGE) storage: Storage,
+    @inject(JOBS) jobs: Jobs,
+    @inject(SIGN_UP_UNITS_SERVICE) readonly signUpUnits: SignUpUnits,
+    @inject(SENDER_NUMBERS_SERVICE) readonly senderNumbers: SenderNumbers,
+    /** The wording of every text this plugin sends, per company and locale. */
+    @inject(NOTICE_TEMPLATES) readonly templates: NoticeTemplates,
+    @inject(SUBSCRIPTION_STORE) store: SubscriptionStore,
+    @inject(OPT_INS) optIns: OptIns,
+    @inject(UNSUBSCRIBES) unsubscribes: Unsubscribes,
+    @inject(INBOUND_TEXTS) inbound: InboundTexts,
+  ) {
+    this.#storage = storage;
+    this.#jobs = jobs;
+    this.#store = store;
+    this.#optIns = optIns;
+    this.#unsubscribes = unsubscribes;
+    this.#inbound = inbound;
   }
 
   /**
@@ -166,7 +158,7 @@ export class SubscriptionsService {
     const user = lookupRef({ phone: subject.phone, email: subject.email });
     if (user.phone === undefined && user.email === undefined) return 0;
     const store = this.#store;
-    return this.#parts.storage.transaction(async () => {
+    return this.#storage.transaction(async () => {
       let removed = 0;
       const owners = new Set<string>();
       if (user.phone !== undefined) owners.add((await store.subscriberByPhone(companyId, user.phone))?.id ?? "");
@@ -196,7 +188,7 @@ export class SubscriptionsService {
 
   /** Opt-in and unsubscribe jobs carry the user in their payload: queued ones, and finished ones kept as history. */
   async #deleteJobs(companyId: string, user: UserRef): Promise<number> {
-    const jobs = this.#parts.jobs;
+    const jobs = this.#jobs;
     const ids: string[] = [];
     for (const type of [OPT_IN_JOB, UNSUBSCRIBE_JOB]) {
       for (const job of await jobs.list({ companyId, type, limit: 100_000 })) {

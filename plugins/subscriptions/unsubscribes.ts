@@ -1,14 +1,12 @@
 import { randomUUID } from "node:crypto";
-import type { EventBus } from "../../src/events/event-bus.ts";
-import type { Jobs } from "../../src/jobs/jobs.ts";
-import type { Clock } from "../../src/ports/clock.ts";
-import type { Storage } from "../../src/ports/storage.ts";
+import { CLOCK, EVENTS, inject, injectable, JOBS, STORAGE, type Clock, type EventBus, type Jobs, type Storage } from "../../src/index.ts";
 import { noticeLocale } from "./notice-templates.ts";
 import type { Notices } from "./notices.ts";
 import type { ChangeSource, Subscription, SubscriptionKind } from "./records.ts";
 import { parseUnsubscribeRequest, type UnsubscribeRequest, type UserRef } from "./schemas.ts";
 import { emitAll, subscriptionEvent, type PendingEvent } from "./subscription-events.ts";
 import type { SubscriptionStore } from "./subscription-store.ts";
+import { NOTICES, SUBSCRIPTION_STORE } from "./tokens.ts";
 import { addressOf, channelsOf } from "./users.ts";
 
 export type UnsubscribeStatus = "NEWLY_UNSUBSCRIBED" | "PREVIOUSLY_UNSUBSCRIBED";
@@ -52,14 +50,15 @@ interface Target {
  * phone only TEXT ones; an empty list means all. Already unsubscribed: the
  * attempt is recorded and, for TEXT, the notice says so.
  */
+@injectable()
 export class Unsubscribes {
   constructor(
-    private readonly storage: Storage,
-    private readonly clock: Clock,
-    private readonly store: SubscriptionStore,
-    private readonly jobs: Jobs,
-    private readonly notices: Notices,
-    private readonly events: EventBus,
+    @inject(STORAGE) private readonly storage: Storage,
+    @inject(CLOCK) private readonly clock: Clock,
+    @inject(SUBSCRIPTION_STORE) private readonly store: SubscriptionStore,
+    @inject(JOBS) private readonly jobs: Jobs,
+    @inject(NOTICES) private readonly notices: Notices,
+    @inject(EVENTS) private readonly events: EventBus,
   ) {}
 
   async accept(companyId: string, request: UnsubscribeRequest, options: UnsubscribeOptions = {}): Promise<UnsubscribeAccepted> {

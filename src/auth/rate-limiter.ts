@@ -7,6 +7,7 @@ export const DEFAULT_RATE_LIMITS: Readonly<Record<string, number>> = {
   "opt-in": 10,
   unsubscribe: 5,
   "catalog-upload": 1,
+  identity: 10,
 };
 
 export interface RateDecision {

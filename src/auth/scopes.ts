@@ -9,6 +9,7 @@ export const SCOPES = [
   "privacy_requests:read",
   "product_catalogs:write",
   "product_catalogs:read",
+  "identity:write",
   "webhooks:write",
 ] as const;
 
@@ -25,6 +26,7 @@ export const SCOPE_DESCRIPTIONS: Readonly<Record<Scope, string>> = {
   "privacy_requests:read": "See the status of deletion requests",
   "product_catalogs:write": "Upload your product catalog",
   "product_catalogs:read": "See your product catalog uploads",
+  "identity:write": "Link a person's phone, email and ids in other systems",
   "webhooks:write": "Receive events at your webhooks, and manage them",
 };
 

@@ -1,4 +1,6 @@
+import { ACCOUNTS } from "../auth/accounts.ts";
 import type { JobRecord, JobStatus } from "../jobs/job-record.ts";
+import type { Reachkit } from "../kernel/reachkit.ts";
 import { CliUsageError, requiredOption, stringOption, type CliCommand } from "./command.ts";
 import { formatFields, formatTable } from "./format.ts";
 
@@ -68,7 +70,7 @@ const jobsRetry: CliCommand = {
 
 const outboxList: CliCommand = {
   name: "outbox list",
-  summary: "List outbound messages, newest last, with the body exactly as sent and their status",
+  summary: "List outbound messages, newest last, with the body exactly as sent and their delivery status (queued, sent, delivered, undelivered, failed, suppressed)",
   options: {
     to: { type: "string", description: "Only messages to this E.164 number", placeholder: "PHONE" },
     company: { type: "string", description: "Only this company's messages", placeholder: "ID" },
@@ -90,17 +92,54 @@ const outboxList: CliCommand = {
       kind: m.kind,
       status: m.status,
       reason: m.reason ?? null,
+      errorCode: m.errorCode ?? null,
+      providerMessageId: m.providerMessageId ?? null,
       createdAt: new Date(m.createdAt).toISOString(),
       sentAt: m.sentAt === undefined ? null : new Date(m.sentAt).toISOString(),
+      deliveredAt: m.deliveredAt === undefined ? null : new Date(m.deliveredAt).toISOString(),
     }));
     const text = json
-      .map((m) => `${m.createdAt}  ${m.status.padEnd(10)} ${m.kind}  ${m.to}  company ${m.companyId}  id ${m.id}${m.mediaUrl ? `  media ${m.mediaUrl}` : ""}${m.reason ? `  (${m.reason})` : ""}\n  ${m.body}`)
+      .map((m) => {
+        const error = m.errorCode ? `  error ${m.errorCode}` : "";
+        return `${m.createdAt}  ${m.status.padEnd(11)} ${m.kind}  ${m.to}  company ${m.companyId}  id ${m.id}${m.mediaUrl ? `  media ${m.mediaUrl}` : ""}${error}${m.reason ? `  (${m.reason})` : ""}\n  ${m.body}`;
+      })
       .join("\n");
     return { json, text: text || "(none)" };
   },
 };
 
-export const coreCommands: readonly CliCommand[] = [init, jobsList, jobsRetry, outboxList];
+const E164 = /^\+[1-9]\d{6,14}$/;
+
+const smsSendTest: CliCommand = {
+  name: "sms send-test",
+  summary: "Send a test text through the configured SMS provider now and say what it answered; receipts reach the running server (reachkit outbox list)",
+  options: {
+    to: { type: "string", description: "The E.164 number to text", required: true, placeholder: "PHONE" },
+    company: { type: "string", description: "The company whose sender number it goes from (default: the only company)", placeholder: "ID" },
+    body: { type: "string", description: "The text (default: a short test message)", placeholder: "TEXT" },
+  },
+  async run(values, context) {
+    const to = requiredOption(values, "to");
+    if (!E164.test(to)) throw new CliUsageError("--to must be an E.164 number (+ and 7 to 15 digits)");
+    const kit = await context.openKit();
+    const companyId = stringOption(values, "company") ?? (await onlyCompany(kit));
+    if (!(await kit.resolve(ACCOUNTS).getCompany(companyId))) throw new CliUsageError(`no company ${companyId}`);
+    const message = await kit.outbox.sendNow({ companyId, to, body: stringOption(values, "body") ?? "reachkit test message: your SMS provider works.", kind: "send_test" });
+    const answer = { id: message.id, to, from: message.from, status: message.status, providerMessageId: message.providerMessageId ?? null, errorCode: message.errorCode ?? null, reason: message.reason ?? null };
+    const error = message.errorCode ? ` (error ${message.errorCode})` : "";
+    if (message.status === "failed") throw new Error(`the provider refused the text: ${message.reason ?? "no reason given"}${error}`);
+    if (message.status === "queued") throw new Error(`the text did not go out: ${message.reason ?? "no answer"}${error}; the server tries again in a minute (reachkit outbox list --to ${to})`);
+    return { json: answer, text: `sent to ${to} from ${message.from}, provider id ${message.providerMessageId}.\nIts delivery receipt reaches the running server: reachkit outbox list --to ${to}` };
+  },
+};
+
+async function onlyCompany(kit: Reachkit): Promise<string> {
+  const companies = await kit.resolve(ACCOUNTS).listCompanies();
+  if (companies.length !== 1) throw new CliUsageError(`--company is required: there are ${companies.length} companies`);
+  return companies[0]!.id;
+}
+
+export const coreCommands: readonly CliCommand[] = [init, jobsList, jobsRetry, outboxList, smsSendTest];
 
 /** The core commands and every plugin's, checked for name clashes. */
 export function cliCommands(plugins: readonly { readonly commands?: readonly CliCommand[] }[]): CliCommand[] {

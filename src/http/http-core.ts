@@ -148,7 +148,7 @@ export class HttpCore {
       const query = route.query ? parseOrThrow(route.query, rawQuery, "query") : rawQuery;
       // Most routes take no body: they skip the body reader's await (one microtask turn less per request).
       let body: unknown;
-      if (route.body) body = await this.#readBody(route.body, request);
+      if (route.body) body = await this.#readBody(route, route.body, request);
       else drain(request.body);
       const context = new Context(traceId, request, queryAt, params, query, body, principal as Principal, this.#options.logger);
       response = toResponse(await route.handler(context), traceId, extraHeaders);
@@ -196,8 +196,8 @@ export class HttpCore {
     return principal;
   }
 
-  async #readBody(spec: NonNullable<AnyRoute["body"]>, request: NeutralRequest): Promise<unknown> {
-    const limit = this.#options.bodyLimitBytes;
+  async #readBody(route: AnyRoute, spec: NonNullable<AnyRoute["body"]>, request: NeutralRequest): Promise<unknown> {
+    const limit = Math.min(route.bodyLimitBytes ?? Infinity, this.#options.bodyLimitBytes);
     if (spec.kind === "raw") {
       const body = request.body;
       if (!body) return Readable.from([]);
@@ -210,6 +210,8 @@ export class HttpCore {
     const body = request.body;
     if (body?.kind === "parsed") {
       value = body.value;
+      // The host's parser applied its own limit; a route's smaller one is checked on the value's JSON.
+      if (route.bodyLimitBytes !== undefined && Buffer.byteLength(JSON.stringify(value) ?? "") > limit) throw payloadTooLarge(limit);
     } else {
       const declared = Number(firstHeader(request.headers["content-length"]) ?? 0);
       if (declared > limit) throw payloadTooLarge(limit);

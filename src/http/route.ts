@@ -103,6 +103,8 @@ export interface RouteDefinition<
   query?: Q;
   /** Rate-limit class (see DEFAULT_RATE_LIMITS); default "default". */
   rateLimit?: string;
+  /** The largest body this route takes (413 above), when smaller than the kit's `bodyLimitBytes`. */
+  bodyLimitBytes?: number;
   /** One line for docs and logs; the API reference's name of the operation. */
   summary?: string;
   /** What the OpenAPI document says of the route beyond its method, path, auth and schemas. */

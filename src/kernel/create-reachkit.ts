@@ -51,6 +51,16 @@ export interface ReachkitOptions {
 export const EVENTS = defineToken<EventBus>("EventBus", ["reachkit core (always bound)"]);
 export const CONFIG = defineToken<ReachkitConfig>("ReachkitConfig", ["reachkit core (always bound)"]);
 
+/** The public URL of `path` on a host group: `publicUrl("ui", "/integrations/oauth-install")`. */
+export type PublicUrl = (group: HostGroup, path: string) => string;
+/** Runs every plugin's `deleteSubjectData` hook; returns how many records they removed. */
+export type DeleteSubjectData = (subject: DataSubject) => Promise<number>;
+/** The kit secret (`ReachkitOptions.secret`), for HMAC signatures: URLs, tokens, CSRF. */
+export const SECRET = defineToken<string>("KitSecret", ["reachkit core (always bound)"]);
+export const PUBLIC_URL = defineToken<PublicUrl>("PublicUrl", ["reachkit core (always bound)"]);
+/** For a plugin's own jobs (privacy requests), which have no kit at hand. */
+export const DELETE_SUBJECT_DATA = defineToken<DeleteSubjectData>("DeleteSubjectData", ["reachkit core (always bound)"]);
+
 /** Builds a kit: one child container, its adapters and plugins, checked at once. */
 export function createReachkit(options: ReachkitOptions): Reachkit {
   if (typeof options.secret !== "string" || options.secret.length < 32) {
@@ -80,20 +90,28 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
   const jobs = new Jobs(options.storage, clock, options.scheduler, logger.child({ component: "jobs" }), config.jobs);
   metrics.watchJobQueue(() => jobs.queueStats(), clock);
   container.bind(JOBS, { useValue: jobs });
+  // A plugin binds the accounts after the core is built: found at their first use, then kept.
+  let accounts: Accounts | undefined;
+  const accountsOnceBound = () => (accounts ??= container.has(ACCOUNTS) ? container.resolve(ACCOUNTS) : undefined);
   const outbox = new Outbox(
     options.storage,
     clock,
     jobs,
     () => options.sms,
-    () => (container.has(ACCOUNTS) ? container.resolve(ACCOUNTS) : undefined),
+    accountsOnceBound,
     logger.child({ component: "outbox" }),
     config.messaging,
+    events,
     (status) => metrics.countMessage(status),
   );
   container.bind(OUTBOX, { useValue: outbox });
   jobs.register(OUTBOX_SEND_JOB, (payload: { messageId: string }, context) => outbox.deliver(payload, context));
+  options.sms?.onReceipt?.((receipt) => outbox.applyReceipt(receipt));
 
-  const publicUrl = (group: HostGroup, path: string) => `${hosts[group]}${path}`;
+  const publicUrl: PublicUrl = (group, path) => `${hosts[group]}${path}`;
+  container.bind(SECRET, { useValue: options.secret });
+  container.bind(PUBLIC_URL, { useValue: publicUrl });
+  container.bind(DELETE_SUBJECT_DATA, { useValue: deleteSubjectData });
   const contexts = new Map<ReachkitPlugin, PluginContext>();
   for (const plugin of plugins) {
     contexts.set(plugin, {
@@ -127,8 +145,8 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
     if (own.some((route) => route.auth.kind !== "none")) checkRequirements(plugin.name, [ACCOUNTS], container.has);
     routes.push(...own);
   }
-  // Adapters whose pre-signed upload URLs point at the kit itself (fs, memory) serve them here.
-  routes.push(...(options.objectStorage?.routes?.() ?? []));
+  // Adapters whose pre-signed upload URLs point at the kit itself (fs, memory) serve them here; an SMS adapter its status callback.
+  routes.push(...(options.objectStorage?.routes?.() ?? []), ...(options.sms?.routes?.() ?? []));
   if (options.apiReference ?? true) {
     routes.push(
       ...apiReferenceRoutes({
@@ -143,13 +161,13 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
   const apis = new Map<string, unknown>();
   for (const plugin of plugins) if (plugin.api) apis.set(plugin.name, plugin.api(contextOf(plugin)));
 
-  let accounts: Accounts | undefined;
   const http = new HttpCore({
     routes,
     bodyLimitBytes: config.bodyLimitBytes,
     logger: logger.child({ component: "http" }),
     rateLimiter: new RateLimiter(clock, config.rateLimits),
-    authenticate: (token) => (accounts ??= container.resolve(ACCOUNTS)).authenticate(token),
+    // Routes that authenticate require ACCOUNTS, checked above.
+    authenticate: (token) => accountsOnceBound()!.authenticate(token),
     observe: (method, route, status, seconds) => metrics.observeRequest(method, route, status, seconds),
   });
   const commands: CliCommand[] = cliCommands(plugins);
@@ -185,7 +203,11 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
       await options.storage.ensureCollections(collections);
       await runMigrations(options.storage, clock, plugins, contextOf);
       for (const plugin of plugins) await plugin.start?.(contextOf(plugin));
-      if (startOptions.runJobs ?? true) await jobs.start({ requeueRunning: startOptions.soleJobRunner ?? false });
+      if (startOptions.runJobs ?? true) {
+        // A kit that runs no jobs sends nothing (a CLI command): it holds no provider connection.
+        await options.sms?.start?.();
+        await jobs.start({ requeueRunning: startOptions.soleJobRunner ?? false });
+      }
       state = "started";
       logger.debug("kit started", { plugins: plugins.map((plugin) => plugin.name), routes: routes.length });
     },
@@ -197,6 +219,7 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
       if (wasStarted) {
         await jobs.stop();
         for (const plugin of [...plugins].reverse()) await plugin.stop?.(contextOf(plugin));
+        await options.sms?.stop?.();
       }
       await options.storage.close();
       state = "stopped";

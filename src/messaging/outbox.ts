@@ -1,5 +1,6 @@
 import PQueue from "p-queue";
 import type { Accounts } from "../auth/accounts.ts";
+import type { EventBus } from "../events/event-bus.ts";
 import { sortableId } from "../kernel/ids.ts";
 import { defineToken } from "../kernel/token.ts";
 import type { JobContext, JobOutcome } from "../jobs/job-runner.ts";
@@ -7,12 +8,15 @@ import type { Jobs } from "../jobs/jobs.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { Logger } from "../ports/logger.ts";
 import { SmsSendError, type SmsSender } from "../ports/sms-sender.ts";
-import type { Collection, Storage, Where } from "../ports/storage.ts";
+import type { Collection, Patch, Storage, Where } from "../ports/storage.ts";
+import { nextDeliveryStatus, type DeliveryReceipt, type DeliveryStatus, type ReportedStatus } from "./delivery-status.ts";
 import { OUTBOX_COLLECTION, type OutboxMessage, type OutboxStatus } from "./outbox-record.ts";
 
 export interface MessagingSettings {
   /** Messages per second per sender number. `Infinity` lifts the limit. */
   ratePerSecond: number;
+  /** The rate of single sender numbers, over `ratePerSecond` (a short code sends faster than a long code). */
+  ratePerSecondBySender: Readonly<Record<string, number>>;
   /** The sender of companies that have none set. */
   defaultSender: string;
   /** The same body to the same number within this window is suppressed when the caller asks for it. */
@@ -21,6 +25,7 @@ export interface MessagingSettings {
 
 export const DEFAULT_MESSAGING_SETTINGS: MessagingSettings = {
   ratePerSecond: 10,
+  ratePerSecondBySender: {},
   defaultSender: "+15550000000",
   duplicateWindowMs: 5 * 60_000,
 };
@@ -51,11 +56,32 @@ export interface OutboxListOptions {
 
 export const OUTBOX_SEND_JOB = "reachkit.outbox.send";
 
+/** How long `sendNow` leaves its own attempt before the message's job may retry it. */
+const SEND_NOW_RETRY_DELAY_MS = 60_000;
+
+/** One attempt at a message: whether it is the last the job makes, and where it logs. */
+interface Attempt {
+  final: boolean;
+  logger: Logger;
+}
+
+/** How a message's status moves, with what the provider said. */
+interface StatusChange {
+  status: ReportedStatus;
+  providerMessageId?: string;
+  errorCode?: string;
+  reason?: string;
+  optedOut?: boolean;
+}
+
 /**
  * Every outbound SMS goes through here: persisted first, then sent by a durable
  * job through the SmsSender port, at most `ratePerSecond` per sender number,
- * with the message id as the provider's idempotency key so a crash between
- * send and commit never sends twice.
+ * with the message id as the provider's idempotency key. An attempt is marked
+ * in flight before it leaves, so the attempt after a crash between send and
+ * commit asks the provider (`earlierAttemptAt`) instead of sending twice.
+ * Receipts move a message on (queued → sent → delivered | undelivered |
+ * failed), each move announced as `message.status_changed`.
  */
 export class Outbox {
   readonly #messages: Collection<OutboxMessage>;
@@ -71,6 +97,7 @@ export class Outbox {
     private readonly accounts: () => Accounts | undefined,
     private readonly logger: Logger,
     private readonly settings: MessagingSettings,
+    private readonly events: EventBus,
     /** Told each time a message reaches a status (the metrics count them). */
     private readonly reached: (status: OutboxStatus) => void = () => undefined,
   ) {
@@ -78,7 +105,26 @@ export class Outbox {
   }
 
   /** Records a message and queues its delivery. Returns the stored message (maybe suppressed, maybe an earlier one). */
-  async send(message: OutboundMessage): Promise<OutboxMessage> {
+  send(message: OutboundMessage): Promise<OutboxMessage> {
+    return this.#record(message);
+  }
+
+  /**
+   * Records a message and makes its first attempt in this call, for an
+   * operator's test text (`reachkit sms send-test`): returns the message as
+   * the attempt left it. Its job, due a minute later, retries what the
+   * attempt could not finish (an outage, or a process stopped mid-send).
+   */
+  async sendNow(message: OutboundMessage): Promise<OutboxMessage> {
+    const record = await this.#record(message, this.clock.now() + SEND_NOW_RETRY_DELAY_MS);
+    if (record.status === "queued") {
+      // A failure to retry is the job's; the message as it stands says what happened.
+      await this.#inTurn(record.id, { final: false, logger: this.logger }).catch(() => undefined);
+    }
+    return (await this.#messages.get(record.id)) ?? record;
+  }
+
+  async #record(message: OutboundMessage, runAt?: number): Promise<OutboxMessage> {
     const now = this.clock.now();
     let stored: "queued" | "suppressed" | undefined;
     const result = await this.storage.transaction(async () => {
@@ -108,7 +154,7 @@ export class Outbox {
         return this.#messages.insert({ ...record, status: "suppressed", reason: "duplicate: the same message went to this number recently" });
       }
       await this.#messages.insert(record);
-      await this.jobs.enqueue({ type: OUTBOX_SEND_JOB, payload: { messageId: id }, key: `outbox:${id}`, companyId: message.companyId });
+      await this.jobs.enqueue({ type: OUTBOX_SEND_JOB, payload: { messageId: id }, key: `outbox:${id}`, companyId: message.companyId, runAt });
       stored = "queued";
       return record;
     });
@@ -138,7 +184,11 @@ export class Outbox {
   }
 
   /** The job handler that delivers one message. */
-  async deliver(payload: { messageId: string }, context: JobContext): Promise<JobOutcome | undefined> {
+  deliver(payload: { messageId: string }, context: JobContext): Promise<JobOutcome | undefined> {
+    return this.#inTurn(payload.messageId, { final: context.attempt >= context.job.maxAttempts, logger: context.logger });
+  }
+
+  async #inTurn(messageId: string, attempt: Attempt): Promise<JobOutcome | undefined> {
     // Deliveries hand their texts to the senders' queues in the order they started, which is the order
     // their jobs were claimed (due time, then creation): a booking confirmation queued before a
     // cancellation is sent before it, even when the storage's round trips finish out of order.
@@ -148,18 +198,20 @@ export class Outbox {
     // A delivery that ends without sending still passes the turn on only after the ones before it.
     this.#lastHandOff = previousHandOff.then(() => ownHandOff);
     try {
-      return await this.#deliver(payload, context, { previous: previousHandOff, handedOff: handOff });
+      return await this.#deliver(messageId, attempt, { previous: previousHandOff, handedOff: handOff });
     } finally {
       handOff();
     }
   }
 
-  async #deliver(payload: { messageId: string }, context: JobContext, turn: { previous: Promise<void>; handedOff: () => void }): Promise<JobOutcome | undefined> {
-    const message = await this.#messages.get(payload.messageId);
-    if (!message || message.status !== "queued") return; // already handled by an earlier run
+  async #deliver(messageId: string, attempt: Attempt, turn: { previous: Promise<void>; handedOff: () => void }): Promise<JobOutcome | undefined> {
+    const message = await this.#messages.get(messageId);
+    if (!message || message.status !== "queued") return; // already handled by an earlier run, or by a receipt
     const sender = this.sms();
-    if (!sender) return this.#fail(message, "no SmsSender adapter is configured");
-    await this.#messages.update(message.id, { attempts: message.attempts + 1, updatedAt: this.clock.now() });
+    if (!sender) return this.#fail(message, { status: "failed", reason: "no SmsSender adapter is configured" });
+    const earlierAttemptAt = message.inFlightSince;
+    // Committed before the text leaves: if the process dies before the outcome is recorded, the next attempt knows.
+    await this.#messages.update(message.id, { attempts: message.attempts + 1, inFlightSince: earlierAttemptAt ?? this.clock.now(), updatedAt: this.clock.now() });
     try {
       await turn.previous;
       const sending = this.#limiter(message.from).add(() =>
@@ -169,28 +221,115 @@ export class Outbox {
           body: message.body,
           ...(message.mediaUrl !== undefined ? { mediaUrl: message.mediaUrl } : {}),
           idempotencyKey: message.id,
+          ...(earlierAttemptAt !== undefined ? { earlierAttemptAt } : {}),
         }),
       );
       turn.handedOff();
       const sent = await sending;
-      const now = this.clock.now();
-      await this.#messages.update(message.id, { status: "sent", providerMessageId: sent?.providerMessageId, sentAt: now, updatedAt: now });
-      this.reached("sent");
+      await this.#move(message, { status: "sent", providerMessageId: sent?.providerMessageId });
       return { messageId: message.id, status: "sent" };
     } catch (error) {
+      const failure = error instanceof SmsSendError ? error : undefined;
       const reason = error instanceof Error ? error.message : String(error);
-      const retryable = !(error instanceof SmsSendError) || error.retryable;
-      if (!retryable || context.attempt >= context.job.maxAttempts) return this.#fail(message, reason);
-      context.logger.warn("sending failed; will retry", { messageId: message.id, reason });
+      // An error the adapter does not explain may have come after the request left.
+      const mayHaveSent = failure?.mayHaveSent ?? true;
+      const retryable = failure?.retryable ?? true;
+      if (!retryable || attempt.final) {
+        return this.#fail(message, { status: "failed", reason, errorCode: failure?.providerCode, optedOut: failure?.kind === "opted_out" });
+      }
+      // The reason stays for `outbox list` while the message waits for its next attempt.
+      await this.#messages.update(message.id, { reason, ...(mayHaveSent ? {} : { inFlightSince: earlierAttemptAt }), updatedAt: this.clock.now() });
+      attempt.logger.warn("sending failed; will retry", { messageId: message.id, reason, errorCode: failure?.providerCode });
       throw error;
     }
   }
 
-  async #fail(message: OutboxMessage, reason: string): Promise<JobOutcome> {
-    this.logger.warn("message not sent", { messageId: message.id, companyId: message.companyId, reason });
-    await this.#messages.update(message.id, { status: "failed", reason, updatedAt: this.clock.now() });
-    this.reached("failed");
+  /**
+   * Records a provider's receipt: the message moves forward (never back, a
+   * final status stays) and the move is announced. A receipt for no message
+   * of this outbox (another system's, or erased by a privacy request) is ignored.
+   */
+  async applyReceipt(receipt: DeliveryReceipt): Promise<void> {
+    const message =
+      receipt.messageId !== undefined
+        ? await this.#messages.get(receipt.messageId)
+        : await this.#messages.findOne({ providerMessageId: receipt.providerMessageId });
+    if (!message) {
+      this.logger.debug("receipt for no known message", { providerMessageId: receipt.providerMessageId });
+      return;
+    }
+    if (message.providerMessageId !== undefined && message.providerMessageId !== receipt.providerMessageId) {
+      this.logger.warn("receipt names another provider message", { messageId: message.id, providerMessageId: receipt.providerMessageId });
+      return;
+    }
+    await this.#move(message, {
+      status: receipt.status,
+      providerMessageId: receipt.providerMessageId,
+      errorCode: receipt.errorCode,
+      reason: receipt.errorMessage,
+      optedOut: receipt.optedOut,
+    });
+  }
+
+  async #fail(message: OutboxMessage, change: StatusChange): Promise<JobOutcome> {
+    this.logger.warn("message not sent", { messageId: message.id, companyId: message.companyId, reason: change.reason, errorCode: change.errorCode });
+    await this.#move(message, change);
     return { messageId: message.id, status: "failed" };
+  }
+
+  /**
+   * Moves a message to a later status if it has not moved there or beyond
+   * meanwhile (a receipt can overtake the send's own commit), then announces it.
+   */
+  async #move(message: OutboxMessage, change: StatusChange): Promise<void> {
+    let current: OutboxMessage | undefined = message;
+    // A concurrent move (the send's commit and a receipt) makes the conditional update miss once; read and try again.
+    for (let tries = 0; current && tries < 3; tries++) {
+      if (current.status === "suppressed") return;
+      const status = nextDeliveryStatus(current.status, change.status);
+      if (!status) return;
+      const now = this.clock.now();
+      // The reason of an earlier failed attempt goes: the reason is the new status's, if any.
+      const patch: Patch<OutboxMessage> = { status, reason: change.reason, updatedAt: now, inFlightSince: undefined };
+      if (change.providerMessageId !== undefined) patch.providerMessageId = change.providerMessageId;
+      if (change.errorCode !== undefined) patch.errorCode = change.errorCode;
+      if (current.sentAt === undefined && status !== "failed") patch.sentAt = now;
+      if (status === "delivered") patch.deliveredAt = now;
+      const moved = await this.#messages.update(current.id, patch, { where: { status: current.status } });
+      if (moved) {
+        this.reached(status);
+        return this.#announce(current, moved, change);
+      }
+      current = await this.#messages.get(current.id);
+    }
+  }
+
+  async #announce(before: OutboxMessage, after: OutboxMessage, change: StatusChange): Promise<void> {
+    const at = after.updatedAt;
+    await this.events.emit("message.status_changed", {
+      channel: "sms",
+      companyId: after.companyId,
+      messageId: after.id,
+      to: after.to,
+      kind: after.kind,
+      status: change.status,
+      previousStatus: before.status as DeliveryStatus,
+      ...(after.providerMessageId !== undefined ? { providerMessageId: after.providerMessageId } : {}),
+      ...(change.errorCode !== undefined ? { errorCode: change.errorCode } : {}),
+      ...(change.reason !== undefined ? { reason: change.reason } : {}),
+      at,
+    });
+    if (change.optedOut) {
+      // After the commit: should the process die before a listener records it, the carrier refuses the next text to this number too.
+      await this.events.emit("sms.recipient_opted_out", {
+        companyId: after.companyId,
+        phone: after.to,
+        from: after.from,
+        messageId: after.id,
+        ...(change.errorCode !== undefined ? { errorCode: change.errorCode } : {}),
+        at,
+      });
+    }
   }
 
   async #isDuplicate(record: OutboxMessage): Promise<boolean> {
@@ -203,7 +342,7 @@ export class Outbox {
   #limiter(from: string): PQueue {
     let limiter = this.#limiters.get(from);
     if (!limiter) {
-      const rate = this.settings.ratePerSecond;
+      const rate = this.settings.ratePerSecondBySender[from] ?? this.settings.ratePerSecond;
       // Strict: a sliding window, so no second ever holds more than `rate` sends (a fixed window lets two bursts meet at its edge).
       limiter = Number.isFinite(rate) ? new PQueue({ intervalCap: rate, interval: 1000, strict: true }) : new PQueue();
       this.#limiters.set(from, limiter);

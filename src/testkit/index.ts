@@ -7,7 +7,7 @@
  */
 export { storageConformance } from "./storage-suite/index.ts";
 export { schedulerConformance, type SchedulerHarness } from "./scheduler-suite.ts";
-export { smsSenderConformance, type SmsSenderHarness } from "./sms-sender-suite.ts";
+export { smsSenderConformance, type SmsSenderHarness, type SmsSenderCapabilities, type RefusalKind } from "./sms-sender-suite.ts";
 export { httpAdapterConformance, type HttpAdapterHarness, type KitMount, type HostOptions, type MountedHost } from "./http-suite.ts";
 export { conformancePlugin, ConformanceProbe, CONFORMANCE_CONFIG, type UploadOutcome } from "./http-conformance-plugin.ts";
 export { objectStorageConformance, type ObjectStorageHarness, type UploadRequest } from "./object-storage-suite.ts";

@@ -169,7 +169,7 @@ describe("rate limits", () => {
   it("applies the wire-compat defaults per route class", async () => {
     const t = await startTestKit({ plugins: [...defaultPlugins(), echoPlugin] });
     assert.equal((await t.request({ url: "/v1/search" })).headers["x-ratelimit-limit"], "150");
-    assert.deepEqual(t.kit.config.rateLimits, { default: 150, "opt-in": 10, unsubscribe: 5, "catalog-upload": 1 });
+    assert.deepEqual(t.kit.config.rateLimits, { default: 150, "opt-in": 10, unsubscribe: 5, "catalog-upload": 1, identity: 10 });
     await t.stop();
   });
 });

@@ -29,6 +29,8 @@ function core() {
         },
       }),
       defineRoute({ method: "POST", path: "/json", auth: { kind: "none" }, body: jsonBody(v.object({ a: v.string() })), handler: () => reply.empty() }),
+      defineRoute({ method: "POST", path: "/small", auth: { kind: "none" }, body: jsonBody(v.object({ a: v.string() })), bodyLimitBytes: 16, handler: () => reply.empty() }),
+      defineRoute({ method: "POST", path: "/roomy", auth: { kind: "none" }, body: jsonBody(v.object({ a: v.string() })), bodyLimitBytes: 4096, handler: () => reply.empty() }),
     ],
     bodyLimitBytes: 1024,
     logger: jsonLogger({ level: "debug", write: (line) => void lines.push(JSON.parse(line)) }),
@@ -93,5 +95,21 @@ describe("HttpCore routing for adapters", () => {
       assert.equal(JSON.parse(String(answer.body)).error.code, "request_aborted");
       assert.deepEqual(lines.filter((line) => line.level === "error"), []);
     }
+  });
+
+  it("holds a route to its own body limit when smaller than the kit's, whether the core reads the body or the host parsed it", async () => {
+    const { http } = core();
+    const json = (text: string) => ({ headers: { "content-type": "application/json" }, body: { kind: "buffer" as const, buffer: Buffer.from(text) } });
+    const sized = (size: number) => `{"a":"${"x".repeat(size - 8)}"}`;
+    assert.equal(sized(16).length, 16);
+    assert.equal((await http.handle(request("POST", "/small", json(sized(16))))).status, 204);
+    const tooLarge = await http.handle(request("POST", "/small", json(sized(17))));
+    assert.equal(tooLarge.status, 413);
+    assert.match(JSON.parse(String(tooLarge.body)).error.message, /exceeds 16 bytes/);
+    const parsed = (size: number) => ({ headers: { "content-type": "application/json" }, body: { kind: "parsed" as const, value: JSON.parse(sized(size)) } });
+    assert.equal((await http.handle(request("POST", "/small", parsed(16)))).status, 204);
+    assert.equal((await http.handle(request("POST", "/small", parsed(17)))).status, 413);
+    // A route's limit never raises the kit's (1024 bytes here).
+    assert.equal((await http.handle(request("POST", "/roomy", json(sized(1025))))).status, 413);
   });
 });

@@ -8,15 +8,22 @@ import { accountsPlugin } from "../../plugins/accounts/index.ts";
 import { subscriptionsPlugin } from "../../plugins/subscriptions/index.ts";
 import {
   createReachkit,
+  DELETE_SUBJECT_DATA,
   defineRoute,
   definePlugin,
   defineToken,
   DuplicateBindingError,
+  inject,
+  injectable,
   MissingDependencyError,
   OBJECT_STORAGE,
+  PUBLIC_URL,
   reply,
+  SECRET,
   silentLogger,
   STORAGE,
+  type DeleteSubjectData,
+  type PublicUrl,
 } from "../../src/index.ts";
 import { startTestKit, TEST_SECRET } from "../support/test-kit.ts";
 import { temporaryDirectory } from "../support/temp-dir.ts";
@@ -176,6 +183,31 @@ describe("createReachkit", () => {
     assert.equal(await fromContext!({ companyId: "c1", phone: "+19148440001" }), 5);
     assert.deepEqual(seen, ["a:c1:+19148440001", "b:c1:+19148440001"]);
     assert.equal(await kit.deleteSubjectData({ companyId: "c2", phone: "+1" }), 5);
+    await kit.stop();
+  });
+
+  it("binds the kit secret, its public URLs and deleteSubjectData on core tokens, for the services that inject them", async () => {
+    @injectable()
+    class Signer {
+      constructor(
+        @inject(SECRET) readonly secret: string,
+        @inject(PUBLIC_URL) readonly publicUrl: PublicUrl,
+        @inject(DELETE_SUBJECT_DATA) readonly deleteSubjectData: DeleteSubjectData,
+      ) {}
+    }
+    const SIGNER = defineToken<Signer>("Signer");
+    const signing = definePlugin({
+      name: "signing",
+      register: ({ container }) => container.bind(SIGNER, { useClass: Signer }),
+      deleteSubjectData: async () => 4,
+    });
+    const kit = createReachkit({ ...baseOptions(), hosts: { api: "https://api.example", ui: "https://ui.example/" }, plugins: [signing] });
+    await kit.start();
+    const signer = kit.resolve(SIGNER);
+    assert.equal(signer.secret, TEST_SECRET);
+    assert.equal(signer.publicUrl("ui", "/install"), "https://ui.example/install");
+    assert.equal(signer.publicUrl("messages", "/v1/messages"), "https://api.example/v1/messages");
+    assert.equal(await signer.deleteSubjectData({ companyId: "c1", phone: "+19148440001" }), 4);
     await kit.stop();
   });
 });

@@ -26,6 +26,13 @@ const REFERENCE_OPERATIONS = [
   ["lookupUpload", "get", "/v1/product-catalog/uploads/{uploadId}"],
   ["addDeleteRequest", "post", "/v1/privacy/delete-request"],
   ["getDeleteRequest", "get", "/v1/privacy/delete-request/{id}"],
+  ["postCustomEvents", "post", "/v1/events/custom"],
+  ["postProductViewEvents", "post", "/v1/events/ecommerce/product-view"],
+  ["postAddToCartEvents", "post", "/v1/events/ecommerce/add-to-cart"],
+  ["postPurchaseEvents", "post", "/v1/events/ecommerce/purchase"],
+  ["postCustomAttributes", "post", "/v1/attributes/custom"],
+  ["getCustomAttributes", "get", "/v1/attributes/custom"],
+  ["identify", "post", "/v1/identity-resolution/user-identifiers"],
 ] as const;
 
 const METHODS = ["get", "post", "put", "patch", "delete"];
@@ -87,7 +94,7 @@ describe("the OpenAPI document", () => {
     assert.equal(schemes.LegacyToken.scheme, "bearer");
     assert.equal(schemes.DashboardSession.in, "cookie");
     assert.equal(schemes.OAuthFlow.type, "oauth2");
-    assert.deepEqual(Object.keys(schemes.OAuthFlow.flows.authorizationCode.scopes).sort(), ["attributes:write", "ecommerce:write", "events:write", "privacy_requests:read", "privacy_requests:write", "product_catalogs:read", "product_catalogs:write", "subscriptions:read", "subscriptions:write", "webhooks:write"]);
+    assert.deepEqual(Object.keys(schemes.OAuthFlow.flows.authorizationCode.scopes).sort(), ["attributes:write", "ecommerce:write", "events:write", "identity:write", "privacy_requests:read", "privacy_requests:write", "product_catalogs:read", "product_catalogs:write", "subscriptions:read", "subscriptions:write", "webhooks:write"]);
     assert.deepEqual(document.paths["/v1/subscriptions"].post.security, [{ ApiKey: ["subscriptions:write"] }, { OAuthFlow: ["subscriptions:write"] }]);
     // The reference's specifications disagree on the read's scope: either works.
     assert.deepEqual(document.paths["/v1/subscriptions"].get.security, [
@@ -121,7 +128,7 @@ describe("the OpenAPI document", () => {
     const body = optIn.requestBody.content["application/json"].schema;
     assert.deepEqual(body.required, ["user"]);
     assert.equal(body.properties.user.properties.phone.pattern, "^\\+[1-9]\\d{6,14}$");
-    assert.deepEqual(body.properties.subscriptionType.enum, ["MARKETING", "TRANSACTIONAL"]);
+    assert.deepEqual(body.properties.subscriptionType.enum, ["MARKETING", "TRANSACTIONAL", "CHECKOUT_ABANDONED"]);
     const accepted = optIn.responses["202"].content["application/json"].schema;
     assert.deepEqual(accepted.properties.subscriptionResponses.items.properties.subscriptionCreationStatus.enum, ["NEWLY_CREATED", "PREVIOUSLY_CREATED"]);
     assert.equal(document.paths["/v1/product-catalog/uploads"].post.requestBody.required, false);

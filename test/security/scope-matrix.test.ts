@@ -87,6 +87,16 @@ const VALID_REQUESTS: Record<string, RequestMaker> = {
   "POST /v1/product-catalog/uploads": async () => ({ method: "POST", url: "/v1/product-catalog/uploads", body: {} }),
   "GET /v1/product-catalog/uploads": async () => ({ method: "GET", url: "/v1/product-catalog/uploads" }),
   "GET /v1/product-catalog/uploads/:uploadId": async (s) => ({ method: "GET", url: `/v1/product-catalog/uploads/${s.ids.upload}` }),
+  "POST /v1/events/custom": async (s) => ({ method: "POST", url: "/v1/events/custom", body: { type: "Viewed", user: { phone: s.phone() } } }),
+  ...Object.fromEntries(
+    ["product-view", "add-to-cart", "purchase"].map((path): [string, RequestMaker] => [
+      `POST /v1/events/ecommerce/${path}`,
+      async (s) => ({ method: "POST", url: `/v1/events/ecommerce/${path}`, body: { items: [{ productId: "p-1", productVariantId: "v-1", price: [{ value: 5 }] }], user: { phone: s.phone() } } }),
+    ]),
+  ),
+  "POST /v1/attributes/custom": async (s) => ({ method: "POST", url: "/v1/attributes/custom", body: { properties: { tier: "gold" }, user: { phone: s.phone() } } }),
+  "GET /v1/attributes/custom": async (s) => ({ method: "GET", url: `/v1/attributes/custom?phone=${encodeURIComponent(s.phone())}` }),
+  "POST /v1/identity-resolution/user-identifiers": async (s) => ({ method: "POST", url: "/v1/identity-resolution/user-identifiers", body: { phone: s.phone(), clientUserId: `u-${s.phone()}` } }),
   "POST /1/add-subscribers": async (s) => ({ method: "POST", url: "/1/add-subscribers", body: { phone: s.phone() } }),
   "POST /1/subscribers/unsubscribe": async (s) => ({ method: "POST", url: "/1/subscribers/unsubscribe", body: { phone: await activeSubscriber(s), sendOptOutMessage: false } }),
   "POST /1/messages": async (s) => ({ method: "POST", url: "/1/messages", body: { to: await activeSubscriber(s), body: `Order ${++messageNumber} shipped`, type: "TRANSACTIONAL" } }),

@@ -1,6 +1,6 @@
 import { serverPlugins } from "../../server/server-kit.ts";
 import { oauthPlugin } from "../../plugins/oauth/index.ts";
-import type { AnyRoute, InjectResponse, Scope } from "../../src/index.ts";
+import { DEFAULT_RATE_LIMITS, type AnyRoute, type InjectResponse, type Scope } from "../../src/index.ts";
 import { fastPasswords } from "../support/oauth.ts";
 import { startTestKit, type Json, type TestKit } from "../support/test-kit.ts";
 
@@ -34,7 +34,7 @@ export interface SecurityKit extends TestKit {
  */
 export async function startSecurityKit(): Promise<SecurityKit> {
   const plugins = serverPlugins().map((plugin) => (plugin.name === "oauth" ? oauthPlugin({ passwordHasher: fastPasswords }) : plugin));
-  const rateLimits = { default: Infinity, "opt-in": Infinity, unsubscribe: Infinity, "catalog-upload": Infinity };
+  const rateLimits = Object.fromEntries([...Object.keys(DEFAULT_RATE_LIMITS), "default"].map((name) => [name, Infinity]));
   const t = await startTestKit({ plugins, config: { rateLimits } });
   const accounts = t.kit.plugin("accounts");
   const publicApps = new Map<string, string>();

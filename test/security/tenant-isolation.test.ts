@@ -91,7 +91,8 @@ const legacy = (w: World) => w.b.legacyToken;
 const phoneQuery = (phone: string) => `phone=${encodeURIComponent(phone)}`;
 const emailQuery = (email: string) => `email=${encodeURIComponent(email)}`;
 const graphqlUser = (args: string) =>
-  `{ viewer { installedApplication { installerCompany { id name user(${args}) { phone email subscriptions { subscriptionEligibilities { subscription { channel type } eligibility { isEligible ineligibilityReason } } } } } } } }`;
+  `{ viewer { installedApplication { installerCompany { id name user(${args}) { phone email subscriptions { subscriptionEligibilities { subscription { channel type } eligibility { isEligible ineligibilityReason } } }
+    externalIdentifiers { clientUserId customIdentifiers { name value } } attributes { name value } events(first: 5) { edges { cursor node { kind type } } } } } } } }`;
 
 const ROWS: Row[] = [
   // Subscriptions and eligibility.
@@ -149,6 +150,14 @@ const ROWS: Row[] = [
     expect: "success",
   },
   {
+    route: "DELETE /v1/subscriptions",
+    what: "opt-out of all emails of A's email",
+    onA: (w, i) => ({ method: "DELETE", url: `/v1/subscriptions?${emailQuery(w.aEmail(i))}` }),
+    onNothing: (w, i) => ({ method: "DELETE", url: `/v1/subscriptions?${emailQuery(w.freshEmail(i))}` }),
+    echoes: (w, i) => [[w.aEmail(i), w.freshEmail(i)]],
+    expect: "success",
+  },
+  {
     route: "POST /sms/inbound/:token",
     what: "B's webhook path with A's sender number (a STOP from A's subscriber)",
     onA: (w, i) => form(w.b.inboundWebhookPath, { From: w.aPhone(i), To: w.a.senderNumber, Body: "STOP" }),
@@ -164,6 +173,57 @@ const ROWS: Row[] = [
     echoes: (w) => [[w.a.senderNumber, "+15550009999"]],
     expect: "refused",
   },
+  // Profiles: events, attributes and identity name people by phone, email and external ids.
+  bySubject({
+    route: "POST /v1/events/custom",
+    what: "custom event about A's subscriber",
+    probe: (w, phone, email) => json("POST", "/v1/events/custom", { type: "Viewed", user: { phone, email } }),
+    expect: "success",
+  }),
+  {
+    route: "POST /v1/events/custom",
+    what: "custom event naming A's person by A's clientUserId alone",
+    onA: (w, i) => json("POST", "/v1/events/custom", { type: "Viewed", user: { externalIdentifiers: { clientUserId: aClientUserId(i) } } }),
+    onNothing: (w, i) => json("POST", "/v1/events/custom", { type: "Viewed", user: { externalIdentifiers: { clientUserId: freshClientUserId(i) } } }),
+    echoes: (w, i) => [[aClientUserId(i), freshClientUserId(i)]],
+    expect: (answer) => assert.equal(answer.status, 400),
+  },
+  ...["product-view", "add-to-cart", "purchase"].map((path) =>
+    bySubject({
+      route: `POST /v1/events/ecommerce/${path}`,
+      what: `${path} event about A's subscriber`,
+      probe: (w, phone, email) => json("POST", `/v1/events/ecommerce/${path}`, { items: [{ productId: "p-1", productVariantId: "v-1", price: [{ value: 5 }] }], user: { phone, email } }),
+      expect: "success",
+    }),
+  ),
+  bySubject({
+    route: "POST /v1/attributes/custom",
+    what: "attributes of A's subscriber (A's types do not bind B)",
+    probe: (w, phone, email) => json("POST", "/v1/attributes/custom", { properties: { tier: 3 }, user: { phone, email } }),
+    expect: "success",
+  }),
+  {
+    route: "GET /v1/attributes/custom",
+    what: "attributes by A's phone",
+    onA: (w, i) => ({ url: `/v1/attributes/custom?${phoneQuery(w.aPhone(i))}` }),
+    onNothing: (w, i) => ({ url: `/v1/attributes/custom?${phoneQuery(w.freshPhone(i))}` }),
+    echoes: (w, i) => [[w.aPhone(i), w.freshPhone(i)]],
+    expect: (answer) => assert.deepEqual(answer.json<Json>(), []),
+  },
+  {
+    route: "GET /v1/attributes/custom",
+    what: "attributes by A's email",
+    onA: (w, i) => ({ url: `/v1/attributes/custom?${emailQuery(w.aEmail(i))}` }),
+    onNothing: (w, i) => ({ url: `/v1/attributes/custom?${emailQuery(w.freshEmail(i))}` }),
+    echoes: (w, i) => [[w.aEmail(i), w.freshEmail(i)]],
+    expect: (answer) => assert.deepEqual(answer.json<Json>(), []),
+  },
+  bySubject({
+    route: "POST /v1/identity-resolution/user-identifiers",
+    what: "identity call linking A's phone and email",
+    probe: (w, phone, email) => json("POST", "/v1/identity-resolution/user-identifiers", { phone, email, clientUserId: "b-user" }),
+    expect: "success",
+  }),
   // Legacy subscribers and messages.
   bySubject({
     route: "POST /1/add-subscribers",
@@ -362,6 +422,9 @@ const ROWS: Row[] = [
 
 const NOWHERE = "00000000-0000-4000-8000-000000000000";
 const A_WEBHOOK_URL = "https://a.example/hooks";
+/** A's people carry clientUserIds; fresh ones belong to nobody. */
+const aClientUserId = (i: number) => `a-client-${i}`;
+const freshClientUserId = (i: number) => `z-client-${i}`;
 const A_USER_EMAIL = "owner@acme.example";
 const B_USER_EMAIL = "owner@globex.example";
 const PASSWORD = "correct horse battery";
@@ -457,6 +520,8 @@ describe("tenant isolation: company B's credentials on company A's resources", (
       reminder: await asA(`/events/reminders/${w.ids.reminder}`, w.a.legacyToken),
       webhooks: await asA("/v1/webhooks"),
       outbox: (await t.kit.storage.collection<OutboxMessage>(OUTBOX_COLLECTION).find({ where: { companyId: w.a.companyId }, limit: 10_000 })).items.length,
+      attributes: await Promise.all(ROWS.map((_, i) => asA(`/v1/attributes/custom?${emailQuery(w.aEmail(i))}`))),
+      profiles: await Promise.all(ROWS.map((_, i) => profileOf(t, w.a.companyId, w.aPhone(i)))),
     };
   }
 
@@ -478,10 +543,16 @@ describe("tenant isolation: company B's credentials on company A's resources", (
     const asA = async (probe: Probe) => {
       const response = await send(w, { token: a.apiKey, ...probe });
       assert.ok(response.status < 300, `A's setup ${probe.method} ${probe.url}: ${response.status} ${response.body}`);
-      return response.json<Json>();
+      return response.body === "" ? {} : response.json<Json>();
     };
     // A has an active subscriber per row (phone and email), a legacy sign-up and a transactional message.
     for (let i = 0; i < ROWS.length; i++) await asA(json("POST", "/v1/subscriptions", optIn(w.aPhone(i), w.aEmail(i))));
+    // Each of A's people has a profile: identifiers, an attribute, an event.
+    for (let i = 0; i < ROWS.length; i++) {
+      const user = { phone: w.aPhone(i), email: w.aEmail(i), externalIdentifiers: { clientUserId: aClientUserId(i) } };
+      await asA(json("POST", "/v1/attributes/custom", { properties: { tier: "gold" }, user }));
+      await asA(json("POST", "/v1/events/custom", { type: "Order Shipped", user }));
+    }
     await t.scheduler.flush();
     await asA(json("POST", "/1/add-subscribers", { phone: "+19148449999" }, a.legacyToken));
     await asA(json("POST", "/1/messages", { to: w.aPhone(0), body: "A's order shipped", type: "TRANSACTIONAL" }, a.legacyToken));
@@ -607,6 +678,15 @@ describe("tenant isolation: company B's credentials on company A's resources", (
     assert.equal((await catalog.getVariant(w.a.companyId, "p-1-v1"))?.variant.name, "A's variant");
   });
 });
+
+/** What A's profile of a phone holds: identifiers, attributes and the types of its events. */
+async function profileOf(t: SecurityKit, companyId: string, phone: string): Promise<Json> {
+  const profiles = t.kit.plugin("profiles");
+  const profile = await profiles.show(companyId, { kind: "phone", value: phone });
+  if (!profile) return undefined;
+  const { events } = await profiles.events(companyId, profile.id, { first: 100 });
+  return { ...profile, events: events.map((event) => [event.kind, event.type]) };
+}
 
 function installPathOf(t: SecurityKit, clientId: string): string {
   const url = new URL(t.kit.plugin("oauth").installUrl({ clientId, redirectUri: REDIRECT_URI, state: "s" }));

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { join } from "node:path";
 import { configFromEnv } from "../../server/config.ts";
 import { startServer } from "../../server/server.ts";
 import { startExampleProcess } from "../support/example-process.ts";
@@ -58,6 +59,24 @@ describe("self-hosted server", () => {
     assert.throws(() => configFromEnv({ REACHKIT_SMS_PER_SECOND: "fast" }, { dataDir }), /REACHKIT_SMS_PER_SECOND/);
     assert.equal(configFromEnv({ REACHKIT_SMS_PER_SECOND: "25" }, { dataDir }).smsPerSecond, 25);
     assert.equal(configFromEnv({}, { dataDir }).smsPerSecond, 10);
+    assert.deepEqual(configFromEnv({}, { dataDir }).sms, { kind: "console" });
+    assert.deepEqual(configFromEnv({ REACHKIT_SMS_LOG: "sent.jsonl" }, { dataDir }).sms, { kind: "file", path: join(process.cwd(), "sent.jsonl") });
+    const twilio = { REACHKIT_SMS: "twilio", TWILIO_ACCOUNT_SID: `AC${"a".repeat(32)}`, TWILIO_AUTH_TOKEN: "token" };
+    assert.deepEqual(configFromEnv({ ...twilio, REACHKIT_TWILIO_API_URL: "http://127.0.0.1:4010" }, { dataDir }).sms, {
+      kind: "twilio",
+      accountSid: twilio.TWILIO_ACCOUNT_SID,
+      authToken: "token",
+      apiUrl: "http://127.0.0.1:4010",
+    });
+    assert.throws(() => configFromEnv({ ...twilio, TWILIO_ACCOUNT_SID: "SK123" }, { dataDir }), /TWILIO_ACCOUNT_SID/);
+    assert.throws(() => configFromEnv({ ...twilio, TWILIO_AUTH_TOKEN: "" }, { dataDir }), /TWILIO_AUTH_TOKEN/);
+    assert.throws(() => configFromEnv({ ...twilio, REACHKIT_TWILIO_API_URL: "ftp://x" }, { dataDir }), /REACHKIT_TWILIO_API_URL/);
+    assert.deepEqual(configFromEnv({ REACHKIT_SMS: "smpp://esme:pw@smsc.example.com:2775" }, { dataDir }).sms, { kind: "smpp", url: "smpp://esme:pw@smsc.example.com:2775" });
+    assert.throws(() => configFromEnv({ REACHKIT_SMS: "smpp://smsc.example.com" }, { dataDir }), /smpp:\/\/system_id/);
+    assert.throws(() => configFromEnv({ REACHKIT_SMS: "carrier-pigeon" }, { dataDir }), /REACHKIT_SMS must be/);
+    assert.throws(() => configFromEnv({ REACHKIT_SMS: "file" }, { dataDir }), /REACHKIT_SMS_LOG/);
+    assert.deepEqual(configFromEnv({ REACHKIT_SMS_RATES: "+15551234567=1, 12345=100" }, { dataDir }).smsRatesBySender, { "+15551234567": 1, "12345": 100 });
+    assert.throws(() => configFromEnv({ REACHKIT_SMS_RATES: "+15551234567=fast" }, { dataDir }), /REACHKIT_SMS_RATES/);
     assert.equal(configFromEnv({}, { dataDir }).privacyDelayHours, 0);
     assert.equal(configFromEnv({ REACHKIT_PRIVACY_DELAY_HOURS: "48" }, { dataDir }).privacyDelayHours, 48);
     assert.throws(() => configFromEnv({ REACHKIT_PRIVACY_DELAY_HOURS: "721" }, { dataDir }), /REACHKIT_PRIVACY_DELAY_HOURS/);

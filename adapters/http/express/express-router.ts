@@ -1,6 +1,5 @@
 import { Router, type ErrorRequestHandler, type Request, type RequestHandler } from "express";
-import type { HostGroup, HttpMethod } from "../../../src/http/route.ts";
-import type { Reachkit } from "../../../src/kernel/reachkit.ts";
+import type { HostGroup, HttpMethod, Reachkit } from "../../../src/index.ts";
 import { insidePrefix, normalizePrefix, pathOf } from "../shared/mount.ts";
 import { nativePaths } from "../shared/native-routes.ts";
 import { neutralFromNode, sendNode } from "../shared/node-transport.ts";

@@ -1,8 +1,6 @@
 import { Readable } from "node:stream";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, RouteHandlerMethod } from "fastify";
-import type { NeutralRequest, NeutralResponse } from "../../../src/http/neutral.ts";
-import type { HostGroup } from "../../../src/http/route.ts";
-import type { Reachkit } from "../../../src/kernel/reachkit.ts";
+import type { HostGroup, NeutralRequest, NeutralResponse, Reachkit } from "../../../src/index.ts";
 import { insidePrefix, normalizePrefix, pathOf } from "../shared/mount.ts";
 import { nativePaths } from "../shared/native-routes.ts";
 

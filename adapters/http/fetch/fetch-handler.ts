@@ -1,6 +1,4 @@
-import { fetchResponse, neutralFromFetch, pathAndQuery, type FetchRequestInfo } from "../../../src/http/fetch.ts";
-import type { HostGroup } from "../../../src/http/route.ts";
-import type { Reachkit } from "../../../src/kernel/reachkit.ts";
+import { fetchResponse, neutralFromFetch, pathAndQuery, type FetchRequestInfo, type HostGroup, type Reachkit } from "../../../src/index.ts";
 import { insidePrefix, normalizePrefix, pathOf } from "../shared/mount.ts";
 
 export interface FetchHandlerOptions {

@@ -1,2 +1,2 @@
 export { fetchHandler, type FetchHandler, type FetchHandlerOptions, type FetchNext } from "./fetch-handler.ts";
-export type { FetchRequestInfo } from "../../../src/http/fetch.ts";
+export type { FetchRequestInfo } from "../../../src/index.ts";

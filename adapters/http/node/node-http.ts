@@ -1,7 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { HostGroup } from "../../../src/http/route.ts";
-import type { Reachkit } from "../../../src/kernel/reachkit.ts";
+import type { HostGroup, Reachkit } from "../../../src/index.ts";
 import { insidePrefix, normalizePrefix, pathOf } from "../shared/mount.ts";
 import { neutralFromNode, sendInternalError, sendNode, type HostRequest } from "../shared/node-transport.ts";
 import { createLimitedServer, type ServerLimits } from "./server-limits.ts";

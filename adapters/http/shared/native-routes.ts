@@ -1,4 +1,4 @@
-import type { AnyRoute, HostGroup, HttpMethod } from "../../../src/http/route.ts";
+import type { AnyRoute, HostGroup, HttpMethod } from "../../../src/index.ts";
 
 /** One path of the route table, for frameworks that register routes in their own router. */
 export interface NativePath {

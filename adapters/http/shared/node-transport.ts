@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Reachkit } from "../../../src/kernel/reachkit.ts";
-import type { NeutralRequest, NeutralResponse, RequestBody } from "../../../src/http/neutral.ts";
+import type { NeutralRequest, NeutralResponse, Reachkit, RequestBody } from "../../../src/index.ts";
 
 /** A node:http request, perhaps with a body a connect-style host (Express's `express.json()`...) parsed already. */
 export type HostRequest = IncomingMessage & { body?: unknown };
@@ -26,10 +25,14 @@ export function neutralFromNode(request: HostRequest, url: string, remoteAddress
   return { method: request.method ?? "GET", url, headers: request.headers, body: requestBody(request), remoteAddress };
 }
 
-/** Writes the core's answer; with its length given, so that Node sends it in one piece rather than chunked. */
+/**
+ * Writes the core's answer; with its length given (0 for an empty answer but a
+ * 204 or 304, which have none), so that Node sends it in one piece rather than chunked.
+ */
 export function sendNode(response: ServerResponse, result: NeutralResponse): void {
   const body = result.body;
   if (body !== undefined) result.headers["content-length"] = String(typeof body === "string" ? Buffer.byteLength(body) : body.length);
+  else if (result.status !== 204 && result.status !== 304) result.headers["content-length"] = "0";
   response.writeHead(result.status, result.headers);
   response.end(body);
 }

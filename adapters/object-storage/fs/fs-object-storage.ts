@@ -5,9 +5,7 @@ import { once } from "node:events";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { finished } from "node:stream/promises";
-import { systemClock } from "../../../src/kernel/system-clock.ts";
-import type { Clock } from "../../../src/ports/clock.ts";
-import type { ObjectStorage, StoredObject } from "../../../src/ports/object-storage.ts";
+import { systemClock, type Clock, type ObjectStorage, type StoredObject } from "../../../src/index.ts";
 import { copyLimited, ObjectExistsError, SignedUploads } from "../shared/signed-uploads.ts";
 
 /** Bytes per read and write of a file: fewer event-loop turns for large objects, still bounded memory. */

@@ -1,8 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { Readable } from "node:stream";
-import { systemClock } from "../../../src/kernel/system-clock.ts";
-import type { Clock } from "../../../src/ports/clock.ts";
-import type { ObjectStorage, StoredObject } from "../../../src/ports/object-storage.ts";
+import { systemClock, type Clock, type ObjectStorage, type StoredObject } from "../../../src/index.ts";
 import { copyLimited, ObjectExistsError, SignedUploads } from "../shared/signed-uploads.ts";
 
 export interface MemoryObjectStorageOptions {

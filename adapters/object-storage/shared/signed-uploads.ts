@@ -1,18 +1,23 @@
 import type { Readable } from "node:stream";
-import { safeEqual, sign } from "../../../src/auth/secrets.ts";
-import { payloadTooLarge } from "../../../src/http/body.ts";
-import { HttpError } from "../../../src/http/errors.ts";
-import * as v from "valibot";
-import { defineRoute, rawBody, reply, type AnyRoute, type RequestContext } from "../../../src/http/route.ts";
-import type { RouteDocs } from "../../../src/http/route-docs.ts";
-import type { Clock } from "../../../src/ports/clock.ts";
 import {
+  defineRoute,
+  HttpError,
   ObjectTooLargeError,
+  payloadTooLarge,
+  rawBody,
+  reply,
+  safeEqual,
+  sign,
+  type AnyRoute,
+  type Clock,
+  type RequestContext,
+  type RouteDocs,
   type StoredObject,
   type UploadListener,
   type UploadTarget,
   type UploadTargetOptions,
-} from "../../../src/ports/object-storage.ts";
+} from "../../../src/index.ts";
+import * as v from "valibot";
 
 /**
  * Pre-signed uploads served by the kit's own HTTP route, shared by the

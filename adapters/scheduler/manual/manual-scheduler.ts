@@ -1,4 +1,4 @@
-import type { Scheduler } from "../../../src/ports/scheduler.ts";
+import type { Scheduler } from "../../../src/index.ts";
 import { fakeClock, type FakeClock } from "../../clock/fake-clock.ts";
 
 /**

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import schedule from "node-schedule";
-import type { Scheduler } from "../../../src/ports/scheduler.ts";
+import type { Scheduler } from "../../../src/index.ts";
 
 /**
  * Real-time scheduler over node-schedule. It keeps exactly one armed job: every

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { appendFileSync, existsSync, readFileSync } from "node:fs";
-import type { OutboundSms, SentSms, SmsSender } from "../../../src/ports/sms-sender.ts";
+import type { OutboundSms, SentSms, SmsSender } from "../../../src/index.ts";
 
 export interface FileSmsOptions {
   /** The file every message is appended to, one JSON line `{"sms": {...}}` each; created when missing. */

@@ -1,5 +1,4 @@
-import type { InboundSms, OutboundSms, SentSms, SmsSender } from "../../../src/ports/sms-sender.ts";
-import { SmsSendError } from "../../../src/ports/sms-sender.ts";
+import { SmsSendError, type DeliveryReceipt, type InboundSms, type OutboundSms, type ReportedStatus, type SentSms, type SmsSender } from "../../../src/index.ts";
 
 export interface DeliveredSms extends OutboundSms {
   providerMessageId: string;
@@ -18,6 +17,8 @@ export interface MemorySms extends SmsSender {
   failNext(...errors: SmsSendError[]): void;
   /** Simulates a subscriber's text arriving at the provider. */
   deliverInbound(message: InboundSms): Promise<void>;
+  /** Simulates the provider's delivery receipt for a message it took. */
+  reportStatus(providerMessageId: string, status: ReportedStatus, errorCode?: string): Promise<void>;
   clear(): void;
 }
 
@@ -26,6 +27,7 @@ export function memorySms(): MemorySms {
   const byIdempotencyKey = new Map<string, DeliveredSms>();
   const failures: SmsSendError[] = [];
   let inboundHandler: ((message: InboundSms) => Promise<void>) | undefined;
+  let receiptHandler: ((receipt: DeliveryReceipt) => Promise<void>) | undefined;
   let counter = 0;
 
   return {
@@ -51,6 +53,15 @@ export function memorySms(): MemorySms {
     async deliverInbound(message) {
       if (!inboundHandler) throw new Error("no kit is listening for inbound messages on this memory SMS adapter");
       await inboundHandler(message);
+    },
+    onReceipt(handler) {
+      receiptHandler = handler;
+    },
+    async reportStatus(providerMessageId, status, errorCode) {
+      const message = sent.find((candidate) => candidate.providerMessageId === providerMessageId);
+      if (!message) throw new Error(`the memory SMS adapter sent no message ${providerMessageId}`);
+      if (!receiptHandler) throw new Error("no kit is listening for receipts on this memory SMS adapter");
+      await receiptHandler({ providerMessageId, messageId: message.idempotencyKey, status, ...(errorCode !== undefined ? { errorCode } : {}) });
     },
     clear() {
       sent.length = 0;

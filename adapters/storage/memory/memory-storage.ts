@@ -10,7 +10,7 @@ import {
   type Storage,
   type Where,
   type WithJsonText,
-} from "../../../src/ports/storage.ts";
+} from "../../../src/index.ts";
 import { AmbientTransactions } from "../shared/ambient-transactions.ts";
 import {
   applyPatch,

@@ -1,4 +1,4 @@
-import type { Collection, Doc, FindOptions, OrderBy, Page, Patch, Where, WithJsonText } from "../../../src/ports/storage.ts";
+import type { Collection, Doc, FindOptions, OrderBy, Page, Patch, Where, WithJsonText } from "../../../src/index.ts";
 import { assertId, isPlainObject, serializeDocument } from "../shared/documents.ts";
 import { assertLimit, pageOf, sortKeys } from "../shared/queries.ts";
 import type { PostgresStorage } from "./postgres-storage.ts";

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import type pg from "pg";
-import type { Collection, CollectionSpec, Doc, Storage } from "../../../src/ports/storage.ts";
+import type { Collection, CollectionSpec, Doc, Storage } from "../../../src/index.ts";
 import { AmbientTransactions, Mutex } from "../shared/ambient-transactions.ts";
 import { Handles, requireDeclared } from "../shared/documents.ts";
 import { PostgresCollection } from "./postgres-collection.ts";

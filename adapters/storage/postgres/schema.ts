@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type pg from "pg";
-import { UniqueConstraintError, type CollectionSpec } from "../../../src/ports/storage.ts";
+import { UniqueConstraintError, type CollectionSpec } from "../../../src/index.ts";
 import { parseSpecs, type NamedIndex } from "../shared/documents.ts";
 import { keyExpr } from "./where-sql.ts";
 

@@ -1,4 +1,4 @@
-import { JsonText, type CollectionSpec, type Doc } from "../../../src/ports/storage.ts";
+import { JsonText, type CollectionSpec, type Doc } from "../../../src/index.ts";
 
 /**
  * Document, name and spec rules that every Storage adapter applies the same

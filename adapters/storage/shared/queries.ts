@@ -1,4 +1,4 @@
-import type { Page } from "../../../src/ports/storage.ts";
+import type { Page } from "../../../src/index.ts";
 import { assertFieldName, isPlainObject } from "./documents.ts";
 
 /**

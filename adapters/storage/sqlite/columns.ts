@@ -1,4 +1,4 @@
-import { JsonText } from "../../../src/ports/storage.ts";
+import { JsonText } from "../../../src/index.ts";
 import type { IndexDeclaration } from "../shared/documents.ts";
 
 /**

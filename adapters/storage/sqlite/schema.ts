@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { UniqueConstraintError, type CollectionSpec, type IndexSpec } from "../../../src/ports/storage.ts";
+import { UniqueConstraintError, type CollectionSpec, type IndexSpec } from "../../../src/index.ts";
 import { parseSpecs, type IndexDeclaration, type NamedIndex } from "../shared/documents.ts";
 import { columnName, fieldColumns, fieldOfColumn, indexedFields, WriteSql, type FieldColumn } from "./columns.ts";
 

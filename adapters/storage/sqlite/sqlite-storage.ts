@@ -1,17 +1,6 @@
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import Database from "better-sqlite3";
-import type {
-  Collection,
-  CollectionSpec,
-  Doc,
-  FindOptions,
-  OrderBy,
-  Page,
-  Patch,
-  Storage,
-  Where,
-  WithJsonText,
-} from "../../../src/ports/storage.ts";
+import type { Collection, CollectionSpec, Doc, FindOptions, OrderBy, Page, Patch, Storage, Where, WithJsonText } from "../../../src/index.ts";
 import { AmbientTransactions } from "../shared/ambient-transactions.ts";
 import {
   applyPatch,

@@ -121,8 +121,9 @@ describe("POST /v1/graphql", () => {
       Object.fromEntries(enums.map((type: Json) => [type.name, type.enumValues.map((value: Json) => value.name)])),
       {
         SubscriptionChannel: ["CHANNEL_TEXT", "CHANNEL_EMAIL"],
-        SubscriptionType: ["TYPE_MARKETING", "TYPE_TRANSACTIONAL"],
+        SubscriptionType: ["TYPE_MARKETING", "TYPE_TRANSACTIONAL", "TYPE_CHECKOUT_ABANDONED"],
         IneligibilityReason: ["INELIGIBILITY_REASON_OPTED_OUT", "INELIGIBILITY_REASON_NOT_FULLY_OPTED_IN"],
+        EventKind: ["CUSTOM", "PRODUCT_VIEW", "ADD_TO_CART", "PURCHASE"],
       },
     );
     assert.equal((await graphql(t, introspection, { token: null })).status, 401);

@@ -1,5 +1,6 @@
 import { legacyPlugin } from "../../../plugins/legacy/index.ts";
 import { privacyPlugin, type PrivacyPluginOptions } from "../../../plugins/privacy/index.ts";
+import { profilesPlugin } from "../../../plugins/profiles/index.ts";
 import type { InjectResponse, ReachkitPlugin } from "../../../src/index.ts";
 import { defaultPlugins, startTestKit, type Json, type TestKit, type TestKitOptions } from "../../support/test-kit.ts";
 
@@ -12,10 +13,11 @@ export const privacyKitPlugins = (options: PrivacyPluginOptions = {}, extra: Rea
   ...defaultPlugins(),
   legacyPlugin(),
   privacyPlugin(options),
+  profilesPlugin(),
   ...extra,
 ];
 
-/** A test kit with the subscriptions, legacy and privacy plugins. */
+/** A test kit with the subscriptions, legacy, privacy and profiles plugins. */
 export function startPrivacyKit(options: TestKitOptions & { privacy?: PrivacyPluginOptions } = {}): Promise<TestKit> {
   return startTestKit({ plugins: privacyKitPlugins(options.privacy), config: { rateLimits: { default: Infinity } }, ...options });
 }
@@ -54,4 +56,19 @@ export async function subjectData(t: TestKit, companyId: string) {
     signUps: (await t.kit.plugin("legacy").signUps(companyId, PHONE)).length,
     messages: (await t.kit.outbox.list({ companyId, to: PHONE })).length,
   };
+}
+
+/** A person's profile at a company: identifiers linked together, an attribute, a custom and a purchase event. */
+export async function seedProfile(t: TestKit, companyId: string, user: { phone: string; email?: string; clientUserId?: string }): Promise<void> {
+  const profiles = t.kit.plugin("profiles");
+  await profiles.identify(companyId, user);
+  await profiles.setAttributes(companyId, { properties: { tier: "gold" }, user: { phone: user.phone } });
+  await profiles.recordCustomEvent(companyId, { type: "Order Shipped", properties: { orderId: "1001" }, user: { phone: user.phone } });
+  await profiles.recordEcommerceEvent(companyId, "purchase", { items: [{ productId: "p-1", productVariantId: "v-1", price: [{ value: 20 }] }], user: { phone: user.phone } });
+}
+
+/** How many records of each kind the profiles plugin holds for a company. */
+export async function profileRecords(t: TestKit, companyId: string): Promise<Record<string, number>> {
+  const count = (name: string) => t.kit.storage.collection<{ id: string; companyId: string }>(`profiles_${name}`).count({ companyId });
+  return { profiles: await count("profiles"), identifiers: await count("identifiers"), attributes: await count("attributes"), events: await count("events") };
 }

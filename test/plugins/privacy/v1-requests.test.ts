@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { privacyPlugin, MAX_PROCESSING_DELAY_MS } from "../../../plugins/privacy/index.ts";
 import type { PrivacyRequest } from "../../../plugins/privacy/index.ts";
-import { createRequest, EMAIL, fetchRequest, PHONE, seedSubject, startPrivacyKit, subjectData, TIMESTAMP } from "./support.ts";
+import { createRequest, EMAIL, fetchRequest, PHONE, profileRecords, seedProfile, seedSubject, startPrivacyKit, subjectData, TIMESTAMP } from "./support.ts";
 
 const DAY = 24 * 60 * 60_000;
 
@@ -125,7 +125,7 @@ describe("GET /v1/privacy/delete-request/{id}", () => {
 });
 
 describe("privacy processing", () => {
-  it("deletes everything about the subject at that company only, then keeps the request with the subject masked", async () => {
+  it("deletes everything about the subject at that company only (subscriptions, texts, the profile with its identifiers, attributes and events), then keeps the request with the subject masked", async () => {
     const t = await startPrivacyKit();
     const other = await t.kit.provisionCompany({ name: "Other" });
     await seedSubject(t, t.company.legacyToken);
@@ -138,6 +138,12 @@ describe("privacy processing", () => {
     await t.scheduler.flush();
     const seeded = { subscriber: true, subscriptions: 2, changes: 2, signUps: 1, messages: 4 };
     assert.deepEqual(await subjectData(t, t.company.companyId), seeded);
+    // The subject's profile (phone, email, clientUserId, an attribute, two events), another person's, and the other company's.
+    await seedProfile(t, t.company.companyId, { phone: PHONE, email: EMAIL, clientUserId: "c-9" });
+    await seedProfile(t, t.company.companyId, { phone: "+19148440002" });
+    await seedProfile(t, other.company.id, { phone: PHONE, email: EMAIL, clientUserId: "c-9" });
+    assert.deepEqual(await profileRecords(t, t.company.companyId), { profiles: 2, identifiers: 4, attributes: 2, events: 4 });
+    const otherProfiles = await profileRecords(t, other.company.id);
     const processed: string[] = [];
     t.kit.events.on("privacy.request.processed", (event) => void processed.push(event.requestId));
 
@@ -146,6 +152,9 @@ describe("privacy processing", () => {
 
     assert.deepEqual(await subjectData(t, t.company.companyId), { subscriber: false, subscriptions: 0, changes: 0, signUps: 0, messages: 0 });
     assert.deepEqual(await subjectData(t, other.company.id), seeded, "the other company keeps its data");
+    assert.deepEqual(await profileRecords(t, t.company.companyId), { profiles: 1, identifiers: 1, attributes: 1, events: 2 }, "the other person's profile stays");
+    assert.equal(await t.kit.plugin("profiles").find(t.company.companyId, { kind: "clientUserId", value: "c-9" }), undefined, "no identifier of the subject is left");
+    assert.deepEqual(await profileRecords(t, other.company.id), otherProfiles, "the other company keeps its profiles");
     const mentions = (text: string) => text.includes(PHONE) || text.includes(EMAIL);
     assert.deepEqual((await t.kit.jobs.list({ companyId: t.company.companyId })).filter((job) => mentions(JSON.stringify(job.payload))), [], "no job payload names the subject");
     assert.ok((await t.kit.jobs.list({ companyId: other.company.id })).some((job) => mentions(JSON.stringify(job.payload))), "the other company's jobs do");
@@ -159,17 +168,19 @@ describe("privacy processing", () => {
     );
     // The hidden digits of +19148440001 (ids and timestamps may hold "844" by chance).
     assert.ok(!JSON.stringify(stored).includes("914844"), "no digits of the phone beyond the last four");
-    // 1 subscriber, 2 subscriptions, 2 changes, 1 sign-up, 1 opt-in job, 4 messages
-    assert.equal(stored.removedRecords, 11);
+    // 1 subscriber, 2 subscriptions, 2 changes, 1 sign-up, 1 opt-in job, 4 messages; 1 profile, 3 identifiers, 1 attribute, 2 events
+    assert.equal(stored.removedRecords, 18);
     await t.stop();
   });
 
-  it("given only the email, also deletes what is stored under the phone of the subscriber holding it", async () => {
+  it("given only the email, also deletes what is stored under the phone of the subscriber holding it, and the whole profile", async () => {
     const t = await startPrivacyKit();
     await seedSubject(t, t.company.legacyToken);
+    await seedProfile(t, t.company.companyId, { phone: PHONE, email: EMAIL });
     await createRequest(t, { subjectEmail: "ADA@example.com" });
     await t.scheduler.flush();
     assert.deepEqual(await subjectData(t, t.company.companyId), { subscriber: false, subscriptions: 0, changes: 0, signUps: 0, messages: 0 });
+    assert.deepEqual(await profileRecords(t, t.company.companyId), { profiles: 0, identifiers: 0, attributes: 0, events: 0 });
     await t.stop();
   });
 

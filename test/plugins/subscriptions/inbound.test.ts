@@ -67,7 +67,8 @@ describe("POST /sms/inbound (the provider webhook)", () => {
     });
     const t = await pendingKit({ sms: signing });
     const fields = { From: PHONE, To: await senderOf(t), Body: "Y" };
-    assert.equal((await webhook(t, "/sms/inbound", fields, { "x-signature": "bad" })).status, 401);
+    // The adapter checks signatures: one that does not match is refused (403), not merely missing credentials.
+    assert.equal((await webhook(t, "/sms/inbound", fields, { "x-signature": "bad" })).status, 403);
     assert.equal((await webhook(t, "/sms/inbound", { ...fields, To: "+15550001111" }, { "x-signature": "good" })).status, 404);
     assert.equal((await webhook(t, "/sms/inbound", fields, { "x-signature": "good" })).status, 200);
     assert.equal(seen[0]!.url, "http://localhost:3000/sms/inbound");

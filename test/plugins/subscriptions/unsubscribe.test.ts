@@ -142,7 +142,7 @@ describe("POST /v1/subscriptions/unsubscribe", () => {
   });
 });
 
-describe("DELETE /v1/subscriptions?phone=", () => {
+describe("DELETE /v1/subscriptions?phone=|email=", () => {
   it("opts the phone out of every text subscription", async () => {
     const t = await subscribedKit();
     const response = await t.request({ method: "DELETE", url: "/v1/subscriptions?phone=%2B19148440001" });
@@ -154,6 +154,24 @@ describe("DELETE /v1/subscriptions?phone=", () => {
     await t.scheduler.flush();
     assert.deepEqual((await eligibilityRows(t, BOTH)).map((row) => row[2]), [false, false, true, true]);
     assert.equal((await t.request({ method: "DELETE", url: "/v1/subscriptions" })).status, 400);
+    await t.stop();
+  });
+
+  it("opts an email out of every email subscription, and both with both, texts untouched by an email", async () => {
+    const t = await subscribedKit();
+    const byEmail = await t.request({ method: "DELETE", url: `/v1/subscriptions?email=${encodeURIComponent(EMAIL)}` });
+    assert.equal(byEmail.status, 202, byEmail.body);
+    assert.deepEqual(statuses(t, byEmail), [
+      ["MARKETING", "EMAIL", "NEWLY_UNSUBSCRIBED"],
+      ["TRANSACTIONAL", "EMAIL", "NEWLY_UNSUBSCRIBED"],
+    ]);
+    await t.scheduler.flush();
+    assert.deepEqual((await eligibilityRows(t, BOTH)).map((row) => row[2]), [true, true, false, false]);
+    const byBoth = await t.request({ method: "DELETE", url: `/v1/subscriptions?${BOTH}` });
+    assert.deepEqual(statuses(t, byBoth).map((row: string[]) => row[2]), ["NEWLY_UNSUBSCRIBED", "NEWLY_UNSUBSCRIBED", "PREVIOUSLY_UNSUBSCRIBED", "PREVIOUSLY_UNSUBSCRIBED"]);
+    await t.scheduler.flush();
+    assert.deepEqual((await eligibilityRows(t, BOTH)).map((row) => row[2]), [false, false, false, false]);
+    assert.equal((await t.request({ method: "DELETE", url: "/v1/subscriptions?email=not-an-email" })).status, 400);
     await t.stop();
   });
 });

@@ -118,6 +118,33 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, (world: FuzzWorld) => Route
   "PUT /events/reminders/:uuid": (w) => ({ params: { uuid: w.ids.reminderUuid }, body: { ...reminder(w), externalEventId: "appt-2" } }),
   "POST /events/reminders/:uuid/cancel": (w) => ({ params: { uuid: w.ids.cancelReminderUuid } }),
   "POST /events/reminders/:uuid/no-show": (w) => ({ params: { uuid: w.ids.noShowReminderUuid } }),
+  "POST /v1/events/custom": () => ({
+    body: {
+      type: "Order Shipped",
+      properties: { orderId: "1001", total: 12.5, items: [{ sku: "m-1" }] },
+      externalEventId: "0b6c2a4e-5d1f-4d7a-9f0e-3c1b2a4d5e6f",
+      occurredAt: "2026-03-01T11:38:29.000Z",
+      user: { phone: PHONE, email: "ada@example.com", externalIdentifiers: { clientUserId: "u-1", customIdentifiers: [{ name: "loyaltyId", value: "L-9" }] } },
+    },
+  }),
+  ...Object.fromEntries(
+    ["product-view", "add-to-cart", "purchase"].map((path) => [
+      `POST /v1/events/ecommerce/${path}`,
+      () => ({
+        body: {
+          items: [{ productId: "p-1", productVariantId: "p-1-blue", productImage: "https://acme.example/m.png", productUrl: "https://acme.example/p/1", name: "Mug", price: [{ value: 12.5, currency: "USD" }], quantity: 1 }],
+          occuredAt: "2026-03-01T11:38:29+0000",
+          user: { email: "ada@example.com", externalIdentifiers: { customIdentifiers: { loyaltyId: "L-9" } } },
+          ...(path === "purchase" ? { orderId: "A-1001", salesChannel: { channelType: "WEB" } } : {}),
+        },
+      }),
+    ]),
+  ),
+  "POST /v1/attributes/custom": () => ({ body: { properties: { tier: "gold", visits: 3, vip: true }, user: { phone: PHONE } } }),
+  "GET /v1/attributes/custom": () => ({ query: { email: "ada@example.com" } }),
+  "POST /v1/identity-resolution/user-identifiers": () => ({
+    body: { phone: PHONE, email: "ada@example.com", clientUserId: "u-1", shopifyId: "s-1", klaviyoId: "k-1", customIdentifiers: [{ name: "loyaltyId", value: "L-9" }] },
+  }),
   "PUT /uploads/:key": (w) => {
     const url = new URL(w.ids.uploadPath, "http://x");
     return {

@@ -1,0 +1,1 @@
+export { smppSms, type SmppSmsOptions } from "./smpp-sms.ts";

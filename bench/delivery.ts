@@ -1,0 +1,244 @@
+// bench:delivery — texts through the Twilio adapter to a local Messages API.
+//   1. Throughput: rounds of queued texts delivered by a kit (SQLite outbox, durable jobs, Twilio adapter)
+//      beside a bare loop posting the same forms with the same HTTP client (the twilio library's
+//      RequestClient) at the same concurrency, alternated; messages per second and CPU per message.
+//   2. A sender limited to 30 texts a second, held for 60 s: the rate measured over the window.
+//   3. The self-hosted server killed with SIGKILL half-way through a backlog, then restarted:
+//      texts sent twice and texts lost, counted at the Messages API.
+// Every figure is printed with the load average; JSON goes to bench/results/delivery.json.
+import { loadavg } from "node:os";
+import { join } from "node:path";
+import { createRequire } from "node:module";
+import type twilioSdk from "twilio";
+import { nodeScheduleScheduler } from "../adapters/scheduler/node-schedule/index.ts";
+import { sqliteStorage } from "../adapters/storage/sqlite/index.ts";
+import { twilioSms } from "../adapters/sms/twilio/index.ts";
+import { accountsPlugin } from "../plugins/accounts/index.ts";
+import { createReachkit, silentLogger, systemClock, type Reachkit } from "../src/index.ts";
+import { MessagesApi, TEST_ACCOUNT_SID, TEST_AUTH_TOKEN } from "../test/support/messages-api.ts";
+import { createServerKit } from "../server/server-kit.ts";
+import { startExampleProcess } from "../test/support/example-process.ts";
+import { temporaryDirectory } from "../test/support/temp-dir.ts";
+import { report, startServerProcess, stopServerProcess } from "./support.ts";
+
+const TOTAL = Number(process.env.BENCH_TEXTS ?? 20_000);
+const ROUNDS = 4;
+const CONCURRENCY = 8;
+const RATE_LIMIT = 30;
+const RATE_WINDOW_S = Number(process.env.BENCH_RATE_SECONDS ?? 60);
+const CRASH_TEXTS = Number(process.env.BENCH_CRASH_TEXTS ?? 1_000);
+const SECRET = "bench-secret-bench-secret-bench-secret-0";
+const FROM = "+15550001111";
+const twilio = createRequire(import.meta.url)("twilio") as typeof twilioSdk;
+const load = () => loadavg().map((value) => Number(value.toFixed(2)));
+const cpuMicros = () => {
+  const usage = process.cpuUsage();
+  return usage.user + usage.system;
+};
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const phone = (index: number) => `+1914${String(5_000_000 + index).padStart(7, "0")}`;
+
+interface Round {
+  side: "reachkit" | "bare";
+  texts: number;
+  perSecond: number;
+  cpuMicrosPerText: number;
+  load: number[];
+}
+
+function benchKit(dataDir: string, apiUrl: string, ratePerSecond: number): Reachkit {
+  return createReachkit({
+    storage: sqliteStorage({ filename: join(dataDir, "reachkit.db") }),
+    scheduler: nodeScheduleScheduler(),
+    clock: systemClock(),
+    sms: twilioSms({ accountSid: TEST_ACCOUNT_SID, authToken: TEST_AUTH_TOKEN, publicUrl: "http://127.0.0.1:3000", apiUrl }),
+    logger: silentLogger(),
+    secret: SECRET,
+    plugins: [accountsPlugin()],
+    config: { messaging: { ratePerSecond, defaultSender: FROM }, jobs: { concurrency: CONCURRENCY }, rateLimits: { default: Infinity } },
+  });
+}
+
+/** Queues texts with the kit's jobs stopped, so that the measured part is their delivery. */
+async function queue(dataDir: string, apiUrl: string, count: number, offset: number): Promise<void> {
+  const kit = benchKit(dataDir, apiUrl, Infinity);
+  await kit.start({ runJobs: false });
+  const companyId = (await kit.plugin("accounts").listCompanies())[0]?.id ?? (await kit.provisionCompany({ name: "Bench" })).company.id;
+  for (let index = 0; index < count; index += 500) {
+    await kit.storage.transaction(async () => {
+      for (let i = index; i < Math.min(count, index + 500); i++) {
+        await kit.outbox.send({ companyId, to: phone(offset + i), body: `Bench text ${offset + i}: your order has shipped.`, kind: "bench" });
+      }
+    });
+  }
+  await kit.stop();
+}
+
+/** Starts the kit's jobs on a queued backlog and waits until `count` texts are sent. */
+async function deliver(dataDir: string, apiUrl: string, count: number, ratePerSecond = Infinity): Promise<{ seconds: number; cpu: number; sentAt: number[] }> {
+  const kit = benchKit(dataDir, apiUrl, ratePerSecond);
+  const sentAt: number[] = [];
+  let done!: () => void;
+  const finished = new Promise<void>((resolve) => (done = resolve));
+  kit.events.on("message.status_changed", (event) => {
+    if (event.status === "sent" && sentAt.push(performance.now()) === count) done();
+  });
+  const started = performance.now();
+  const cpu = cpuMicros();
+  await kit.start();
+  await finished;
+  const result = { seconds: (performance.now() - started) / 1000, cpu: cpuMicros() - cpu, sentAt: sentAt.map((at) => at - started) };
+  await kit.stop();
+  return result;
+}
+
+/** The same forms posted with the same client the adapter uses, `CONCURRENCY` at a time. */
+async function bareLoop(apiUrl: string, count: number, offset: number): Promise<{ seconds: number; cpu: number }> {
+  const client = new twilio.RequestClient();
+  const uri = `${apiUrl}/2010-04-01/Accounts/${TEST_ACCOUNT_SID}/Messages.json`;
+  let next = 0;
+  const started = performance.now();
+  const cpu = cpuMicros();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < count) {
+        const index = offset + next++;
+        const response = await client.request({
+          method: "post",
+          uri,
+          username: TEST_ACCOUNT_SID,
+          password: TEST_AUTH_TOKEN,
+          headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" },
+          data: { To: phone(index), From: FROM, Body: `Bench text ${index}: your order has shipped.`, StatusCallback: `http://127.0.0.1:3000/sms/status/bench-${index}` },
+        });
+        if (response.statusCode !== 201) throw new Error(`the Messages API answered ${response.statusCode}`);
+        JSON.parse(typeof response.body === "string" ? response.body : JSON.stringify(response.body));
+      }
+    }),
+  );
+  return { seconds: (performance.now() - started) / 1000, cpu: cpuMicros() - cpu };
+}
+
+async function throughput(apiUrl: string): Promise<Record<string, unknown>> {
+  const perRound = Math.ceil(TOTAL / ROUNDS);
+  const rounds: Round[] = [];
+  // Warm-up of both sides (JIT, connections), not counted.
+  const warmDir = temporaryDirectory("bench-delivery");
+  await queue(warmDir, apiUrl, 500, 0);
+  await deliver(warmDir, apiUrl, 500);
+  await bareLoop(apiUrl, 500, 0);
+  for (let round = 0; round < ROUNDS; round++) {
+    const dataDir = temporaryDirectory("bench-delivery");
+    await queue(dataDir, apiUrl, perRound, round * perRound);
+    const sides = round % 2 === 0 ? (["reachkit", "bare"] as const) : (["bare", "reachkit"] as const);
+    for (const side of sides) {
+      const { seconds, cpu } = side === "reachkit" ? await deliver(dataDir, apiUrl, perRound) : await bareLoop(apiUrl, perRound, round * perRound);
+      const figures: Round = { side, texts: perRound, perSecond: Math.round(perRound / seconds), cpuMicrosPerText: Math.round(cpu / perRound), load: load() };
+      rounds.push(figures);
+      console.error(JSON.stringify(figures));
+    }
+  }
+  const of = (side: Round["side"]) => rounds.filter((round) => round.side === side);
+  const ratios = of("reachkit").map((round, index) => round.perSecond / of("bare")[index]!.perSecond);
+  return {
+    texts: perRound * ROUNDS,
+    concurrency: CONCURRENCY,
+    reachkitPerSecond: median(of("reachkit").map((round) => round.perSecond)),
+    barePerSecond: median(of("bare").map((round) => round.perSecond)),
+    reachkitCpuMicrosPerText: median(of("reachkit").map((round) => round.cpuMicrosPerText)),
+    bareCpuMicrosPerText: median(of("bare").map((round) => round.cpuMicrosPerText)),
+    ratioPerRound: ratios.map((ratio) => Number(ratio.toFixed(2))),
+    ratioMedian: Number(median(ratios).toFixed(2)),
+    target: 0.7,
+    rounds,
+  };
+}
+
+async function heldRate(apiUrl: string): Promise<Record<string, unknown>> {
+  const dataDir = temporaryDirectory("bench-delivery-rate");
+  // More than the window can send, so the limiter, not the backlog, sets the pace.
+  const backlog = RATE_LIMIT * RATE_WINDOW_S + RATE_LIMIT * 5;
+  await queue(dataDir, apiUrl, backlog, 1_000_000);
+  const kit = benchKit(dataDir, apiUrl, RATE_LIMIT);
+  const sentAt: number[] = [];
+  kit.events.on("message.status_changed", (event) => void (event.status === "sent" && sentAt.push(performance.now())));
+  const loadBefore = load();
+  await kit.start();
+  await new Promise((resolve) => setTimeout(resolve, (RATE_WINDOW_S + 1) * 1000));
+  await kit.stop();
+  // The window starts at the first send; the limiter's first second may hold its whole allowance at once.
+  const first = sentAt[0]!;
+  const inWindow = sentAt.filter((at) => at - first < RATE_WINDOW_S * 1000);
+  const perSecond = inWindow.length / RATE_WINDOW_S;
+  return {
+    limit: RATE_LIMIT,
+    windowSeconds: RATE_WINDOW_S,
+    sent: inWindow.length,
+    perSecond: Number(perSecond.toFixed(2)),
+    deviation: Number((perSecond / RATE_LIMIT - 1).toFixed(4)),
+    target: "within ±5%",
+    load: { before: loadBefore, after: load() },
+  };
+}
+
+async function killHalfWay(): Promise<Record<string, unknown>> {
+  const api = await new MessagesApi().start();
+  // Answered 100 ms after a text is taken: the kill leaves texts whose outcome the server never learned.
+  api.answerDelayMs = 100;
+  const dataDir = temporaryDirectory("bench-delivery-crash");
+  const env = {
+    REACHKIT_DATA_DIR: dataDir,
+    REACHKIT_SECRET: SECRET,
+    REACHKIT_SMS: "twilio",
+    TWILIO_ACCOUNT_SID: api.accountSid,
+    TWILIO_AUTH_TOKEN: api.authToken,
+    REACHKIT_TWILIO_API_URL: api.url,
+    REACHKIT_SMS_PER_SECOND: "200",
+  };
+  // The backlog is queued in the server's own database before it starts.
+  const kit = createServerKit({ dataDir, publicUrl: "http://127.0.0.1:3000", secret: SECRET, logger: silentLogger() });
+  await kit.start({ runJobs: false });
+  const { company } = await kit.provisionCompany({ name: "Bench" });
+  for (let index = 0; index < CRASH_TEXTS; index += 500) {
+    await kit.storage.transaction(async () => {
+      for (let i = index; i < Math.min(CRASH_TEXTS, index + 500); i++) await kit.outbox.send({ companyId: company.id, to: phone(2_000_000 + i), body: `Crash text ${i}`, kind: "bench" });
+    });
+  }
+  await kit.stop();
+  let server = await startExampleProcess("server/main.ts", env);
+  while (api.messages.length < CRASH_TEXTS / 2) await new Promise((resolve) => setTimeout(resolve, 5));
+  const takenAtKill = api.messages.length;
+  await server.crash();
+  const unanswered = api.messages.length - takenAtKill;
+  server = await startExampleProcess("server/main.ts", env);
+  const deadline = Date.now() + 120_000;
+  const reached = () => new Set(api.messages.map((message) => message.statusCallback)).size;
+  while (reached() < CRASH_TEXTS && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  // Time for a duplicate to show, if the restart were to send one.
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  await server.stop();
+  await api.close();
+  const callbacks = api.messages.map((message) => message.statusCallback);
+  return {
+    texts: CRASH_TEXTS,
+    takenBeforeKill: takenAtKill,
+    takenWhileDying: unanswered,
+    reachedApi: new Set(callbacks).size,
+    sentTwice: callbacks.length - new Set(callbacks).size,
+    lost: CRASH_TEXTS - new Set(callbacks).size,
+    load: load(),
+  };
+}
+
+const apiProcess = await startServerProcess(join(import.meta.dirname, "servers/messages-api.ts"), {});
+const apiUrl = `http://127.0.0.1:${apiProcess.port}`;
+try {
+  const figures: Record<string, unknown> = { loadAtStart: load() };
+  if (!process.env.BENCH_ONLY || process.env.BENCH_ONLY === "throughput") figures.throughput = await throughput(apiUrl);
+  if (!process.env.BENCH_ONLY || process.env.BENCH_ONLY === "rate") figures.rateLimit = await heldRate(apiUrl);
+  if (!process.env.BENCH_ONLY || process.env.BENCH_ONLY === "crash") figures.killHalfWay = await killHalfWay();
+  figures.loadAtEnd = load();
+  report("delivery", figures);
+} finally {
+  await stopServerProcess(apiProcess.child);
+}

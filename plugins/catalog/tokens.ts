@@ -1,0 +1,12 @@
+import { defineToken } from "../../src/index.ts";
+import type { CatalogStore } from "./catalog-store.ts";
+import type { CatalogUploads } from "./catalog-uploads.ts";
+import type { CatalogSettings } from "./settings.ts";
+import type { UploadProcessor } from "./upload-processor.ts";
+
+const PROVIDER = ["reachkit/plugins/catalog (catalogPlugin)"];
+/** The plugin's options, defaults applied. */
+export const CATALOG_SETTINGS = defineToken<CatalogSettings>("CatalogSettings", PROVIDER);
+export const CATALOG_STORE = defineToken<CatalogStore>("CatalogStore", PROVIDER);
+export const CATALOG_UPLOADS = defineToken<CatalogUploads>("CatalogUploads", PROVIDER);
+export const CATALOG_UPLOAD_PROCESSOR = defineToken<UploadProcessor>("CatalogUploadProcessor", PROVIDER);
