@@ -8,6 +8,12 @@ export const SENT_EVENTS = [
   "sms.unsubscribed",
   "email.subscribed",
   "email.unsubscribed",
+  "sms.sent",
+  "sms.delivered",
+  "sms.undelivered",
+  "sms.failed",
+  "sms.inbound_message",
+  "custom_attribute.set",
   "catalog.variant.back_in_stock",
   "catalog.variant.low_inventory",
   "catalog.variant.price_dropped",
@@ -24,19 +30,17 @@ export const EVENT_ALIASES: Readonly<Record<string, (typeof SENT_EVENTS)[number]
 
 /** Accepted so that clients of the reference service can subscribe, never sent until reachkit produces them. */
 export const NOT_YET_SENT_EVENTS = [
-  "sms.sent",
   "email.sent",
-  "sms.inbound_message",
-  "custom_attribute.set",
-  "sms.delivered",
-  "sms.undelivered",
-  "sms.failed",
   "sms.message_link_click",
   "email.message_link_click",
   "email.opened",
 ] as const;
 
 export const KNOWN_EVENTS: readonly string[] = [...SENT_EVENTS, ...Object.keys(EVENT_ALIASES), ...NOT_YET_SENT_EVENTS];
+
+export function isSentEvent(name: string): name is (typeof SENT_EVENTS)[number] {
+  return (SENT_EVENTS as readonly string[]).includes(name);
+}
 
 export function isKnownEvent(name: string): boolean {
   return KNOWN_EVENTS.includes(name);

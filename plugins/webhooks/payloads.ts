@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
-import type { Company, EventName, ReachkitEvents } from "../../src/index.ts";
+import type { Company, EventName, MessageStatusEvent, ReachkitEvents } from "../../src/index.ts";
 import type { AppointmentStepEvent } from "../appointments/index.ts";
 import type { Subscriber, SubscriptionChannel, SubscriptionEvent } from "../subscriptions/index.ts";
-import type { SENT_EVENTS } from "./event-catalog.ts";
+import { isSentEvent, type SENT_EVENTS } from "./event-catalog.ts";
 
 export type SentEvent = (typeof SENT_EVENTS)[number];
 
@@ -27,6 +27,18 @@ export type Translators = {
 };
 
 export const TRANSLATORS: Translators = {
+  "message.status_changed": async (event, subscribers) => messageStatusEvent(event, subscribers),
+  "sms.inbound_message": async (event, subscribers) => ({
+    companyId: event.companyId,
+    type: "sms.inbound_message",
+    at: event.at,
+    fields: {
+      subscriber: await subscriberFields(event.companyId, "TEXT", event.from, subscribers),
+      message: { body: event.body, to: event.to, ...(event.messageId !== undefined ? { id: event.messageId } : {}) },
+    },
+    subject: { phone: event.from },
+  }),
+  "profile.attributes.set": async (event) => customAttributeEvent(event),
   // A pending TEXT subscription waits for its "Y": it is subscribed when confirmed.
   "subscription.created": (event, subscribers) => (event.state === "active" ? subscriptionEvent(event, "subscribed", subscribers) : Promise.resolve(undefined)),
   "subscription.confirmed": (event, subscribers) => subscriptionEvent(event, "subscribed", subscribers),
@@ -56,25 +68,80 @@ export function webhookBody(type: string, event: WebhookEvent, company: Company 
 }
 
 async function subscriptionEvent(event: SubscriptionEvent, change: "subscribed" | "unsubscribed", subscribers: SubscriberLookup): Promise<WebhookEvent> {
-  const subscriber = await subscribers(event.companyId, event.channel, event.address);
-  const phone = subscriber?.phone ?? (event.channel === "TEXT" ? event.address : undefined);
-  const email = subscriber?.email ?? (event.channel === "EMAIL" ? event.address : undefined);
-  const identifiers = subscriber?.externalIdentifiers;
+  const subscriber = await subscriberFields(event.companyId, event.channel, event.address, subscribers, event.subscriberId);
   return {
     companyId: event.companyId,
     type: `${event.channel === "TEXT" ? "sms" : "email"}.${change}`,
     at: event.at,
+    fields: { subscriber, subscription: { type: event.type, channel: event.channel } },
+    subject: { phone: subscriber.phone, email: subscriber.email },
+  };
+}
+
+/** The reference's `subscriber` object of the subscriber at `address`, as far as the kit knows them. */
+async function subscriberFields(companyId: string, channel: SubscriptionChannel, address: string, subscribers: SubscriberLookup, subscriberId?: string) {
+  const subscriber = await subscribers(companyId, channel, address);
+  const id = subscriberId ?? subscriber?.id;
+  const phone = subscriber?.phone ?? (channel === "TEXT" ? address : undefined);
+  const email = subscriber?.email ?? (channel === "EMAIL" ? address : undefined);
+  const identifiers = subscriber?.externalIdentifiers;
+  return {
+    ...(id !== undefined ? { external_id: externalId(id) } : {}),
+    ...(phone !== undefined ? { phone } : {}),
+    ...(email !== undefined ? { email } : {}),
+    external_identifiers: {
+      client_user_id: identifiers?.clientUserId !== undefined ? [identifiers.clientUserId] : [],
+      custom_identifiers: Object.fromEntries((identifiers?.customIdentifiers ?? []).map((identifier) => [identifier.name, identifier.value])),
+    },
+  };
+}
+
+/** A message's delivery status as `sms.sent`, `sms.delivered`, `sms.undelivered` or `sms.failed` (and `email.*` likewise). */
+async function messageStatusEvent(event: MessageStatusEvent, subscribers: SubscriberLookup): Promise<WebhookEvent | undefined> {
+  const type = `${event.channel}.${event.status}`;
+  if (!isSentEvent(type)) return undefined;
+  const channel = event.channel === "sms" ? "TEXT" : "EMAIL";
+  return {
+    companyId: event.companyId,
+    type,
+    at: event.at,
+    fields: {
+      subscriber: await subscriberFields(event.companyId, channel, event.to, subscribers),
+      message: {
+        id: event.messageId,
+        kind: event.kind,
+        status: event.status,
+        previous_status: event.previousStatus,
+        ...(event.providerMessageId !== undefined ? { provider_message_id: event.providerMessageId } : {}),
+        ...(event.errorCode !== undefined ? { error_code: event.errorCode } : {}),
+        ...(event.reason !== undefined ? { reason: event.reason } : {}),
+      },
+    },
+    subject: channel === "TEXT" ? { phone: event.to } : { email: event.to },
+  };
+}
+
+/** `custom_attribute.set`: whom the request named (its phone, email and external identifiers), and the values set. */
+function customAttributeEvent(event: ReachkitEvents["profile.attributes.set"]): WebhookEvent {
+  const valueOf = (kind: string) => event.user.find((identifier) => identifier.kind === kind)?.value;
+  const phone = valueOf("phone");
+  const email = valueOf("email");
+  const clientUserId = valueOf("clientUserId");
+  const custom = event.user.filter((identifier) => identifier.kind === "custom");
+  return {
+    companyId: event.companyId,
+    type: "custom_attribute.set",
+    at: event.at,
     fields: {
       subscriber: {
-        external_id: externalId(event.subscriberId),
         ...(phone !== undefined ? { phone } : {}),
         ...(email !== undefined ? { email } : {}),
         external_identifiers: {
-          client_user_id: identifiers?.clientUserId !== undefined ? [identifiers.clientUserId] : [],
-          custom_identifiers: Object.fromEntries((identifiers?.customIdentifiers ?? []).map((identifier) => [identifier.name, identifier.value])),
+          client_user_id: clientUserId !== undefined ? [clientUserId] : [],
+          custom_identifiers: Object.fromEntries(custom.map((identifier) => [identifier.name, identifier.value])),
         },
       },
-      subscription: { type: event.type, channel: event.channel },
+      custom_attributes: Object.fromEntries(event.attributes.map((attribute) => [attribute.name, attribute.value])),
     },
     subject: { phone, email },
   };

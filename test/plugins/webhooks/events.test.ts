@@ -4,6 +4,7 @@ import { afterEach, describe, it } from "node:test";
 import { appointmentsPlugin } from "../../../plugins/appointments/index.ts";
 import { catalogPlugin } from "../../../plugins/catalog/index.ts";
 import { privacyPlugin } from "../../../plugins/privacy/index.ts";
+import { profilesPlugin } from "../../../plugins/profiles/index.ts";
 import { DELIVER_JOB, DELIVERIES, type DeliveryRecord } from "../../../plugins/webhooks/index.ts";
 import { SUBSCRIPTIONS } from "../../../plugins/subscriptions/records.ts";
 import type { JobRecord } from "../../../src/index.ts";
@@ -23,7 +24,7 @@ afterEach(async () => {
 
 /** A kit with every plugin that emits events, and one webhook subscribed to `events`. */
 async function kitListeningTo(events: string[]) {
-  t = await startWebhookKit({ plugins: [catalogPlugin(), privacyPlugin(), appointmentsPlugin()], config: { rateLimits: { default: Infinity, "opt-in": Infinity, unsubscribe: Infinity, "catalog-upload": Infinity } } });
+  t = await startWebhookKit({ plugins: [catalogPlugin(), privacyPlugin(), appointmentsPlugin(), profilesPlugin()], config: { rateLimits: { default: Infinity, "opt-in": Infinity, unsubscribe: Infinity, "catalog-upload": Infinity } } });
   hooks = await Receiver.start(t.signingKey);
   await t.createWebhook(hooks.url, events);
   return { t, hooks };
@@ -43,6 +44,25 @@ describe("the events webhooks carry", () => {
     assert.deepEqual(unsubscribed.subscriber.phone, "+19148440001");
     assert.deepEqual(unsubscribed.subscription, { type: "MARKETING", channel: "TEXT" });
     assert.ok(received().every((event) => hooks!.hmacMatches(hooks!.requests[received().indexOf(event)]!)));
+  });
+
+  it("sms.sent and sms.delivered from the text's delivery status, sms.inbound_message for a text that is no keyword, custom_attribute.set", async () => {
+    const { t } = await kitListeningTo(["sms.sent", "sms.delivered", "sms.inbound_message", "custom_attribute.set"]);
+    await t.request({ method: "POST", url: "/v1/subscriptions", body: singleOptIn("+19148440007") });
+    await t.scheduler.flush();
+    const [text] = t.sms.sent;
+    await t.kit.outbox.applyReceipt({ providerMessageId: text!.providerMessageId, status: "delivered" });
+    await t.kit.plugin("subscriptions").handleInbound({ from: "+19148440007", to: (t.company as Json).senderNumber, body: "What time do you open?" });
+    const attributes = { properties: { tier: "gold", visits: 3 }, user: { phone: "+19148440007", externalIdentifiers: { clientUserId: "u-7" } } };
+    assert.equal((await t.request({ method: "POST", url: "/v1/attributes/custom", body: attributes })).status, 200);
+    await t.scheduler.flush();
+    const [sent, delivered, inbound, attribute] = received();
+    assert.deepEqual([sent.type, sent.subscriber.phone, sent.message.status, sent.message.provider_message_id], ["sms.sent", "+19148440007", "sent", text!.providerMessageId]);
+    assert.deepEqual([delivered.type, delivered.message.id, delivered.message.previous_status], ["sms.delivered", sent.message.id, "sent"]);
+    assert.deepEqual([inbound.type, inbound.subscriber.phone, inbound.message.body], ["sms.inbound_message", "+19148440007", "What time do you open?"]);
+    assert.equal(inbound.subscriber.external_id, sent.subscriber.external_id, "the same subscriber");
+    assert.deepEqual([attribute.type, attribute.custom_attributes, attribute.subscriber.external_identifiers.client_user_id], ["custom_attribute.set", { tier: "gold", visits: 3 }, ["u-7"]]);
+    assert.equal(received().length, 4);
   });
 
   it("a pending double opt-in is not subscribed yet: sms.subscribed comes with the Y reply", async () => {
