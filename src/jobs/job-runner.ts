@@ -47,7 +47,7 @@ export interface JobRunnerSettings {
  * number this many times the concurrency; beyond that the runner claims no more
  * until some finish, so work that waits elsewhere never floods memory.
  */
-const RELEASED_PER_SLOT = 256;
+export const RELEASED_PER_SLOT = 256;
 
 /** With several processes: how many times its room a runner looks at, to claim among them from a random start. */
 const CLAIM_WINDOW = 4;
@@ -65,8 +65,11 @@ export class JobRunner {
   readonly #abort = new AbortController();
   /** Every job running, those whose handlers released their slot included: the kit's stop waits for them. */
   readonly #running = new Set<Promise<void>>();
-  /** Told when the runner arms for now, while a wake waits for jobs that released their slot. */
-  #armedNow: () => void = () => undefined;
+  /**
+   * Settles when a job finishes or the runner arms for now: what a wake waiting for jobs that released
+   * their slot awaits. One promise for every waiting wake (several run at once).
+   */
+  #change: { settled: Promise<void>; settle: () => void } | undefined;
   #started = false;
   #stopping = false;
   #ticking: Promise<void> | null = null;
@@ -145,13 +148,29 @@ export class JobRunner {
     for (;;) {
       await this.#queue.onIdle();
       if (this.#running.size === 0) return;
-      if (!this.#stopping && this.#armedAt !== null && this.#armedAt <= this.clock.now()) {
+      // Without room (the jobs that released their slot are at their bound) a tick would claim nothing: wait for one to finish.
+      if (!this.#stopping && this.#armedAt !== null && this.#armedAt <= this.clock.now() && this.#room() > 0) {
+        // After the I/O that is ready: the answers to requests of jobs that released their slot are not held behind a run of claims.
+        await new Promise((resolve) => setImmediate(resolve));
         await this.#tick();
         continue;
       }
-      const armedNow = new Promise<void>((resolve) => (this.#armedNow = resolve));
-      await Promise.race([armedNow, ...[...this.#running].map((run) => run.catch(() => undefined))]);
+      await this.#nextChange();
     }
+  }
+
+  #nextChange(): Promise<void> {
+    if (!this.#change) {
+      let settle!: () => void;
+      const settled = new Promise<void>((resolve) => (settle = resolve));
+      this.#change = { settled, settle };
+    }
+    return this.#change.settled;
+  }
+
+  #changed(): void {
+    this.#change?.settle();
+    this.#change = undefined;
   }
 
   #tick(): Promise<void> {
@@ -177,9 +196,15 @@ export class JobRunner {
     return this.#ticking;
   }
 
-  async #claimDue(): Promise<void> {
+  /** How many jobs the runner may claim now: twice its concurrency in its queue, none while the jobs that released their slot are at their bound. */
+  #room(): number {
     const released = this.#running.size - this.#queue.pending;
-    const room = released >= this.settings.concurrency * RELEASED_PER_SLOT ? 0 : this.settings.concurrency * 2 - this.#queue.size - this.#queue.pending;
+    if (released >= this.settings.concurrency * RELEASED_PER_SLOT) return 0;
+    return this.settings.concurrency * 2 - this.#queue.size - this.#queue.pending;
+  }
+
+  async #claimDue(): Promise<void> {
+    const room = this.#room();
     this.#backlog = false;
     if (room <= 0) {
       this.#backlog = true;
@@ -259,7 +284,7 @@ export class JobRunner {
     }
     this.#armedAt = at;
     this.scheduler.arm(at);
-    if (at !== null && at <= this.clock.now()) this.#armedNow();
+    if (at !== null && at <= this.clock.now()) this.#changed();
   }
 
   /** Runs a job in its queue slot; resolves when it is done, or when its handler releases the slot. */
@@ -267,7 +292,10 @@ export class JobRunner {
     this.#claimed.delete(job.id);
     let releaseSlot!: () => void;
     const released = new Promise<void>((resolve) => (releaseSlot = resolve));
-    const run: Promise<void> = this.#run(job, releaseSlot).finally(() => this.#running.delete(run));
+    const run: Promise<void> = this.#run(job, releaseSlot).finally(() => {
+      this.#running.delete(run);
+      this.#changed();
+    });
     this.#running.add(run);
     // A released slot is room for another claim.
     return Promise.race([run, released.then(() => void (this.#stopping || this.#arm(this.clock.now())))]);
