@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import PQueue from "p-queue";
 import type { Clock } from "../ports/clock.ts";
 import type { Logger } from "../ports/logger.ts";
@@ -62,7 +63,12 @@ export class JobRunner {
   readonly #queue: PQueue;
   /** Claimed but not started yet: given back if the kit stops first. */
   readonly #claimed = new Map<string, JobRecord>();
-  readonly #abort = new AbortController();
+  /** Its signal is every running job's: jobs that released their slot may number thousands, each listening. */
+  readonly #abort = (() => {
+    const controller = new AbortController();
+    setMaxListeners(0, controller.signal);
+    return controller;
+  })();
   /** Every job running, those whose handlers released their slot included: the kit's stop waits for them. */
   readonly #running = new Set<Promise<void>>();
   /**
