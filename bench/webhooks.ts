@@ -38,7 +38,8 @@ async function startReceivers(env: Record<string, string> = {}): Promise<Receive
     process: started,
     urls: ports.map((port) => `http://127.0.0.1:${port}/hooks`),
     async counts() {
-      const answer = await request(`http://127.0.0.1:${ports[0]}/counts`, { dispatcher: agent });
+      // A connection of its own each time: a kept-alive one may be closed by the server as it is reused.
+      const answer = await request(`http://127.0.0.1:${ports[0]}/counts`, { dispatcher: agent, reset: true });
       return (await answer.body.json()) as number[];
     },
     async stop() {

@@ -22,6 +22,8 @@ const servers: Server[] = counts.map((_, index) =>
     });
   }),
 );
+// Longer than any pause of the bench between requests: a kept-alive connection the server closes as a client reuses it fails that request.
+for (const server of servers) server.keepAliveTimeout = 120_000;
 await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))));
 console.log(`PORTS ${servers.map((server) => (server.address() as AddressInfo).port).join(" ")}`);
 console.log(`PORT ${(servers[0]!.address() as AddressInfo).port}`);
