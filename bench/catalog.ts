@@ -4,6 +4,8 @@
 // BENCH_ROUNDS sets the rounds per size (default 3 up to 200,000 lines, else 1).
 // `npm run bench:catalog -- degenerate [MB]` measures instead files of blank or invalid lines beside a file of
 // products of the same size (default 20 MB): time, and peak memory over the server's idle peak.
+// `npm run bench:catalog -- s3 [lines]` measures the server with its files in an S3 bucket (a local S3-compatible server in
+// this process) beside the same server with files in its data directory, alternated: peak memory and time (default 100,000 lines).
 import { execFile } from "node:child_process";
 import { createReadStream, mkdtempSync, rmSync, statSync } from "node:fs";
 import { request } from "node:http";
@@ -11,8 +13,10 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { promisify } from "node:util";
+import { deliveryFromEnv } from "../server/delivery-config.ts";
 import { createServerKit } from "../server/server-kit.ts";
 import { silentLogger } from "../src/index.ts";
+import { startS3Server } from "../test/support/s3-server.ts";
 import { DEGENERATE_FILES, writeCatalogFile, writeDegenerateFile } from "./catalog-file.ts";
 import { report, selfHostedNodeFlags, startServerProcess, stopServerProcess } from "./support.ts";
 
@@ -64,17 +68,20 @@ async function baseline(file: string, lines: number): Promise<Run> {
  * The self-hosted server in its own process, on a fresh data directory with one company: `work` uploads files
  * to it. peakRssMB is the server's peak over the whole run; idleRssMB its peak before the first upload (start-up).
  */
-async function withServer<T>(work: (upload: (file: string) => Promise<UploadOutcome>) => Promise<T>): Promise<{ result: T; peakRssMB: number; idleRssMB: number }> {
+async function withServer<T>(
+  work: (upload: (file: string) => Promise<UploadOutcome>) => Promise<T>,
+  serverEnv: Record<string, string> = {},
+): Promise<{ result: T; peakRssMB: number; idleRssMB: number }> {
   const dataDir = mkdtempSync(join(tmpdir(), "reachkit-bench-catalog-"));
   try {
-    const setup = createServerKit({ dataDir, publicUrl: "http://127.0.0.1", secret, logger: silentLogger() });
+    const setup = createServerKit({ dataDir, publicUrl: "http://127.0.0.1", secret, logger: silentLogger(), delivery: deliveryFromEnv(serverEnv) });
     await setup.start({ runJobs: false });
     const { output } = await setup.provisionCompany({ name: "Bench Co" });
     await setup.stop();
     const headers = { authorization: `Bearer ${output.apiKey as string}` };
     // The public URL must carry the port, so pick one first.
     const port = 20_000 + Math.floor(Math.random() * 20_000);
-    const env = { BENCH_DATA_DIR: dataDir, BENCH_SECRET: secret, BENCH_PORT: String(port), BENCH_PUBLIC_URL: `http://127.0.0.1:${port}` };
+    const env = { ...serverEnv, BENCH_DATA_DIR: dataDir, BENCH_SECRET: secret, BENCH_PORT: String(port), BENCH_PUBLIC_URL: `http://127.0.0.1:${port}` };
     // The IDLE line comes before PORT, so it is read before startServerProcess returns.
     let idle = { maxRssBytes: 0 };
     const server = await startServerProcess(
@@ -230,6 +237,46 @@ async function degenerate(sizeMB: number): Promise<void> {
   report("catalog-degenerate", results);
 }
 
+/**
+ * The same file through the server with its objects in an S3 bucket and in its data directory, alternated. The
+ * S3 side's time runs from the PUT's answer, so it holds the wait for the poll that finds the file (5 s at most).
+ */
+async function s3(lines: number): Promise<void> {
+  const bucket = await startS3Server("bench-catalog");
+  const file = join(tmpdir(), `reachkit-bench-catalog-s3-${lines}-${process.pid}.ndjson`);
+  try {
+    const bytes = await writeCatalogFile(file, lines);
+    const s3Env = {
+      REACHKIT_OBJECT_STORAGE: `s3://${bucket.bucket}/bench`,
+      REACHKIT_S3_ENDPOINT: bucket.endpoint,
+      AWS_ACCESS_KEY_ID: bucket.credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: bucket.credentials.secretAccessKey,
+    };
+    const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+    const sides: Record<"s3" | "dataDirectory", Array<{ seconds: number; cpuMicrosPerProduct: number; peakRssMB: number; idleRssMB: number }>> = { s3: [], dataDirectory: [] };
+    const loadAverages = [load()];
+    for (let round = 0; round < rounds; round++) {
+      for (const [side, env] of [["dataDirectory", {}], ["s3", s3Env]] as const) {
+        const { result, peakRssMB, idleRssMB } = await withServer((upload) => upload(file), env);
+        if (result.status !== "completed" || result.productsProcessed !== lines) throw new Error(`${side}: the upload ended ${result.status} with ${result.productsProcessed} of ${lines} products`);
+        sides[side].push({ seconds: result.seconds, cpuMicrosPerProduct: Math.round((result.cpuSeconds * 1e6) / lines), peakRssMB, idleRssMB });
+      }
+      loadAverages.push(load());
+    }
+    report("catalog-s3", {
+      lines,
+      fileMB: Math.round(bytes / MB),
+      s3: { median: median(sides.s3, (run) => run.peakRssMB), rounds: sides.s3 },
+      dataDirectory: { median: median(sides.dataDirectory, (run) => run.peakRssMB), rounds: sides.dataDirectory },
+      loadAverages,
+    });
+  } finally {
+    rmSync(file, { force: true });
+    await bucket.close();
+  }
+}
+
 const args = process.argv.slice(2);
 if (args[0] === "degenerate") await degenerate(Number(args[1] ?? 20));
+else if (args[0] === "s3") await s3(Number(args[1] ?? 100_000));
 else await throughput(args.length > 0 ? args.map(Number) : [100_000, 1_000_000]);

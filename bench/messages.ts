@@ -8,7 +8,7 @@
 //   3. a privacy purge (POST /v1/privacy/delete-request, processing at once) of a subscriber with 10,000
 //      stored messages among 90,000 of other subscribers: from the request to the job's end.
 // Usage: npm run bench:messages [-- messages-per-round]
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { nodeScheduleScheduler } from "../adapters/scheduler/node-schedule/index.ts";
@@ -18,9 +18,14 @@ import { accountsPlugin } from "../plugins/accounts/index.ts";
 import { legacyPlugin } from "../plugins/legacy/index.ts";
 import { privacyPlugin } from "../plugins/privacy/index.ts";
 import { subscriptionsPlugin } from "../plugins/subscriptions/index.ts";
-import { createReachkit, silentLogger, type OutboxMessage, type Reachkit } from "../src/index.ts";
+import { createReachkit, silentLogger, type JobRecord, type OutboxMessage, type Reachkit } from "../src/index.ts";
+import { JOBS_COLLECTION } from "../src/jobs/job-record.ts";
+import { sortableId } from "../src/kernel/ids.ts";
+import { OUTBOX_SEND_JOB } from "../src/messaging/outbox.ts";
 import { OUTBOX_COLLECTION } from "../src/messaging/outbox-record.ts";
 import { seedSubscribers } from "./seed.ts";
+import { bareCredentials } from "./servers/bare-handlers.ts";
+import { indexedStatement, rowInserter } from "./servers/baseline-sql.ts";
 import { report } from "./support.ts";
 import { temporaryDirectory } from "../test/support/temp-dir.ts";
 
@@ -37,6 +42,8 @@ const phoneOf = (i: number) => `+1914${String(5_550_000 + i).padStart(7, "0")}`;
 
 interface Kit {
   kit: Reachkit;
+  /** Its SQLite file. */
+  file: string;
   companyId: string;
   legacyToken: string;
   apiKey: string;
@@ -53,8 +60,9 @@ async function startKit(ratePerSecond: number): Promise<Kit> {
     sentAt.push(Date.now());
     return send(message);
   };
+  const file = join(temporaryDirectory("bench-messages"), "reachkit.db");
   const kit = createReachkit({
-    storage: sqliteStorage({ filename: join(temporaryDirectory("bench-messages"), "reachkit.db") }),
+    storage: sqliteStorage({ filename: file }),
     scheduler: nodeScheduleScheduler(),
     sms,
     logger: silentLogger(),
@@ -65,7 +73,7 @@ async function startKit(ratePerSecond: number): Promise<Kit> {
   await kit.start();
   const { output, company } = await kit.provisionCompany({ name: "Bench Co" });
   await seedSubscribers(kit.storage, company.id, SUBSCRIBER_COUNT, phoneOf);
-  return { kit, companyId: company.id, legacyToken: output.legacyToken as string, apiKey: output.apiKey as string, sentAt };
+  return { kit, file, companyId: company.id, legacyToken: output.legacyToken as string, apiKey: output.apiKey as string, sentAt };
 }
 
 /** Runs `work(i)` for i in [0, count) with `IN_FLIGHT` at a time. */
@@ -102,45 +110,79 @@ async function sendMessages(k: Kit, count: number): Promise<{ acceptSeconds: num
   return { acceptSeconds: (accepted - started) / 1000, dispatchSeconds: (performance.now() - started) / 1000 };
 }
 
-/** The baseline: the same reads and writes with better-sqlite3, synchronously, one message after the other. */
-function bareMessages(count: number): { acceptSeconds: number; dispatchSeconds: number } {
-  const db = new Database(join(temporaryDirectory("bench-bare"), "bare.db"));
+/**
+ * A fresh database of the kit's schema (its tables, indexed columns and indexes), company and subscribers,
+ * for a baseline to read and write with plain SQL.
+ */
+async function baselineDatabase(): Promise<{ db: Database.Database; companyId: string; legacyToken: string }> {
+  const { kit, file, companyId, legacyToken } = await startKit(Infinity);
+  await kit.stop();
+  const db = new Database(file);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
-  for (const table of ["credentials", "subscriptions", "messages"]) db.exec(`CREATE TABLE ${table} (id TEXT PRIMARY KEY NOT NULL, doc TEXT NOT NULL) WITHOUT ROWID`);
-  db.exec("CREATE INDEX credentials_hash ON credentials (json_extract(doc, '$.tokenHash'))");
-  db.exec("CREATE INDEX subscriptions_address ON subscriptions (json_extract(doc, '$.companyId'), json_extract(doc, '$.address'))");
-  db.exec("CREATE INDEX messages_to ON messages (json_extract(doc, '$.companyId'), json_extract(doc, '$.to'), json_extract(doc, '$.createdAt'))");
-  const token = "rk_leg_bench";
-  const companyId = randomUUID();
-  const hash = (text: string) => createHash("sha256").update(text).digest("hex");
-  db.prepare("INSERT INTO credentials VALUES (?, ?)").run(randomUUID(), JSON.stringify({ companyId, kind: "legacy", tokenHash: hash(token) }));
-  const insertSubscription = db.prepare("INSERT INTO subscriptions VALUES (?, ?)");
-  for (let i = 0; i < SUBSCRIBER_COUNT; i++) insertSubscription.run(randomUUID(), JSON.stringify({ companyId, address: phoneOf(i), channel: "TEXT", state: "active" }));
-  const credential = db.prepare("SELECT doc FROM credentials WHERE json_extract(doc, '$.tokenHash') = ?").pluck();
-  const subscription = db.prepare("SELECT doc FROM subscriptions WHERE json_extract(doc, '$.companyId') = ? AND json_extract(doc, '$.address') = ?").pluck();
-  const recent = db
-    .prepare("SELECT doc FROM messages WHERE json_extract(doc, '$.companyId') = ? AND json_extract(doc, '$.to') = ? AND json_extract(doc, '$.createdAt') >= ?")
-    .pluck();
-  const insertMessage = db.prepare("INSERT INTO messages VALUES (?, ?)");
-  const markSent = db.prepare("UPDATE messages SET doc = json_set(doc, '$.status', 'sent') WHERE id = ?");
+  return { db, companyId, legacyToken };
+}
+
+/**
+ * The baseline: the same reads and writes with better-sqlite3, synchronously, one message after the other:
+ * the credential, the subscription, the company and its prefix, the duplicate check, then the outbox row
+ * and its send job in one transaction, the claim (job running, message attempted) in another, the text
+ * handed over, and the message sent and its job done in a third.
+ */
+async function bareMessages(count: number): Promise<{ acceptSeconds: number; dispatchSeconds: number }> {
+  const { db, legacyToken } = await baselineDatabase();
+  const credentialOf = bareCredentials(db);
+  const subscription = indexedStatement(db, `SELECT doc FROM subscriptions_subscriptions WHERE "f_companyId" = ? AND "f_channel" = 'TEXT' AND "f_address" = ?`).pluck();
+  const companyById = indexedStatement(db, "SELECT doc FROM accounts_companies WHERE id = ?").pluck();
+  const prefixOf = indexedStatement(db, "SELECT doc FROM legacy_message_prefixes WHERE id = ?").pluck();
+  const recent = indexedStatement(db, `SELECT doc FROM reachkit_outbox WHERE "f_companyId" = ? AND "f_to" = ? AND "f_createdAt" >= ?`).pluck();
+  const insertMessage = rowInserter<OutboxMessage>(db, OUTBOX_COLLECTION);
+  const insertJob = rowInserter<JobRecord>(db, JOBS_COLLECTION);
+  // Status and attempts of a message are not indexed: its document alone changes.
+  const updateMessage = indexedStatement(db, "UPDATE reachkit_outbox SET doc = ? WHERE id = ?");
+  const updateJob = indexedStatement(db, `UPDATE reachkit_jobs SET doc = ?, "f_status" = ?, "f_leaseUntil" = ?, "f_activeKey" = ? WHERE id = ?`);
+  const writeJob = (job: JobRecord) => updateJob.run(JSON.stringify(job), job.status, job.leaseUntil === null ? null : BigInt(job.leaseUntil), job.activeKey, job.id);
+  const accept = db.transaction((message: OutboxMessage, job: JobRecord) => {
+    insertMessage(message);
+    insertJob(job);
+  });
+  const record = db.transaction((message: OutboxMessage, job: JobRecord) => {
+    updateMessage.run(JSON.stringify(message), message.id);
+    writeJob(job);
+  });
   const delivered: string[] = [];
   const started = performance.now();
   for (let i = 0; i < count; i++) {
     const text = JSON.stringify({ to: phoneOf(i % SUBSCRIBER_COUNT), body: `Order ${i} has shipped.`, type: "TRANSACTIONAL" });
     const input = JSON.parse(text) as { to: string; body: string; type: string };
-    const principal = JSON.parse(credential.get(hash(token)) as string) as { companyId: string };
+    const principal = credentialOf(`Bearer ${legacyToken}`)!;
     if (input.type !== "TRANSACTIONAL" || !/^\+1\d{10}$/.test(input.to)) throw new Error("invalid");
     const found = subscription.get(principal.companyId, input.to) as string | undefined;
     if (!found || (JSON.parse(found) as { state: string }).state !== "active") throw new Error("not subscribed");
+    const company = JSON.parse(companyById.get(principal.companyId) as string) as { name: string; senderNumber: string };
+    const prefix = prefixOf.get(principal.companyId) as string | undefined;
+    const template = prefix === undefined ? "{company}: " : (JSON.parse(prefix) as { template: string }).template;
     const now = Date.now();
-    const body = `Bench Co: ${input.body}`;
+    const body = `${template.replace("{company}", company.name)}${input.body}`;
     const duplicate = (recent.all(principal.companyId, input.to, now - 300_000) as string[]).some((doc) => (JSON.parse(doc) as { body: string }).body === body);
     if (duplicate) throw new Error("duplicate");
-    const id = randomUUID();
-    insertMessage.run(id, JSON.stringify({ companyId: principal.companyId, to: input.to, body, status: "queued", createdAt: now }));
-    delivered.push(body);
-    markSent.run(id);
+    const id = sortableId(now);
+    const message: OutboxMessage = {
+      id, companyId: principal.companyId, to: input.to, from: company.senderNumber, body, kind: "transactional", status: "queued",
+      idempotencyKey: id, attempts: 0, createdAt: now, updatedAt: now,
+    };
+    const job: JobRecord = {
+      id: sortableId(now), type: OUTBOX_SEND_JOB, key: `outbox:${id}`, activeKey: `outbox:${id}`, companyId: principal.companyId, payload: { messageId: id },
+      status: "queued", runAt: now, attempts: 0, maxAttempts: 5, leaseUntil: null, lastError: null, createdAt: now, updatedAt: now, finishedAt: null,
+    };
+    accept(message, job);
+    record({ ...message, attempts: 1 }, { ...job, status: "running", attempts: 1, leaseUntil: now + 60_000 });
+    delivered.push(message.body);
+    const sentAt = Date.now();
+    record(
+      { ...message, attempts: 1, status: "sent", sentAt, updatedAt: sentAt },
+      { ...job, status: "done", attempts: 1, activeKey: null, updatedAt: sentAt, finishedAt: sentAt },
+    );
   }
   const seconds = (performance.now() - started) / 1000;
   db.close();
@@ -155,7 +197,7 @@ const unlimited = await startKit(Infinity);
 await sendMessages(unlimited, 300); // warm-up
 const rounds = { reachkitAccepted: [] as number[], reachkitDispatched: [] as number[], bare: [] as number[] };
 for (let round = 0; round < ROUNDS; round++) {
-  rounds.bare.push(perSecond(MESSAGES, bareMessages(MESSAGES).dispatchSeconds));
+  rounds.bare.push(perSecond(MESSAGES, (await bareMessages(MESSAGES)).dispatchSeconds));
   const measured = await sendMessages(unlimited, MESSAGES);
   rounds.reachkitAccepted.push(perSecond(MESSAGES, measured.acceptSeconds));
   rounds.reachkitDispatched.push(perSecond(MESSAGES, measured.dispatchSeconds));
@@ -210,31 +252,30 @@ async function reachkitPurge(): Promise<number> {
   return ms;
 }
 
-function barePurge(): number {
-  const db = new Database(join(temporaryDirectory("bench-bare"), "bare.db"));
-  db.pragma("journal_mode = WAL");
-  db.pragma("synchronous = NORMAL");
-  db.exec("CREATE TABLE outbox (id TEXT PRIMARY KEY NOT NULL, doc TEXT NOT NULL) WITHOUT ROWID");
-  db.exec("CREATE INDEX outbox_to ON outbox (json_extract(doc, '$.companyId'), json_extract(doc, '$.to'), json_extract(doc, '$.createdAt'))");
-  const insert = db.prepare("INSERT INTO outbox VALUES (?, ?)");
+/** The baseline: the subject's messages, subscriptions and subscriber deleted with plain SQL through reachkit's indexes. */
+async function barePurge(): Promise<number> {
+  const { db, companyId } = await baselineDatabase();
+  const insertMessage = rowInserter<OutboxMessage>(db, OUTBOX_COLLECTION);
   db.transaction(() => {
-    for (const message of seedOthers) insert.run(message.id, JSON.stringify(message));
-    for (let i = 0; i < PURGED_MESSAGES; i++) {
-      const message = outboxMessage(subjectPhone, i);
-      insert.run(message.id, JSON.stringify(message));
-    }
+    for (const message of seedOthers) insertMessage({ ...message, companyId });
+    for (let i = 0; i < PURGED_MESSAGES; i++) insertMessage({ ...outboxMessage(subjectPhone, i), companyId });
   })();
+  const deletions = [
+    `DELETE FROM reachkit_outbox WHERE "f_companyId" = ? AND "f_to" = ?`,
+    `DELETE FROM subscriptions_subscriptions WHERE "f_companyId" = ? AND "f_channel" = 'TEXT' AND "f_address" = ?`,
+    `DELETE FROM subscriptions_subscribers WHERE "f_companyId" = ? AND "f_phone" = ?`,
+  ].map((sql) => indexedStatement(db, sql));
   const started = performance.now();
-  const deleted = db.prepare("DELETE FROM outbox WHERE json_extract(doc, '$.companyId') = ? AND json_extract(doc, '$.to') = ?").run(purgeKit.companyId, subjectPhone);
+  const deleted = db.transaction(() => deletions.map((statement) => statement.run(companyId, subjectPhone).changes))();
   const ms = performance.now() - started;
-  if (deleted.changes !== PURGED_MESSAGES) throw new Error("bare purge missed rows");
+  if (deleted[0] !== PURGED_MESSAGES || deleted[1] !== 1 || deleted[2] !== 1) throw new Error(`bare purge deleted ${deleted.join(", ")} rows`);
   db.close();
   return ms;
 }
 
 const purges = { reachkitMs: [] as number[], bareMs: [] as number[] };
 for (let round = 0; round < ROUNDS; round++) {
-  purges.bareMs.push(Math.round(barePurge()));
+  purges.bareMs.push(Math.round(await barePurge()));
   purges.reachkitMs.push(Math.round(await reachkitPurge()));
 }
 await purgeKit.kit.stop();

@@ -4,9 +4,10 @@
 //   start <dataDir>                                           reachkit: time for a fresh kit to start on the database
 //   lateness <dataDir> <burst> <concurrency> <ratePerSecond> <instant|minute>
 //                                                             reachkit: <burst> reminders due at one instant, or spread evenly over one minute
-//   bare-create <dataDir> <count>                             baseline: JSON.parse + better-sqlite3 inserts of the same rows
+//   bare-create <dataDir> <count>                             baseline: JSON.parse + better-sqlite3 inserts of the same rows and columns
 //   timers <count>                                            baseline: one node-schedule timer per pending send
 //   bare-lateness <burst>                                     baseline: <burst> node-schedule timers at the same instant
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import Database from "better-sqlite3";
@@ -16,7 +17,13 @@ import { memoryObjectStorage } from "../adapters/object-storage/memory/index.ts"
 import { nodeScheduleScheduler } from "../adapters/scheduler/node-schedule/index.ts";
 import { sqliteStorage } from "../adapters/storage/sqlite/index.ts";
 import { serverPlugins } from "../server/server-kit.ts";
-import { createReachkit, silentLogger, type JobRecord, type OutboundSms, type Reachkit, type SmsSender } from "../src/index.ts";
+import { REMINDERS } from "../plugins/appointments/records.ts";
+import { createReachkit, silentLogger, type JobRecord, type OutboundSms, type OutboxMessage, type Reachkit, type SmsSender } from "../src/index.ts";
+import { JOBS_COLLECTION } from "../src/jobs/job-record.ts";
+import { sortableId } from "../src/kernel/ids.ts";
+import { OUTBOX_SEND_JOB } from "../src/messaging/outbox.ts";
+import { OUTBOX_COLLECTION } from "../src/messaging/outbox-record.ts";
+import { rowInserter } from "./servers/baseline-sql.ts";
 
 const SECRET = "bench-secret-bench-secret-bench-secret-0";
 const DAY = 86_400_000;
@@ -218,19 +225,50 @@ function latenessFigures(late: number[], expected: number) {
   };
 }
 
-function bareCreate(dataDir: string, count: number) {
-  const db = new Database(join(dataDir, "bare.db"));
+/**
+ * The baseline: the rows reachkit writes for each reminder (the reminder, its REMINDER and FOLLOW_UP jobs,
+ * the confirmation's outbox row and send job), with their indexed columns, on a database of reachkit's
+ * schema, one transaction each, JSON.parse of the request and no checks.
+ */
+async function bareCreate(dataDir: string, count: number) {
+  const bareDir = join(dataDir, "bare");
+  mkdirSync(bareDir, { recursive: true });
+  // A kit declares the tables, columns and indexes, then leaves the file to plain SQL.
+  const schema = benchKit(bareDir, 1, 1, countingSms());
+  await schema.start({ runJobs: false });
+  await schema.stop();
+  const db = new Database(join(bareDir, "reachkit.db"));
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
-  for (const table of ["reminders", "jobs", "outbox"]) db.exec(`CREATE TABLE ${table} (id TEXT PRIMARY KEY, doc TEXT NOT NULL)`);
-  db.exec(`CREATE INDEX jobs_due ON jobs (json_extract(doc, '$.status'), json_extract(doc, '$.runAt'))`);
-  const insert = Object.fromEntries(["reminders", "jobs", "outbox"].map((table) => [table, db.prepare(`INSERT INTO ${table} (id, doc) VALUES (?, ?)`)]));
+  const insert = {
+    reminder: rowInserter<{ id: string } & Record<string, unknown>>(db, REMINDERS),
+    job: rowInserter<JobRecord>(db, JOBS_COLLECTION),
+    message: rowInserter<OutboxMessage>(db, OUTBOX_COLLECTION),
+  };
+  const companyId = "bench-company";
+  const job = (key: string, runAt: number, now: number, payload: unknown): JobRecord => ({
+    id: sortableId(now), type: "appointments.send-step", key, activeKey: key, companyId, payload,
+    status: "queued", runAt, attempts: 0, maxAttempts: 5, leaseUntil: null, lastError: null, createdAt: now, updatedAt: now, finishedAt: null,
+  });
   const write = db.transaction((text: string, i: number) => {
     const body = JSON.parse(text) as ReturnType<typeof reminderBody>;
+    const now = Date.now();
     const id = `r${i}`;
-    insert.reminders!.run(id, JSON.stringify({ id, ...body }));
-    for (const step of ["REMINDER", "FOLLOW_UP", "outbox"]) insert.jobs!.run(`${id}:${step}`, JSON.stringify({ status: "queued", runAt: i, key: `${id}:${step}` }));
-    insert.outbox!.run(`${id}:m`, JSON.stringify({ to: body.phone, body: "Hi Ada", status: "queued" }));
+    const eventAt = now + DAY;
+    const messageId = sortableId(now);
+    insert.reminder({
+      id, companyId, ...body, eventTypeId: body.eventType.uuid, eventAt, externalEventKey: body.externalEventId, state: "scheduled",
+      steps: { REMINDER: { status: "scheduled", sendAt: eventAt - 3 * HOUR }, FOLLOW_UP: { status: "scheduled", sendAt: eventAt + DAY }, CONFIRMATION: { status: "queued", messageId } },
+      createdAt: now, updatedAt: now,
+    });
+    for (const [step, runAt] of [["REMINDER", eventAt - 3 * HOUR], ["FOLLOW_UP", eventAt + DAY]] as const) {
+      insert.job(job(`appointments:${id}:${step}`, runAt, now, { companyId, reminderId: id, step }));
+    }
+    insert.message({
+      id: messageId, companyId, to: body.phone, from: "+15550000000", body: "Hi Ada", kind: "appointment_confirmation", status: "queued",
+      idempotencyKey: `appointments:${id}:CONFIRMATION:${eventAt}`, attempts: 0, createdAt: now, updatedAt: now,
+    });
+    insert.job({ ...job(`outbox:${messageId}`, now, now, { messageId }), type: OUTBOX_SEND_JOB });
   });
   const texts = Array.from({ length: count }, (_, i) => JSON.stringify(reminderBody("type", i, count, Date.now())));
   const before = memory();

@@ -1,8 +1,8 @@
 // Appointment reminders at scale on SQLite, each figure beside a baseline measured in the same run:
 //   1. creation rate: <count> reminders spread over 30 days, POST /events/reminders through the kit (in process,
 //      16 in flight, rate limits lifted), each also queuing its confirmation through the outbox and planning its
-//      REMINDER and FOLLOW_UP jobs; beside JSON.parse + better-sqlite3 inserts of the same rows (no checks, no indexes
-//      but one);
+//      REMINDER and FOLLOW_UP jobs; beside JSON.parse + better-sqlite3 inserts of the same rows, with their indexed
+//      columns, in reachkit's tables (no checks);
 //   2. RSS growth once they are created (and every confirmation sent), beside one node-schedule timer per pending send;
 //   3. time for a fresh kit to start on that database, beside the same kit on a database without reminders;
 //   4. lateness (send time − due time, p50 and p99) of <burst> reminders falling due in the same minute, with the
@@ -11,7 +11,6 @@
 // Every phase runs in a fresh process (bench/reminder-phases.ts) so memory and start-up are its own.
 // Usage: npm run bench:reminders [-- count [burst]]   (default 100000 and 1000)
 import { execFile } from "node:child_process";
-import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { report } from "./support.ts";
@@ -38,7 +37,6 @@ async function phase(...args: Array<string | number>): Promise<Record<string, un
   return JSON.parse(line.slice("RESULT ".length)) as Record<string, unknown>;
 }
 
-const loadAtStart = loadavg().map((load) => Math.round(load * 10) / 10);
 const dataDir = temporaryDirectory("bench-reminders");
 const emptyDir = temporaryDirectory("bench-reminders-empty");
 
@@ -54,14 +52,12 @@ const bareLateness = await phase("bare-lateness", burst);
 
 const { companyId: _companyId, legacyToken: _legacyToken, ...creation } = created;
 report("reminders", {
-  // Other work on the machine slows every figure; the baselines ran under the same load.
-  machine: { cpus: cpus().length, loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadavg().map((load) => Math.round(load * 10) / 10) },
   reminders: count,
   burst,
   creation: {
     settings: { ...CREATE_SETTINGS, inFlight: 16, rateLimits: "lifted" },
     reachkit: creation,
-    bare: { what: "JSON.parse + better-sqlite3 inserts of the reminder, 3 jobs and the outbox row, one transaction each", ...bareCreated },
+    bare: { what: "JSON.parse + better-sqlite3 inserts of the reminder, 3 jobs and the outbox row with their indexed columns, one transaction each", ...bareCreated },
     ratio: Math.round(((created.remindersPerSecond as number) / (bareCreated.remindersPerSecond as number)) * 100) / 100,
   },
   memory: {

@@ -2,10 +2,15 @@
 // baseline doing the same reads and writes, measured in alternation in the same run:
 //   1. eligibility lookups per second (GET /v1/subscriptions, 1,000 different phones in turn),
 //   2. opt-ins accepted per second (POST /v1/subscriptions, rate limits lifted, new phones),
-//   3. median latency of one GraphQL query of 50 aliased users (one connection, sequential).
+//   3. median latency of one GraphQL query of 50 aliased users (one connection, sequential),
+//   4. opt-in processing: after each round of reachkit in 2, reachkit with its job runner is started over the
+//      opt-ins both sides accepted in that round (the same job rows) and timed until none is left: jobs per
+//      second and server CPU per job, beside the rate reachkit accepted them at (processing must keep up).
 // Usage: npm run bench:subscriptions [-- seconds]
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import autocannon from "autocannon";
+import Database from "better-sqlite3";
 import { createServerKit } from "../server/server-kit.ts";
 import { silentLogger } from "../src/index.ts";
 import { seedSubscribers } from "./seed.ts";
@@ -65,8 +70,40 @@ async function measure(script: string, requests: () => autocannon.Request[], con
   return loadResultOf(result, after - before);
 }
 
+interface Processing {
+  jobs: number;
+  seconds: number;
+  jobsPerSecond: number;
+  cpuMicrosPerJob: number;
+}
+
+/** Starts reachkit with its job runner over the queued opt-ins and waits until none is left. */
+async function processOptIns(): Promise<Processing> {
+  const db = new Database(join(dataDir, "reachkit.db"), { readonly: true });
+  // Every job queued before this instant is an accepted opt-in; the texts their processing queues come after.
+  const backlogUntil = Date.now();
+  const left = db.prepare(`SELECT count(*) FROM reachkit_jobs WHERE "f_status" IN ('queued', 'running') AND "f_runAt" < ?`).pluck();
+  const server = await startServerProcess(servers.reachkit, { ...env, BENCH_RUN_JOBS: "1" });
+  const started = performance.now();
+  const cpuBefore = await server.cpuMicros();
+  const jobs = left.get(backlogUntil) as number;
+  while ((left.get(backlogUntil) as number) > 0) await sleep(100);
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = (await server.cpuMicros()) - cpuBefore;
+  await stopServerProcess(server.child);
+  db.close();
+  return { jobs, seconds: Math.round(seconds * 100) / 100, jobsPerSecond: Math.round(jobs / seconds), cpuMicrosPerJob: Math.round((cpu / jobs) * 10) / 10 };
+}
+
 const eligibility = await alternate(servers, (script) => measure(script, () => lookups, connections));
-const optIn = await alternate(servers, (script) => measure(script, optIns, connections));
+const processingRounds: Processing[] = [];
+const optIn = await alternate(servers, async (script) => {
+  const accepted = await measure(script, optIns, connections);
+  // Processed right after they were accepted: both rates meet the same machine.
+  if (script === servers.reachkit) processingRounds.push(await processOptIns());
+  return accepted;
+});
+const processing = [...processingRounds].sort((a, b) => a.jobsPerSecond - b.jobsPerSecond)[Math.floor(processingRounds.length / 2)]!;
 const graphql = await alternate(servers, (script) => measure(script, () => [graphqlQuery], 1));
 
 report("subscriptions", {
@@ -80,5 +117,16 @@ report("subscriptions", {
     reachkitMedianMs: graphql.reachkit.p50Ms,
     bareMedianMs: graphql.bare.p50Ms,
     ...graphql,
+  },
+  optInProcessing: {
+    what: "each round's accepted opt-ins, processed by reachkit's job runner on SQLite (subscriber, subscription, change record, text queued); the median round",
+    ...processing,
+    acceptedPerSecond: optIn.reachkit.requestsPerSecond,
+    acceptCpuMicrosPerRequest: optIn.reachkit.cpuMicrosPerRequest,
+    // Over 1: the job runner keeps up with POST /v1/subscriptions at full speed.
+    ratio: Math.round((processing.jobsPerSecond / optIn.reachkit.requestsPerSecond) * 100) / 100,
+    cpuRatio: Math.round(((optIn.reachkit.cpuMicrosPerRequest ?? 0) / processing.cpuMicrosPerJob) * 100) / 100,
+    target: 1,
+    rounds: { accepted: optIn.rounds.reachkit, processed: processingRounds.map((round) => round.jobsPerSecond) },
   },
 });

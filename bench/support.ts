@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import autocannon from "autocannon";
@@ -86,11 +87,19 @@ export function loadResultOf(result: autocannon.Result, serverCpuMicros?: number
   };
 }
 
-/** Prints the figures and writes them as JSON to bench/results/<name>.json. */
+const loadAverage = () => loadavg().map((load) => Math.round(load * 10) / 10);
+/** The machine's load average (1, 5 and 15 minutes) when the benchmark loads, before it measures anything. */
+const loadAverageAtStart = loadAverage();
+
+/**
+ * Prints the figures, with the machine's cores and its load average at the start and the end (other work
+ * on a shared machine slows every figure), and writes them as JSON to bench/results/<name>.json.
+ */
 export function report(name: string, figures: Record<string, unknown>): void {
   const directory = join(import.meta.dirname, "results");
   mkdirSync(directory, { recursive: true });
-  const document = { benchmark: name, measuredAt: new Date().toISOString(), node: process.version, ...figures };
+  const machine = { cpus: cpus().length, loadAverageAtStart, loadAverageAtEnd: loadAverage() };
+  const document = { benchmark: name, measuredAt: new Date().toISOString(), node: process.version, machine, ...figures };
   writeFileSync(join(directory, `${name}.json`), `${JSON.stringify(document, null, 2)}\n`);
   console.log(JSON.stringify(document, null, 2));
 }

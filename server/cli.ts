@@ -2,6 +2,7 @@
 import { cliCommands, CliUsageError, runCli, silentLogger, stringOption, type CliCommand } from "../src/index.ts";
 import { backupCommand, restoreCommand } from "./backup.ts";
 import { configFromEnv, dataDirSecret, publicUrlFromEnv, webhooksAllowPrivateFromEnv, type ServerConfig } from "./config.ts";
+import { deliveryFromEnv } from "./delivery-config.ts";
 import { migrateStorage } from "./migrate-storage.ts";
 import { createServerKit, serverPlugins } from "./server-kit.ts";
 import { smsProviderFromEnv } from "./sms-config.ts";
@@ -44,6 +45,7 @@ const code = await runCli(process.argv.slice(2), {
       secret: process.env.REACHKIT_SECRET || dataDirSecret(dataDir),
       logger: silentLogger(),
       sms: smsProviderFromEnv(process.env),
+      delivery: deliveryFromEnv(process.env),
       webhooksAllowPrivateTargets: webhooksAllowPrivateFromEnv(process.env),
     });
     await kit.start({ runJobs: false });

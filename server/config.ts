@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import { DEFAULT_SERVER_LIMITS, resolveServerLimits, type ServerLimits } from "../adapters/http/node/index.ts";
 import { DEFAULT_JOB_SETTINGS, DEFAULT_MESSAGING_SETTINGS, isLogLevel, type LogLevel } from "../src/index.ts";
 import { senderRatesFromEnv, smsProviderFromEnv, type SmsProvider } from "./sms-config.ts";
+import { deliveryFromEnv, type DeliveryConfig } from "./delivery-config.ts";
 
 /** The self-hosted server's settings, from the environment (see the README's configuration table). */
 export interface ServerConfig {
@@ -41,6 +42,8 @@ export interface ServerConfig {
    * client gets up to N times these (docs/scaling.md says why).
    */
   rateLimits: Record<string, number>;
+  /** Where emails and objects go (server/delivery-config.ts). */
+  delivery: DeliveryConfig;
 }
 
 /** The environment variable of each server limit (see the README's configuration table). */
@@ -119,6 +122,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: {
     privacyDelayHours,
     jobConcurrency,
     limits: limitsFromEnv(env),
+    delivery: deliveryFromEnv(env),
     webhooksAllowPrivateTargets: webhooksAllowPrivateFromEnv(env),
   };
 }

@@ -21,6 +21,7 @@ const LANDING_PAGE = `<!doctype html>
 <h1>reachkit is running</h1>
 <p>This is a reachkit server: its API answers on this address.</p>
 <ul>
+<li><a href="console">Operator console</a>: subscribers, messages, catalog uploads, reminders and settings, for the company's dashboard users (<code>reachkit dashboard-users create</code> makes one)</li>
 <li><a href="docs">API reference</a> (<a href="openapi.json">OpenAPI document</a>)</li>
 <li><a href="integrations/oauth-install">Install page</a>: applications send people to it with their install link (<code>reachkit oauth-apps create</code> prints one)</li>
 <li><a href="healthz">Health</a>, <a href="readyz">readiness</a> and <a href="metrics">metrics</a> for operators</li>

@@ -67,6 +67,7 @@ export async function startServer(config: ServerConfig, print: (text: string) =>
         privacyProcessingDelayMs: config.privacyDelayHours * 3_600_000,
         webhooksAllowPrivateTargets: config.webhooksAllowPrivateTargets,
         sms: config.sms,
+        delivery: config.delivery,
       },
       print,
       { soleJobRunner: lock !== undefined },

@@ -35,7 +35,7 @@ export { inject, injectable } from "./kernel/di.ts";
 export { DuplicateBindingError, type ContainerFacade, type Binding, type BindOptions, type InjectableClass } from "./kernel/container.ts";
 export { resolveConfig, DEFAULT_BODY_LIMIT_BYTES, type ReachkitConfig, type ReachkitConfigInput } from "./kernel/config.ts";
 export { systemClock } from "./kernel/system-clock.ts";
-export { sortableId } from "./kernel/ids.ts";
+export { sortableId, isSortableId } from "./kernel/ids.ts";
 
 export * from "./ports/index.ts";
 
@@ -70,6 +70,7 @@ export type { NeutralRequest, NeutralResponse, RequestBody } from "./http/neutra
 export type { InjectRequest, InjectResponse } from "./http/inject.ts";
 export { parseOrThrow, plainObject, issuesToDetails, queryToObject, singleQueryParam, type RawQuery } from "./http/validation.ts";
 export { readLimited, decodeUtf8, mediaType, parseFormText, payloadTooLarge } from "./http/body.ts";
+export { escapeHtml, htmlPage } from "./http/html.ts";
 
 export { ACCOUNTS, type Accounts, type Company } from "./auth/accounts.ts";
 export { isV1Credential, type Principal, type CredentialKind } from "./auth/principal.ts";
@@ -79,7 +80,7 @@ export { RateLimiter, DEFAULT_RATE_LIMITS, type RateDecision } from "./auth/rate
 
 export { Jobs, JOBS, DEFAULT_JOB_SETTINGS, type EnqueueOptions, type JobListOptions, type JobQueueStats, type JobSettings } from "./jobs/jobs.ts";
 export { PermanentJobError, RunLaterError, type JobRecord, type JobStatus } from "./jobs/job-record.ts";
-export type { JobHandler, JobContext, JobOutcome, JobRunnerSettings } from "./jobs/job-runner.ts";
+export type { JobDefinition, JobHandler, JobContext, JobOutcome, JobRunnerSettings } from "./jobs/job-runner.ts";
 
 export { EventBus, type ReachkitEvents, type EventName, type EventHandler } from "./events/event-bus.ts";
 export { jsonLogger, silentLogger, isLogLevel, redactLogText, type JsonLoggerOptions } from "./logging/json-logger.ts";
@@ -92,6 +93,8 @@ export {
   stringOption,
   requiredOption,
   listOption,
+  openCompanyKit,
+  refusalsAsUsageErrors,
   type CliCommand,
   type CliContext,
   type CliOption,
@@ -101,8 +104,19 @@ export {
 } from "./cli/command.ts";
 export { formatFields, formatTable } from "./cli/format.ts";
 
-export { Outbox, OUTBOX, OUTBOX_SEND_JOB, DEFAULT_MESSAGING_SETTINGS, type MessagingSettings, type OutboundMessage, type OutboxListOptions } from "./messaging/outbox.ts";
-export type { OutboxMessage, OutboxStatus } from "./messaging/outbox-record.ts";
+export {
+  Outbox,
+  OUTBOX,
+  OUTBOX_SEND_JOB,
+  DEFAULT_MESSAGING_SETTINGS,
+  MAX_OUTBOX_PAGE,
+  type MessagingSettings,
+  type OutboundMessage,
+  type OutboxListOptions,
+  type OutboxPageQuery,
+} from "./messaging/outbox.ts";
+export type { OutboundEmailMessage } from "./messaging/outbound-email.ts";
+export { OUTBOX_STATUSES, channelOf, type OutboxMessage, type OutboxStatus, type OutboxChannel } from "./messaging/outbox-record.ts";
 export {
   nextDeliveryStatus,
   type DeliveryStatus,
@@ -111,4 +125,4 @@ export {
   type MessageStatusEvent,
   type RecipientOptedOutEvent,
 } from "./messaging/delivery-status.ts";
-export { fillPlaceholders, placeholdersOf } from "./messaging/placeholders.ts";
+export { fillPlaceholders, placeholdersOf, fillTemplate, type FilledTemplate } from "./messaging/placeholders.ts";

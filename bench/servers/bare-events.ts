@@ -6,6 +6,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import { join } from "node:path";
 import Database from "better-sqlite3";
+import { indexedStatement } from "./baseline-sql.ts";
 
 const db = new Database(join(process.env.BENCH_DATA_DIR!, "bare-events.db"));
 db.pragma("journal_mode = WAL");
@@ -14,7 +15,7 @@ db.exec(`CREATE TABLE IF NOT EXISTS credentials (token_hash TEXT PRIMARY KEY, co
          CREATE TABLE IF NOT EXISTS events (id TEXT PRIMARY KEY, company_id TEXT NOT NULL, doc TEXT NOT NULL)`);
 const hashOf = (token: string) => createHash("sha256").update(token).digest("hex");
 db.prepare("INSERT OR IGNORE INTO credentials VALUES (?, ?)").run(hashOf(process.env.BENCH_API_KEY!), "bench-company");
-const companyOf = db.prepare("SELECT company_id FROM credentials WHERE token_hash = ?").pluck();
+const companyOf = indexedStatement(db, "SELECT company_id FROM credentials WHERE token_hash = ?").pluck();
 const insertEvent = db.prepare("INSERT INTO events (id, company_id, doc) VALUES (?, ?, ?)");
 
 const server = createServer((request, response) => {

@@ -2,33 +2,49 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import Database from "better-sqlite3";
+import { indexedStatement } from "./baseline-sql.ts";
 
 export interface BareAnswer {
   status: number;
   json: unknown;
 }
 
+/** A credential as the bare handlers read it. */
+export interface BareCredential {
+  companyId: string;
+  applicationId: string;
+  scopes: string[];
+  revokedAt?: number;
+}
+
+/** The credential of a bearer token: its SHA-256 hash looked up through the unique index on it. */
+export function bareCredentials(db: Database.Database): (authorization: string | undefined) => BareCredential | undefined {
+  const credentialByHash = indexedStatement(db, `SELECT doc FROM accounts_credentials WHERE "f_tokenHash" = ?`).pluck();
+  return (authorization) => {
+    const match = /^Bearer (\S+)$/.exec(authorization ?? "");
+    const doc = match ? (credentialByHash.get(createHash("sha256").update(match[1]!).digest("hex")) as string | undefined) : undefined;
+    return doc ? (JSON.parse(doc) as BareCredential) : undefined;
+  };
+}
+
 /** One benchmarked request done by hand: the Authorization header and the query in, status and JSON out. */
 export type BareHandler = (authorization: string | undefined, query: URLSearchParams) => BareAnswer;
 
-/** The bare handlers by path, on the bench database (read only). Add a path here and in bench/http-adapters.ts to measure another request. */
+/**
+ * The bare handlers by path, on the bench database (read only). They read the indexed columns reachkit
+ * reads (`f_<field>`, see docs/architecture.md), through the same indexes. Add a path here and in
+ * bench/http-adapters.ts to measure another request.
+ */
 export function bareHandlers(dataDir: string): Record<string, BareHandler> {
   const db = new Database(join(dataDir, "reachkit.db"), { readonly: true });
-  const credentialByHash = db.prepare("SELECT doc FROM accounts_credentials WHERE json_extract(doc, '$.tokenHash') = ?").pluck();
-  const byId = (table: string) => db.prepare(`SELECT doc FROM ${table} WHERE id = ?`).pluck();
+  const byId = (table: string) => indexedStatement(db, `SELECT doc FROM ${table} WHERE id = ?`).pluck();
   const companyById = byId("accounts_companies");
   const applicationById = byId("accounts_applications");
-  const subscriptionsOf = db
-    .prepare(
-      "SELECT doc FROM subscriptions_subscriptions WHERE json_extract(doc, '$.companyId') = ? AND json_extract(doc, '$.channel') = ? AND json_extract(doc, '$.address') = ?",
-    )
-    .pluck();
-  const credentialOf = (authorization: string | undefined): { companyId: string; applicationId: string; scopes: string[] } | undefined => {
-    const match = /^Bearer (\S+)$/.exec(authorization ?? "");
-    const hash = match ? createHash("sha256").update(match[1]!).digest("hex") : "";
-    const doc = credentialByHash.get(hash) as string | undefined;
-    return doc ? JSON.parse(doc) : undefined;
-  };
+  const subscriptionsOf = indexedStatement(
+    db,
+    `SELECT doc FROM subscriptions_subscriptions WHERE "f_companyId" = ? AND "f_channel" = ? AND "f_address" = ?`,
+  ).pluck();
+  const credentialOf = bareCredentials(db);
 
   // GET /v1/me: hash the bearer token, look the credential up by hash, read company and application.
   const me: BareHandler = (authorization) => {

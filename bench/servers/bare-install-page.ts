@@ -6,10 +6,12 @@ import { createServer } from "node:http";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { consentPage, pageHeaders } from "../../plugins/oauth/install-pages.ts";
+import { indexedStatement } from "./baseline-sql.ts";
 
 const db = new Database(join(process.env.BENCH_DATA_DIR!, "reachkit.db"), { readonly: true });
-const byField = (table: string, field: string) => db.prepare(`SELECT doc FROM ${table} WHERE json_extract(doc, '$.${field}') = ?`).pluck();
-const byId = (table: string) => db.prepare(`SELECT doc FROM ${table} WHERE id = ?`).pluck();
+// Indexed fields are read from their columns, as reachkit reads them.
+const byField = (table: string, field: string) => indexedStatement(db, `SELECT doc FROM ${table} WHERE "f_${field}" = ?`).pluck();
+const byId = (table: string) => indexedStatement(db, `SELECT doc FROM ${table} WHERE id = ?`).pluck();
 const clientByClientId = byField("oauth_clients", "clientId");
 const sessionByHash = byField("oauth_login_sessions", "tokenHash");
 const applicationById = byId("accounts_applications");

@@ -1,8 +1,9 @@
-// The self-hosted kit (SQLite, files for objects, catalog plugin) behind node:http, request logs off.
+// The self-hosted kit (SQLite, files or an S3 bucket for objects, catalog plugin) behind node:http, request logs off.
 // Once listening it prints its peak RSS so far ("IDLE {...}": start-up, before any upload); on SIGTERM its
 // peak RSS ("STATS {...}"): the benchmark's memory figure for the processing process.
 import "./cpu-probe.ts";
 import { nodeHttpServer } from "../../adapters/http/node/index.ts";
+import { deliveryFromEnv } from "../../server/delivery-config.ts";
 import { createServerKit } from "../../server/server-kit.ts";
 import { jsonLogger } from "../../src/index.ts";
 
@@ -12,6 +13,8 @@ const kit = createServerKit({
   secret: process.env.BENCH_SECRET!,
   logger: jsonLogger({ level: "warn" }),
   config: { rateLimits: { default: Infinity, "catalog-upload": Infinity } },
+  // Objects in the data directory, or in the bucket the S3 variables name (npm run bench:catalog -- s3).
+  delivery: deliveryFromEnv(process.env),
 });
 await kit.start();
 const server = nodeHttpServer(kit);

@@ -31,3 +31,5 @@ export type { AppointmentStepEvent } from "./step-events.ts";
 export { textConsent, type ConsentDecision } from "./send-consent.ts";
 export { resolveEventDateTime, parseOffset, TimeZoneNames, MAX_OFFSET, type EventTime, type WallClockAdjustment } from "./event-time.ts";
 export { macrosOf } from "./macros.ts";
+/** The reminder uuid of the API reference's examples, for plugins whose examples follow a reminder (the console). */
+export { EXAMPLE_REMINDER_UUID } from "./openapi.ts";

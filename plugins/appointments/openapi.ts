@@ -6,7 +6,9 @@ const TYPES = "Appointment types and messages";
 const REMINDERS = "Appointment reminders";
 const TYPE_UUID = "86645f00-c1a2-4c5f-b053-72c5e32874c8";
 const MESSAGE_UUID = "e893667a-0a0b-4baf-9404-c42b9ac35c29";
-const REMINDER_UUID = "985cd75b-378e-42d7-9315-6aacb1b19cc9";
+/** The reminder of the examples (the story's createReminder answers the real one). */
+export const EXAMPLE_REMINDER_UUID = "985cd75b-378e-42d7-9315-6aacb1b19cc9";
+const REMINDER_UUID = EXAMPLE_REMINDER_UUID;
 
 const appointmentType = v.object({ uuid: v.string(), type: v.string() });
 const message = v.object({

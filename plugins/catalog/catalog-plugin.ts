@@ -1,13 +1,13 @@
-import { definePlugin, METRICS, OBJECT_STORAGE, type JobContext } from "../../src/index.ts";
+import { definePlugin, EVENTS, METRICS, OBJECT_STORAGE, type JobContext } from "../../src/index.ts";
 import { catalogApi, type CatalogApi } from "./catalog-api.ts";
 import { CatalogStore } from "./catalog-store.ts";
-import { CatalogUploads, EXPIRE_UPLOAD_JOB, PROCESS_UPLOAD_JOB } from "./catalog-uploads.ts";
+import { CatalogUploads, EXPIRE_UPLOAD_JOB, POLL_UPLOAD_JOB, PROCESS_UPLOAD_JOB } from "./catalog-uploads.ts";
 import { catalogCommands } from "./commands.ts";
 import { productRowsHoldProducts } from "./migrations.ts";
 import { catalogCollections } from "./records.ts";
 import { catalogRoutes } from "./routes.ts";
 import { resolveCatalogSettings, type CatalogOptions } from "./settings.ts";
-import { CATALOG_SETTINGS, CATALOG_STORE, CATALOG_UPLOAD_PROCESSOR, CATALOG_UPLOADS } from "./tokens.ts";
+import { CATALOG_API, CATALOG_SETTINGS, CATALOG_STORE, CATALOG_UPLOAD_PROCESSOR, CATALOG_UPLOADS } from "./tokens.ts";
 import { UploadProcessor } from "./upload-processor.ts";
 
 declare module "../../src/kernel/plugin.ts" {
@@ -35,6 +35,7 @@ export function catalogPlugin(options: CatalogOptions = {}) {
       container.bind(CATALOG_STORE, { useClass: CatalogStore });
       container.bind(CATALOG_UPLOADS, { useClass: CatalogUploads });
       container.bind(CATALOG_UPLOAD_PROCESSOR, { useClass: UploadProcessor });
+      container.bind(CATALOG_API, { useFactory: (c) => catalogApi(c.resolve(CATALOG_STORE), c.resolve(CATALOG_UPLOADS), c.resolve(EVENTS)) });
     },
     routes: ({ resolve }) => catalogRoutes(resolve(CATALOG_UPLOADS)),
     jobs: ({ resolve }) => {
@@ -48,9 +49,10 @@ export function catalogPlugin(options: CatalogOptions = {}) {
           return outcome;
         },
         [EXPIRE_UPLOAD_JOB]: (payload: { uploadId: string }) => uploads.expire(payload),
+        [POLL_UPLOAD_JOB]: (payload: { uploadId: string }) => uploads.poll(payload),
       };
     },
-    api: ({ resolve, events }) => catalogApi(resolve(CATALOG_STORE), resolve(CATALOG_UPLOADS), events),
+    api: ({ resolve }) => resolve(CATALOG_API),
     async start({ resolve }) {
       const uploads = resolve(CATALOG_UPLOADS);
       stopListening = resolve(OBJECT_STORAGE).onUploaded((object) => uploads.receive(object));

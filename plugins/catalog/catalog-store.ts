@@ -5,12 +5,14 @@ import {
   PENDING_EVENTS,
   prefixRange,
   PRODUCTS,
+  VARIANT_HISTORY,
   VARIANTS,
   variantHintId,
   versionPrefix,
   type CatalogHead,
   type PendingEventRow,
   type ProductRow,
+  type VariantChangeRow,
   type VariantHint,
 } from "./records.ts";
 
@@ -50,6 +52,7 @@ export class CatalogStore {
   readonly products: Collection<ProductRow>;
   readonly variantHints: Collection<VariantHint>;
   readonly pendingEvents: Collection<PendingEventRow>;
+  readonly variantHistory: Collection<VariantChangeRow>;
   readonly #heads: Collection<CatalogHead>;
 
   constructor(
@@ -59,6 +62,7 @@ export class CatalogStore {
     this.products = storage.collection(PRODUCTS);
     this.variantHints = storage.collection(VARIANTS);
     this.pendingEvents = storage.collection(PENDING_EVENTS);
+    this.variantHistory = storage.collection(VARIANT_HISTORY);
     this.#heads = storage.collection(HEADS);
   }
 
@@ -115,13 +119,52 @@ export class CatalogStore {
   }
 
   /** Drops the rows of every version above `version`: writes of a run that did not commit. */
-  deleteVersionsAbove(companyId: string, version: number): Promise<number> {
-    return this.products.deleteWhere({ id: { gte: versionPrefix(companyId, version + 1), lt: `${companyId};` } });
+  async deleteVersionsAbove(companyId: string, version: number): Promise<number> {
+    const above = { id: { gte: versionPrefix(companyId, version + 1), lt: `${companyId};` } };
+    return (await this.products.deleteWhere(above)) + (await this.variantHistory.deleteWhere(above));
   }
 
   /** Drops one version's rows (a validate-only run, or a failed save). */
-  deleteVersion(companyId: string, version: number): Promise<number> {
-    return this.products.deleteWhere({ id: prefixRange(versionPrefix(companyId, version)) });
+  async deleteVersion(companyId: string, version: number): Promise<number> {
+    const rows = { id: prefixRange(versionPrefix(companyId, version)) };
+    return (await this.products.deleteWhere(rows)) + (await this.variantHistory.deleteWhere(rows));
+  }
+
+  /**
+   * A page of the catalog's products in id order, from after `after` (a product
+   * id), those whose id starts with `prefix` when one is given: each product as
+   * its committed version holds it. A product has at most two rows at or below
+   * the head (its committed one and the one an older save left), so a page reads
+   * at most twice its size.
+   */
+  async productPage(companyId: string, options: { prefix?: string; after?: string; limit: number }): Promise<{ items: CatalogProduct[]; next?: string }> {
+    const head = await this.headVersion(companyId);
+    const range: { gte?: string; gt?: string; lt?: string } = options.prefix ? prefixRange(options.prefix) : {};
+    if (options.after !== undefined && (range.gte === undefined || options.after >= range.gte)) {
+      delete range.gte;
+      range.gt = options.after;
+    }
+    const rows = await this.products.find({
+      where: { companyId, productId: range, version: { lte: head } },
+      orderBy: [{ field: "productId" }, { field: "version", direction: "desc" }],
+      limit: options.limit * 2 + 2,
+    });
+    const items: CatalogProduct[] = [];
+    let last: string | undefined;
+    for (const row of rows.items) {
+      if (row.productId === last) continue;
+      if (items.length === options.limit) return { items, next: last };
+      items.push(row.product);
+      last = row.productId;
+    }
+    return { items, ...(rows.nextCursor !== undefined && last !== undefined ? { next: last } : {}) };
+  }
+
+  /** The committed changes of a variant's price, stock and availability, newest first. */
+  async variantChanges(companyId: string, variantId: string, limit: number): Promise<VariantChangeRow[]> {
+    const head = await this.headVersion(companyId);
+    const page = await this.variantHistory.find({ where: { companyId, variantId, version: { lte: head } }, orderBy: [{ field: "version", direction: "desc" }], limit });
+    return page.items;
   }
 
   deletePendingEvents(uploadId: string): Promise<number> {

@@ -10,6 +10,7 @@ import {
   STORAGE,
   type Clock,
   type Collection,
+  type JobOutcome,
   type Jobs,
   type ObjectStorage,
   type Storage,
@@ -22,8 +23,10 @@ import { CATALOG_SETTINGS } from "./tokens.ts";
 
 export const PROCESS_UPLOAD_JOB = "catalog.upload.process";
 export const EXPIRE_UPLOAD_JOB = "catalog.upload.expire";
+export const POLL_UPLOAD_JOB = "catalog.upload.poll";
 export const processJobKey = (uploadId: string) => `catalog.upload.process:${uploadId}`;
 export const expireJobKey = (uploadId: string) => `catalog.upload.expire:${uploadId}`;
+const pollJobKey = (uploadId: string) => `catalog.upload.poll:${uploadId}`;
 
 const OBJECT_KEY = /^catalog\/([^/]+)\/([^/]+)\.ndjson$/;
 const objectKeyOf = (companyId: string, uploadId: string) => `catalog/${companyId}/${uploadId}.ndjson`;
@@ -43,9 +46,15 @@ export interface CatalogUploadView {
   validateOnly: boolean;
 }
 
-/** The in-process view adds the exact count of each error type (the list is capped). */
+/** The in-process view adds the exact count of each error type (the list is capped), and when the upload was made and its file came. */
 export interface CatalogUpload extends CatalogUploadView {
   errorCounts: Partial<Record<CatalogErrorType, number>>;
+  /** ISO 8601. */
+  createdAt: string;
+  /** ISO 8601; absent until the file came. */
+  receivedAt?: string;
+  /** The file's size; absent until it came. */
+  fileBytes?: number;
 }
 
 export function uploadView(upload: UploadRecord): CatalogUploadView {
@@ -65,11 +74,19 @@ export function uploadView(upload: UploadRecord): CatalogUploadView {
 /** Every error of an upload, counted (its list holds at most a few of each type). */
 export const errorTotal = (errorCounts: Partial<Record<CatalogErrorType, number>>): number => Object.values(errorCounts).reduce((sum, count) => sum + (count ?? 0), 0);
 
-export const uploadWithCounts = (upload: UploadRecord): CatalogUpload => ({ ...uploadView(upload), errorCounts: upload.errorCounts });
+export const uploadWithCounts = (upload: UploadRecord): CatalogUpload => ({
+  ...uploadView(upload),
+  errorCounts: upload.errorCounts,
+  createdAt: new Date(upload.createdAt).toISOString(),
+  ...(upload.receivedAt !== undefined ? { receivedAt: new Date(upload.receivedAt).toISOString() } : {}),
+  ...(upload.fileBytes !== undefined ? { fileBytes: upload.fileBytes } : {}),
+});
 
 /**
  * Upload records: created with a pre-signed URL, they take their file once
- * (then processing is queued as a durable job) or expire.
+ * (then processing is queued as a durable job) or expire. With object storage
+ * that clients upload to directly (S3), a durable job looks for the file
+ * every `uploadPollMs` and the expiry job looks one last time.
  */
 @injectable()
 export class CatalogUploads {
@@ -108,6 +125,7 @@ export class CatalogUploads {
         objectKey,
       });
       await this.jobs.enqueue({ type: EXPIRE_UPLOAD_JOB, payload: { uploadId: id }, runAt: expiresAt, key: expireJobKey(id), companyId });
+      if (this.objectStorage.checkUpload) await this.#pollAt(upload, now + this.settings.uploadPollMs);
       return upload;
     });
   }
@@ -158,9 +176,39 @@ export class CatalogUploads {
     });
   }
 
-  /** No file came before `expires`. */
+  /**
+   * The poll job: looks in the bucket for the upload's file. The adapter tells
+   * the listeners (`receive`) when it is there; otherwise the job comes back
+   * after `uploadPollMs`, while that is before `expires` (the expiry job looks last).
+   */
+  async poll({ uploadId }: { uploadId: string }): Promise<JobOutcome | undefined> {
+    const upload = await this.records.get(uploadId);
+    if (upload?.status !== "initialized") return;
+    if (await this.#lookForFile(upload)) return { uploadId, status: "received" };
+    const next = this.clock.now() + this.settings.uploadPollMs;
+    if (next < upload.expiresAt) await this.#pollAt(upload, next);
+  }
+
+  /** No file came before `expires` (the bucket is looked in one last time: the URL took files until now). */
   async expire({ uploadId }: { uploadId: string }): Promise<void> {
+    const upload = await this.records.get(uploadId);
+    if (upload?.status !== "initialized") return;
+    if (this.objectStorage.checkUpload && (await this.#lookForFile(upload))) return;
     const now = this.clock.now();
     await this.records.update(uploadId, { status: "expired", lastUpdated: now }, { where: { status: "initialized" } });
+  }
+
+  /** Whether the file has arrived and was received; a file above the cap is deleted by the adapter, and one the upload refuses too. */
+  async #lookForFile(upload: UploadRecord): Promise<boolean> {
+    try {
+      return (await this.objectStorage.checkUpload!(upload.objectKey, { maxBytes: this.settings.maxFileBytes })) !== undefined;
+    } catch (error) {
+      if (error instanceof HttpError) return false; // refused by `receive`: the upload is no longer waiting
+      throw error;
+    }
+  }
+
+  #pollAt(upload: UploadRecord, runAt: number): Promise<unknown> {
+    return this.jobs.enqueue({ type: POLL_UPLOAD_JOB, payload: { uploadId: upload.id }, key: pollJobKey(upload.id), replace: true, runAt, companyId: upload.companyId });
   }
 }

@@ -119,7 +119,7 @@ function variantEvent(source: { companyId: string; uploadId: string; product: Ca
 }
 
 /** The lowest price of each currency. */
-function lowestPrices(prices: readonly CatalogPrice[]): Map<string, PricePoint> {
+export function lowestPrices(prices: readonly CatalogPrice[]): Map<string, PricePoint> {
   const lowest = new Map<string, PricePoint>();
   for (const price of prices) {
     const known = lowest.get(price.currencyCode);

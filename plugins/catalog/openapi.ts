@@ -3,7 +3,9 @@ import type { RouteDocs } from "../../src/index.ts";
 import { CATALOG_ERROR_TYPES } from "./line-check.ts";
 
 const TAG = "Product catalog";
-const UPLOAD_ID = "0mm7p6zfs000ac869721894a5";
+/** The upload of the examples (the story's postUpload answers the real one). */
+export const EXAMPLE_UPLOAD_ID = "0mm7p6zfs000ac869721894a5";
+const UPLOAD_ID = EXAMPLE_UPLOAD_ID;
 /** The pre-signed URL of the example upload; the file upload's example sends to it. */
 export const EXAMPLE_UPLOAD_KEY = `catalog/5dee4a05-3194-4aab-a688-5ec87bedad2f/${UPLOAD_ID}.ndjson`;
 export const EXAMPLE_UPLOAD_QUERY = { expires: "1772370001000", max: "2147483648", signature: "-jgjwSxLJcJWXoHXQjjAZ64qOza4pxbri4GA5-GSeP4" };

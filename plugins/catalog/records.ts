@@ -91,11 +91,36 @@ export interface PendingEventRow extends Doc {
   payload: unknown;
 }
 
+/** What the variant history follows: the lowest price in each currency, the stock, whether it can be bought. */
+export interface VariantState {
+  prices: Record<string, { amount: string; compareAtPrice?: string }>;
+  inventoryQuantity?: number;
+  availableForPurchase: boolean;
+}
+
+/**
+ * A save that changed a variant's price, stock or availability: the state
+ * before and after. Written with the save's version (its id starts with the
+ * company and the version, like a product row's), so readers see it once the
+ * version commits, and a save that never commits leaves none behind.
+ */
+export interface VariantChangeRow extends Doc {
+  companyId: string;
+  variantId: string;
+  productId: string;
+  version: number;
+  uploadId: string;
+  at: number;
+  before: VariantState;
+  after: VariantState;
+}
+
 export const UPLOADS = "catalog_uploads";
 export const HEADS = "catalog_heads";
 export const PRODUCTS = "catalog_products";
 export const VARIANTS = "catalog_variants";
 export const PENDING_EVENTS = "catalog_pending_events";
+export const VARIANT_HISTORY = "catalog_variant_history";
 
 export const catalogCollections: readonly CollectionSpec[] = [
   { name: UPLOADS, indexes: [{ fields: ["companyId"] }, { fields: ["companyId", "queued", "receivedAt"] }] },
@@ -103,6 +128,7 @@ export const catalogCollections: readonly CollectionSpec[] = [
   { name: PRODUCTS, indexes: [{ fields: ["companyId", "productId", "version"], unique: true }], largeDocuments: true },
   { name: VARIANTS },
   { name: PENDING_EVENTS },
+  { name: VARIANT_HISTORY, indexes: [{ fields: ["companyId", "variantId", "version"] }] },
 ];
 
 /**

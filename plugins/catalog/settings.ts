@@ -24,6 +24,11 @@ export interface CatalogOptions {
   maxAttempts?: number;
   /** How often an upload waiting for an earlier upload of its company looks again. Default 1 second. */
   queuePollMs?: number;
+  /**
+   * With object storage that clients upload to directly (S3), how often an
+   * upload looks in the bucket for its file until `expires`. Default 5 seconds.
+   */
+  uploadPollMs?: number;
 }
 
 export type CatalogSettings = Required<CatalogOptions>;
@@ -39,6 +44,7 @@ export const DEFAULT_CATALOG_SETTINGS: CatalogSettings = {
   listLimit: 100,
   maxAttempts: 3,
   queuePollMs: 1_000,
+  uploadPollMs: 5_000,
 };
 
 export function resolveCatalogSettings(options: CatalogOptions = {}): CatalogSettings {

@@ -3,11 +3,21 @@ import { JsonText, type Clock, type Collection, type Storage, type WithJsonText 
 import type { CatalogStore, ProductVersions, StoredProduct } from "./catalog-store.ts";
 import { ErrorList } from "./error-list.ts";
 import { IdFilter } from "./id-filter.ts";
-import { journeyEvents } from "./journey-events.ts";
+import { journeyEvents, lowestPrices } from "./journey-events.ts";
 import { checkLines, type CheckedLine } from "./check-lines.ts";
 import { quote, type LineProblem } from "./line-check.ts";
-import type { CatalogProduct } from "./product-schema.ts";
-import { pendingEventId, rowId, variantHintId, type PendingEventRow, type ProductRow, type UploadRecord, type VariantHint } from "./records.ts";
+import type { CatalogProduct, CatalogVariant } from "./product-schema.ts";
+import {
+  pendingEventId,
+  rowId,
+  variantHintId,
+  type PendingEventRow,
+  type ProductRow,
+  type UploadRecord,
+  type VariantChangeRow,
+  type VariantHint,
+  type VariantState,
+} from "./records.ts";
 import type { CatalogSettings } from "./settings.ts";
 
 /** Another run took the upload over (this one was presumed dead): stop without touching anything. */
@@ -49,6 +59,7 @@ interface BatchWrites {
   hints: VariantHint[];
   staleProductIds: string[];
   events: PendingEventRow[];
+  changes: VariantChangeRow[];
 }
 
 /**
@@ -151,6 +162,7 @@ export class UploadRun {
       if (writes.hints.length > 0) await variantHints.upsertMany(writes.hints);
       if (writes.staleProductIds.length > 0) await products.deleteWhere({ id: { in: writes.staleProductIds } });
       if (writes.events.length > 0) await this.store.pendingEvents.upsertMany(writes.events);
+      if (writes.changes.length > 0) await this.store.variantHistory.upsertMany(writes.changes);
       const progress = {
         productsReceived: this.#received,
         productsProcessed: this.#processed,
@@ -170,7 +182,7 @@ export class UploadRun {
    * (the newest stays until this version commits).
    */
   async #screen(batch: readonly CheckedProduct[]): Promise<BatchWrites> {
-    const writes: BatchWrites = { products: [], hints: [], staleProductIds: [], events: [] };
+    const writes: BatchWrites = { products: [], hints: [], staleProductIds: [], events: [], changes: [] };
     if (batch.length === 0) return writes;
     const { companyId, validateOnly } = this.upload;
     const { versions, hints } = await this.#stored(batch);
@@ -211,7 +223,7 @@ export class UploadRun {
         product: checked.json === undefined ? checked.product : new JsonText(checked.json),
       });
       // The product is kept whenever the catalog holds committed products (see CheckedProduct).
-      if (!validateOnly && checked.product) this.#journeyEvents(checked.product, versions.get(id), writes.events);
+      if (!validateOnly && checked.product) this.#changes(checked.product, versions.get(id), writes);
     }
     return writes;
   }
@@ -261,17 +273,40 @@ export class UploadRun {
     return hinted === productId ? undefined : "new hint";
   }
 
-  #journeyEvents(product: CatalogProduct, versions: ProductVersions | undefined, into: PendingEventRow[]): void {
+  /** What saving a product over its committed version changes: its variants' journey events, and their history. */
+  #changes(product: CatalogProduct, versions: ProductVersions | undefined, writes: BatchWrites): void {
     const previous = versions?.committed?.product.variants;
     if (!previous) return;
     const { companyId, id: uploadId } = this.upload;
+    const now = this.clock.now();
     for (const variant of product.variants) {
       const before = previous.find((candidate) => candidate.id === variant.id);
       for (const event of journeyEvents({ companyId, uploadId, product }, before, variant, this.settings.lowInventoryThreshold)) {
-        into.push({ id: pendingEventId(uploadId, ++this.#eventSequence), uploadId, companyId, name: event.name, payload: event.payload });
+        writes.events.push({ id: pendingEventId(uploadId, ++this.#eventSequence), uploadId, companyId, name: event.name, payload: event.payload });
       }
+      if (!before || !mayDiffer(before, variant)) continue;
+      const [was, is] = [variantState(before), variantState(variant)];
+      if (JSON.stringify(was) === JSON.stringify(is)) continue;
+      const change = { companyId, variantId: variant.id, productId: product.id, version: this.version, uploadId, at: now, before: was, after: is };
+      writes.changes.push({ id: rowId(companyId, this.version, variant.id), ...change });
     }
   }
+}
+
+/** A cheap first look (most saved variants are unchanged): false when the history's fields are surely the same. */
+function mayDiffer(before: CatalogVariant, after: CatalogVariant): boolean {
+  if (before.availableForPurchase !== after.availableForPurchase || before.inventoryQuantity !== after.inventoryQuantity) return true;
+  if (before.prices.length !== after.prices.length) return true;
+  return before.prices.some((price, index) => {
+    const other = after.prices[index]!;
+    return price.amount !== other.amount || price.currencyCode !== other.currencyCode || price.compareAtPrice !== other.compareAtPrice;
+  });
+}
+
+/** The lowest price per currency (in currency order), the stock and the availability of a variant. */
+function variantState(variant: CatalogVariant): VariantState {
+  const prices = Object.fromEntries([...lowestPrices(variant.prices)].sort(([a], [b]) => a.localeCompare(b)));
+  return { prices, ...(variant.inventoryQuantity !== undefined ? { inventoryQuantity: variant.inventoryQuantity } : {}), availableForPurchase: variant.availableForPurchase };
 }
 
 function variantField(index: number, variantId: string): string {

@@ -12,7 +12,9 @@ import {
   type CliCommand,
   type CliContext,
 } from "../../src/index.ts";
+import { isDashboardRole } from "./dashboard-users.ts";
 import type { OAuthApi } from "./oauth-plugin.ts";
+import { DASHBOARD_ROLES } from "./records.ts";
 
 async function oauthOf(context: CliContext): Promise<OAuthApi> {
   return (await context.openKit()).plugin("oauth");
@@ -123,13 +125,16 @@ export const oauthCommands: readonly CliCommand[] = [
       ...companyOption,
       email: { type: "string", description: "Email address (the sign-in name)", required: true, placeholder: "EMAIL" },
       password: { type: "string", description: "Password, at least 10 characters (default: generated)", placeholder: "PASSWORD" },
+      role: { type: "string", description: "owner (everything, keys and users too; the default) or viewer (reads only)", placeholder: "ROLE" },
     },
     async run(values, context) {
       const oauth = await oauthOf(context);
       const given = stringOption(values, "password");
+      const role = stringOption(values, "role") ?? "owner";
+      if (!isDashboardRole(role)) throw new CliUsageError(`--role must be one of ${DASHBOARD_ROLES.join(", ")}`);
       const password = given ?? randomBytes(15).toString("base64url");
       const user = await operatorInput(() =>
-        oauth.users.create({ companyId: requiredOption(values, "company"), email: requiredOption(values, "email"), password }),
+        oauth.users.create({ companyId: requiredOption(values, "company"), email: requiredOption(values, "email"), password, role }),
       );
       const result = { ...user, ...(given === undefined ? { password } : {}) };
       return { json: result, text: formatFields(result) + (given === undefined ? "\nThe password is shown once: store it now." : "") };
@@ -141,7 +146,7 @@ export const oauthCommands: readonly CliCommand[] = [
     options: companyOption,
     async run(values, context) {
       const users = await (await oauthOf(context)).users.list(requiredOption(values, "company"));
-      return { json: users, text: formatTable(users.map((u) => ({ id: u.id, email: u.email, createdAt: new Date(u.createdAt).toISOString() }))) };
+      return { json: users, text: formatTable(users.map((u) => ({ id: u.id, email: u.email, role: u.role, createdAt: new Date(u.createdAt).toISOString() }))) };
     },
   },
   {

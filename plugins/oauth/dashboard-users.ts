@@ -13,11 +13,19 @@ import {
 } from "../../src/index.ts";
 import type { OAuthSettings } from "./oauth-plugin.ts";
 import type { PasswordHasher } from "./passwords.ts";
-import { DASHBOARD_USERS, LOGIN_SESSIONS, type DashboardUserRecord, type LoginSessionRecord } from "./records.ts";
+import { DASHBOARD_ROLES, DASHBOARD_USERS, LOGIN_SESSIONS, type DashboardRole, type DashboardUserRecord, type LoginSessionRecord } from "./records.ts";
 import { OAUTH_SETTINGS } from "./tokens.ts";
 
 /** A dashboard user as listed: never the password hash. */
 export type DashboardUser = Omit<DashboardUserRecord, "passwordHash">;
+
+/** A change that would leave a company without an owner, who alone can manage its users. */
+export class LastOwnerError extends Error {
+  constructor() {
+    super("a company keeps at least one owner: make another user an owner first");
+    this.name = "LastOwnerError";
+  }
+}
 
 /** A password shorter than this is refused when a user is created. */
 export const MIN_PASSWORD_LENGTH = 10;
@@ -25,8 +33,10 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
+export const isDashboardRole = (value: unknown): value is DashboardRole => DASHBOARD_ROLES.includes(value as DashboardRole);
+
 /**
- * The people who sign in to the install page, each for one company. Checking a
+ * The people who sign in to the install page and the console, each for one company. Checking a
  * sign-in costs one password hash whether the email exists or not, so the answer
  * time tells nothing about which emails are registered.
  */
@@ -40,7 +50,7 @@ export class DashboardUsers {
   private readonly passwords: PasswordHasher;
 
   constructor(
-    @inject(STORAGE) storage: Storage,
+    @inject(STORAGE) private readonly storage: Storage,
     @inject(CLOCK) private readonly clock: Clock,
     @inject(ACCOUNTS) private readonly accounts: Accounts,
     @inject(OAUTH_SETTINGS) settings: OAuthSettings,
@@ -50,15 +60,19 @@ export class DashboardUsers {
     this.passwords = settings.passwordHasher;
   }
 
-  async create(input: { companyId: string; email: string; password: string }): Promise<DashboardUser> {
+  /** A new user, an owner unless `role` says otherwise. */
+  async create(input: { companyId: string; email: string; password: string; role?: DashboardRole }): Promise<DashboardUser> {
     const email = normalizeEmail(input.email);
+    const role = input.role ?? "owner";
     if (!EMAIL.test(email)) throw new Error(`"${input.email}" is not an email address`);
+    if (!isDashboardRole(role)) throw new Error(`a role is one of ${DASHBOARD_ROLES.join(", ")}`);
     if (input.password.length < MIN_PASSWORD_LENGTH) throw new Error(`a password needs at least ${MIN_PASSWORD_LENGTH} characters`);
     if (!(await this.accounts.getCompany(input.companyId))) throw new Error(`no company ${input.companyId}`);
     const record: DashboardUserRecord = {
       id: randomUUID(),
       companyId: input.companyId,
       email,
+      role,
       passwordHash: await this.passwords.hash(input.password),
       createdAt: this.clock.now(),
     };
@@ -80,10 +94,46 @@ export class DashboardUsers {
     return (await this.#users.find({ where: { companyId }, orderBy: [{ field: "createdAt" }] })).items.map(toView);
   }
 
+  /** The user, only if they belong to the company. */
+  async getOf(companyId: string, id: string): Promise<DashboardUser | undefined> {
+    const user = await this.get(id);
+    return user?.companyId === companyId ? user : undefined;
+  }
+
   /** Deletes a user and signs them out everywhere. */
   async delete(id: string): Promise<boolean> {
     await this.#sessions.deleteWhere({ userId: id });
     return this.#users.delete(id);
+  }
+
+  /**
+   * Deletes a user of the company and signs them out everywhere; false when the
+   * company has no such user. Refuses (LastOwnerError) to delete its last owner.
+   */
+  async deleteOf(companyId: string, id: string): Promise<boolean> {
+    return this.storage.transaction(async () => {
+      const user = await this.getOf(companyId, id);
+      if (!user) return false;
+      if (user.role === "owner") await this.#keepAnOwner(companyId);
+      return this.delete(id);
+    });
+  }
+
+  /** Gives a user of the company a role; undefined when it has no such user. Refuses to demote its last owner. */
+  async setRole(companyId: string, id: string, role: DashboardRole): Promise<DashboardUser | undefined> {
+    if (!isDashboardRole(role)) throw new Error(`a role is one of ${DASHBOARD_ROLES.join(", ")}`);
+    return this.storage.transaction(async () => {
+      const user = await this.getOf(companyId, id);
+      if (!user) return undefined;
+      if (user.role === "owner" && role !== "owner") await this.#keepAnOwner(companyId);
+      const updated = await this.#users.update(id, { role });
+      return updated && toView(updated);
+    });
+  }
+
+  /** Throws unless the company has another owner besides the one about to go. */
+  async #keepAnOwner(companyId: string): Promise<void> {
+    if ((await this.#users.count({ companyId, role: "owner" })) <= 1) throw new LastOwnerError();
   }
 
   /** The user when the email and password match and the company still exists; undefined otherwise, at the same cost. */

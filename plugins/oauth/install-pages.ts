@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { SCOPE_DESCRIPTIONS, type Scope } from "../../src/index.ts";
+import { SCOPE_DESCRIPTIONS, escapeHtml, htmlPage, type Scope } from "../../src/index.ts";
 
 /** The install request's parameters, carried through the forms as hidden fields. */
 export interface InstallParameters {
@@ -52,27 +52,8 @@ function cspSource(uri: string): string {
   return new URL(uri).origin;
 }
 
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
-}
-
 function layout(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${escapeHtml(title)}</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<main>
-${body}
-</main>
-</body>
-</html>
-`;
+  return htmlPage(title, STYLE, body);
 }
 
 function hiddenFields(parameters: InstallParameters, csrfToken: string): string {

@@ -1,11 +1,8 @@
-import { randomBytes } from "node:crypto";
 import * as v from "valibot";
 import {
   defineRoute,
   formBody,
   isScope,
-  safeEqual,
-  sign,
   type Accounts,
   type AnyRoute,
   type RequestContext,
@@ -14,11 +11,10 @@ import {
 } from "../../src/index.ts";
 import type { AuthorizationCodes } from "./authorization-codes.ts";
 import { parseCookies, serializeCookie } from "./cookies.ts";
-import { normalizeEmail, type DashboardUsers } from "./dashboard-users.ts";
+import { FormCsrf } from "./form-csrf.ts";
 import { consentPage, errorPage, loginPage, pageHeaders, type InstallParameters } from "./install-pages.ts";
 import { consentDocs, installPageDocs, signInDocs } from "./openapi.ts";
-import type { LoginSessions } from "./login-sessions.ts";
-import type { LoginThrottle } from "./login-throttle.ts";
+import { throttledMessage, type SignIns } from "./sign-ins.ts";
 import type { OAuthClients, ResolvedClient } from "./oauth-clients.ts";
 
 export const INSTALL_PATH = "/integrations/oauth-install";
@@ -36,9 +32,7 @@ export const MAX_ENCODED_PARAMETER_LENGTH = 2048;
 
 export interface InstallRouteDependencies {
   clients: OAuthClients;
-  users: DashboardUsers;
-  sessions: LoginSessions;
-  throttle: LoginThrottle;
+  signIns: SignIns;
   codes: AuthorizationCodes;
   accounts: Accounts;
   secret: string;
@@ -70,32 +64,19 @@ interface LoginProblem {
  * Plain HTML forms, no script; every form carries a CSRF token tied to a cookie.
  */
 export function installRoutes(dependencies: InstallRouteDependencies): AnyRoute[] {
-  const { clients, users, sessions, throttle, codes, accounts, secret, uiUrl } = dependencies;
+  const { clients, signIns, codes, accounts, secret, uiUrl } = dependencies;
   // Forms post to, and redirects go to, paths of the origin the page was opened on (`form-action 'self'`):
   // the public URL's origin may not be the one in the browser's address bar (a proxy, another host name).
   const uiPath = (path: string) => new URL(uiUrl(path)).pathname;
   const installPath = uiPath(INSTALL_PATH);
   const secure = uiUrl("").startsWith("https:");
-  const csrfTokenOf = (cookie: string) => sign(secret, "reachkit oauth-install csrf", cookie);
-
-  /** The CSRF cookie of the request, or a new one with the header that sets it. */
-  function csrfCookie(context: RequestContext): { token: string; setCookie?: string } {
-    const existing = parseCookies(context.headers.cookie).get(CSRF_COOKIE);
-    if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return { token: csrfTokenOf(existing) };
-    const value = randomBytes(32).toString("base64url");
-    return { token: csrfTokenOf(value), setCookie: serializeCookie(CSRF_COOKIE, value, { path: installPath, secure }) };
-  }
-
-  function csrfValid(context: RequestContext, token: string | undefined): boolean {
-    const cookie = parseCookies(context.headers.cookie).get(CSRF_COOKIE);
-    return cookie !== undefined && token !== undefined && safeEqual(csrfTokenOf(cookie), token);
-  }
+  const csrf = new FormCsrf(secret, "reachkit oauth-install csrf", { name: CSRF_COOKIE, path: installPath, secure });
+  const csrfValid = (context: RequestContext, token: string | undefined) => csrf.valid(context, token);
 
   /** The signed-in user of a live session, with their company; undefined when either is gone. */
   async function signedIn(context: RequestContext) {
-    const session = await sessions.find(parseCookies(context.headers.cookie).get(SESSION_COOKIE));
-    if (!session) return undefined;
-    const [company, user] = await Promise.all([accounts.getCompany(session.companyId), users.get(session.userId)]);
+    const user = await signIns.signedIn(parseCookies(context.headers.cookie).get(SESSION_COOKIE));
+    const company = user && (await accounts.getCompany(user.companyId));
     return company && user ? { company, user } : undefined;
   }
 
@@ -135,8 +116,8 @@ export function installRoutes(dependencies: InstallRouteDependencies): AnyRoute[
 
   /** An HTML page with a form: its CSRF token, and the cookie it is tied to when the browser has none yet. */
   function formPage(context: RequestContext, status: number, render: (csrfToken: string) => string, headers: Record<string, string>): RouteReply {
-    const csrf = csrfCookie(context);
-    return htmlReply(status, render(csrf.token), { ...headers, ...(csrf.setCookie ? { "set-cookie": csrf.setCookie } : {}) });
+    const issued = csrf.issue(context);
+    return htmlReply(status, render(issued.token), { ...headers, ...(issued.setCookie ? { "set-cookie": issued.setCookie } : {}) });
   }
 
   function showLogin(context: RequestContext, resolved: ResolvedInstall, status: number, problem: LoginProblem = {}): RouteReply {
@@ -168,6 +149,7 @@ export function installRoutes(dependencies: InstallRouteDependencies): AnyRoute[
         const signedInAs = await signedIn(context);
         if (!signedInAs) return showLogin(context, resolved, 200);
         const { company, user } = signedInAs;
+        if (user.role !== "owner") return ownersOnly();
         const render = (csrfToken: string) =>
           consentPage({
             action: installPath,
@@ -194,22 +176,13 @@ export function installRoutes(dependencies: InstallRouteDependencies): AnyRoute[
         if (!csrfValid(context, body.csrf_token)) return forbiddenForm();
         const resolved = await resolveClient(body);
         if (resolved.kind === "page") return resolved.reply;
-        const email = normalizeEmail(body.email ?? "");
-        const ip = context.remoteAddress ?? "unknown";
-        const wait = throttle.retryAfterSeconds(email, ip);
-        if (wait > 0) {
-          const minutes = Math.ceil(wait / 60);
-          const error = `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`;
-          return showLogin(context, resolved, 429, { email, error, headers: { "retry-after": String(wait) } });
+        const outcome = await signIns.attempt({ email: body.email ?? "", password: body.password ?? "", address: context.remoteAddress ?? "unknown" });
+        if (outcome.kind === "throttled") {
+          const headers = { "retry-after": String(outcome.retryAfterSeconds) };
+          return showLogin(context, resolved, 429, { email: outcome.email, error: throttledMessage(outcome.retryAfterSeconds), headers });
         }
-        const user = await users.checkPassword(email, body.password ?? "");
-        if (!user) {
-          throttle.recordFailure(email, ip);
-          return showLogin(context, resolved, 401, { email, error: LOGIN_FAILED });
-        }
-        throttle.recordSuccess(email);
-        const { token } = await sessions.start(user);
-        const cookie = serializeCookie(SESSION_COOKIE, token, { path: installPath, secure, maxAge: Math.floor(sessions.ttlMs / 1000) });
+        if (outcome.kind === "failed") return showLogin(context, resolved, 401, { email: outcome.email, error: LOGIN_FAILED });
+        const cookie = serializeCookie(SESSION_COOKIE, outcome.token, { path: installPath, secure, maxAge: Math.floor(signIns.sessions.ttlMs / 1000) });
         return { status: 303, redirect: installUrl(resolved.parameters), headers: { ...pageHeaders(), "set-cookie": cookie } };
       },
     }),
@@ -231,6 +204,7 @@ export function installRoutes(dependencies: InstallRouteDependencies): AnyRoute[
         if (!signedInAs) return { status: 303, redirect: installUrl(parameters), headers: pageHeaders() };
         const scopes = requestedScopes(client, parameters);
         if (scopes === "invalid") return invalidScope(parameters);
+        if (signedInAs.user.role !== "owner") return ownersOnly();
         if (body.decision === "cancel") return redirectToClient(parameters, { error: "access_denied" });
         if (body.decision !== "authorize") return failure(400, "Invalid answer", "Choose Authorize or Cancel on the install page.").reply;
         const code = await codes.issue({
@@ -261,6 +235,11 @@ function htmlReply(status: number, html: string, headers: Record<string, string>
 
 function failure(status: number, title: string, message: string): Extract<Resolved, { kind: "page" }> {
   return { kind: "page", reply: htmlReply(status, errorPage(title, message), pageHeaders()) };
+}
+
+/** Installing grants an application access to the company's data: a change, which viewers may not make. */
+function ownersOnly(): RouteReply {
+  return failure(403, "Only an owner can install", "You are signed in as a viewer of the company. Ask an owner of the company to install this application.").reply;
 }
 
 function forbiddenForm(): RouteReply {

@@ -41,6 +41,12 @@ export class LoginSessions {
     return { token, session };
   }
 
+  /** Ends the session of a cookie token (signing out); false when there was none. */
+  async end(token: string | undefined): Promise<boolean> {
+    if (!token) return false;
+    return (await this.#sessions.deleteWhere({ tokenHash: hashSecret(token) })) > 0;
+  }
+
   /** The live session of a cookie token, if any. */
   async find(token: string | undefined): Promise<LoginSessionRecord | undefined> {
     if (!token) return undefined;

@@ -11,6 +11,8 @@ import { DEFAULT_LOGIN_THROTTLE, LoginThrottle, type LoginThrottleSettings } fro
 import { OAuthService } from "./oauth-api.ts";
 import { OAuthClients } from "./oauth-clients.ts";
 import { scryptPasswordHasher, type PasswordHasher } from "./passwords.ts";
+import { SignIns } from "./sign-ins.ts";
+import { dashboardUsersHaveRoles } from "./migrations.ts";
 import { oauthCollections } from "./records.ts";
 import { TOKEN_PATH, tokenEndpoint } from "./token-endpoint.ts";
 import {
@@ -23,6 +25,7 @@ import {
   OAUTH_API,
   OAUTH_CLIENTS_SERVICE,
   OAUTH_SETTINGS,
+  SIGN_INS,
 } from "./tokens.ts";
 
 export interface OAuthPluginOptions {
@@ -45,7 +48,7 @@ export interface OAuthSettings {
 export interface OAuthApi {
   /** Public applications: register, list, rotate the client secret. */
   applications: OAuthClients;
-  /** The people who sign in to the install page. */
+  /** The people who sign in to the install page and the console. */
   users: DashboardUsers;
   /** Installs and their access tokens: list, uninstall. */
   installations: Installations;
@@ -77,6 +80,7 @@ export function oauthPlugin(options: OAuthPluginOptions = {}) {
     name: "oauth",
     requires: [ACCOUNTS_SERVICE],
     collections: oauthCollections,
+    migrations: [dashboardUsersHaveRoles],
     commands: oauthCommands,
     register({ container }) {
       container.bind(OAUTH_SETTINGS, { useValue: settings });
@@ -87,6 +91,7 @@ export function oauthPlugin(options: OAuthPluginOptions = {}) {
       container.bind(LOGIN_SESSIONS_SERVICE, { useClass: LoginSessions });
       container.bind(LOGIN_THROTTLE, { useClass: LoginThrottle });
       container.bind(AUTHORIZATION_CODES_SERVICE, { useClass: AuthorizationCodes });
+      container.bind(SIGN_INS, { useClass: SignIns });
       container.bind(OAUTH_API, { useClass: OAuthService });
     },
     routes({ resolve, secret, publicUrl, config }) {
@@ -96,9 +101,7 @@ export function oauthPlugin(options: OAuthPluginOptions = {}) {
       return [
         ...installRoutes({
           clients: api.applications,
-          users: api.users,
-          sessions: resolve(LOGIN_SESSIONS_SERVICE),
-          throttle: resolve(LOGIN_THROTTLE),
+          signIns: resolve(SIGN_INS),
           codes,
           accounts,
           secret,

@@ -25,7 +25,7 @@ const page = (description: string): ResponseDoc => ({ description, html: true })
 const redirect = (description: string, location: string): ResponseDoc => ({ description, headers: { location: { description: "Where the browser goes next", example: location } } });
 const formErrors = {
   400: page("An invalid install link (unknown client_id, an unregistered redirect_uri...): an error page"),
-  403: page("The form's CSRF token is missing or out of date: an error page"),
+  403: page("The form's CSRF token is missing or out of date, or the signed-in user is a viewer (only owners install): an error page"),
 };
 
 export const installPageDocs: RouteDocs = {

@@ -15,12 +15,18 @@ export interface OAuthClientRecord {
   secretRotatedAt?: number;
 }
 
-/** A person who signs in to the install page for their company. */
+/** What a dashboard user may do: an owner everything (keys and users too), a viewer only read. */
+export const DASHBOARD_ROLES = ["owner", "viewer"] as const;
+export type DashboardRole = (typeof DASHBOARD_ROLES)[number];
+
+/** A person who signs in to the install page and the console for their company. */
 export interface DashboardUserRecord {
   id: string;
   companyId: string;
   /** Lower-cased, unique across companies: a sign-in names one company. */
   email: string;
+  /** Users made before roles existed are owners (the migration `dashboard-users-have-roles`). */
+  role: DashboardRole;
   /** `scrypt$N$r$p$salt$hash` (see passwords.ts). */
   passwordHash: string;
   createdAt: number;

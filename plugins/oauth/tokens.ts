@@ -7,6 +7,7 @@ import type { LoginSessions } from "./login-sessions.ts";
 import type { LoginThrottle } from "./login-throttle.ts";
 import type { OAuthClients } from "./oauth-clients.ts";
 import type { OAuthApi, OAuthSettings } from "./oauth-plugin.ts";
+import type { SignIns } from "./sign-ins.ts";
 
 const PROVIDER = "reachkit/plugins/oauth (oauthPlugin)";
 export const OAUTH_API = defineToken<OAuthApi>("OAuthApi", [PROVIDER]);
@@ -19,3 +20,5 @@ export const ID_TOKENS = defineToken<IdTokens>("IdTokens", [PROVIDER]);
 export const LOGIN_SESSIONS_SERVICE = defineToken<LoginSessions>("LoginSessions", [PROVIDER]);
 export const LOGIN_THROTTLE = defineToken<LoginThrottle>("LoginThrottle", [PROVIDER]);
 export const AUTHORIZATION_CODES_SERVICE = defineToken<AuthorizationCodes>("AuthorizationCodes", [PROVIDER]);
+/** Dashboard sign-ins (throttled, starting sessions), for every page with a sign-in form. */
+export const SIGN_INS = defineToken<SignIns>("SignIns", [PROVIDER]);

@@ -161,8 +161,9 @@ export class PrivacyRequests {
     for (const subject of subjects) removed += await this.deleteSubjectData({ companyId: request.companyId, ...subject });
     await this.#update(request, { removedRecords: removed });
     interrupted();
-    for (const phone of new Set(subjects.flatMap((subject) => (subject.phone !== undefined ? [subject.phone] : [])))) {
-      removed += await outbox.deleteForRecipient(request.companyId, phone);
+    // The outbox keeps texts by phone and emails by address.
+    for (const recipient of new Set(subjects.flatMap((subject) => [subject.phone, subject.email].filter((address) => address !== undefined)))) {
+      removed += await outbox.deleteForRecipient(request.companyId, recipient);
     }
     const now = clock.now();
     // The event in the same transaction as the mark: its in-transaction listeners (webhooks) commit with it.

@@ -10,11 +10,12 @@ import {
   type Clock,
   type Collection,
   type EventBus,
+  type JsonValue,
   type Storage,
 } from "../../src/index.ts";
 import type { EventPropertyKeys } from "./event-property-keys.ts";
 import type { IdentityGraph } from "./identity-graph.ts";
-import { eventId, EVENTS_COLLECTION, type EventKind, type EventRecord } from "./records.ts";
+import { eventId, EVENTS_COLLECTION, type EventKind, type EventRecord, type ProductItem } from "./records.ts";
 import type { CustomEventInput, EcommerceEventInput, EventFields, PurchaseEventInput } from "./schemas.ts";
 import { EVENT_PROPERTY_KEYS, IDENTITY_GRAPH } from "./tokens.ts";
 
@@ -33,6 +34,10 @@ export interface ProfileEventRecorded {
   kind: EventKind;
   /** The type of a custom event. */
   type?: string;
+  /** The properties of a custom event, as stored. */
+  properties?: Readonly<Record<string, JsonValue>>;
+  /** The products of an ecommerce event, as stored. */
+  items?: readonly ProductItem[];
   occurredAt: number;
   at: number;
 }
@@ -43,7 +48,15 @@ declare module "../../src/events/event-bus.ts" {
   interface ReachkitEvents {
     /** A custom or ecommerce event was stored that occurred within the last 12 hours (older ones trigger nothing). */
     "profile.event.recorded": ProfileEventRecorded;
+    /** Profiles were erased by a privacy deletion, inside its transaction: whatever other plugins keep about them goes too. */
+    "profile.erased": ProfileErased;
   }
+}
+
+/** What `profile.erased` carries: a person's profile and its aliases. */
+export interface ProfileErased {
+  companyId: string;
+  profileIds: readonly string[];
 }
 
 /** The outcome of recording an event. */
@@ -75,7 +88,7 @@ export class EventTimeline {
   private readonly events: Collection<EventRecord>;
 
   constructor(
-    @inject(STORAGE) storage: Storage,
+    @inject(STORAGE) private readonly storage: Storage,
     @inject(CLOCK) private readonly clock: Clock,
     @inject(EVENTS) private readonly bus: EventBus,
     @inject(IDENTITY_GRAPH) private readonly identity: IdentityGraph,
@@ -152,15 +165,35 @@ export class EventTimeline {
       ...(input.externalEventId !== undefined ? { externalEventId: input.externalEventId } : {}),
       ...(late ? { late: true as const } : {}),
     };
+    if (late) return this.#insert(event, input, late);
+    // The event and what its in-transaction listeners write (a journey's job) commit together: a crash
+    // right after the insert cannot leave a stored event whose reaction was never recorded.
+    return this.storage.transaction(async () => {
+      const recorded = await this.#insert(event, input, late);
+      if (!recorded.duplicate) {
+        await this.bus.emit("profile.event.recorded", {
+          companyId,
+          profileId,
+          eventId: id,
+          kind: event.kind,
+          ...(event.type !== undefined ? { type: event.type } : {}),
+          ...(event.properties !== undefined ? { properties: event.properties } : {}),
+          ...(event.items !== undefined ? { items: event.items } : {}),
+          occurredAt,
+          at: now,
+        });
+      }
+      return recorded;
+    });
+  }
+
+  async #insert(event: EventRecord, input: EventFields, late: boolean): Promise<RecordedEvent> {
     try {
       await this.events.insert(event);
     } catch (error) {
       if (!(error instanceof UniqueConstraintError) || input.externalEventId === undefined) throw error;
-      return { profileId, eventId: id, duplicate: true, late };
+      return { profileId: event.profileId, eventId: event.id, duplicate: true, late };
     }
-    if (!late) {
-      await this.bus.emit("profile.event.recorded", { companyId, profileId, eventId: id, kind: event.kind, ...(event.type !== undefined ? { type: event.type } : {}), occurredAt, at: now });
-    }
-    return { profileId, eventId: id, duplicate: false, late };
+    return { profileId: event.profileId, eventId: event.id, duplicate: false, late };
   }
 }

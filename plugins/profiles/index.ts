@@ -3,6 +3,7 @@ export { PROFILES_SERVICE, PROFILES_SETTINGS, IDENTITY_GRAPH, EVENT_TIMELINE, PR
 export {
   ProfilesService,
   type ProfileView,
+  type PersonView,
   type ProfileIdentifier,
   type CustomEventRequest,
   type EcommerceEventRequest,
@@ -10,7 +11,7 @@ export {
   type AttributesRequest,
   type IdentifyRequest,
 } from "./profiles-service.ts";
-export { EventTimeline, LATE_EVENT_MS, MAX_CLOCK_AHEAD_MS, MAX_PAGE_SIZE, timelineCursor, type RecordedEvent, type TimelinePage, type ProfileEventRecorded } from "./event-timeline.ts";
+export { EventTimeline, LATE_EVENT_MS, MAX_CLOCK_AHEAD_MS, MAX_PAGE_SIZE, timelineCursor, type RecordedEvent, type TimelinePage, type ProfileEventRecorded, type ProfileErased } from "./event-timeline.ts";
 export { ProfileAttributes, type ProfileAttribute, type ProfileAttributesSet } from "./profile-attributes.ts";
 export { IdentityGraph } from "./identity-graph.ts";
 export { EventPropertyKeys } from "./event-property-keys.ts";

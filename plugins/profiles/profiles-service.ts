@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { inject, injectable, parseOrThrow, STORAGE, type DataSubject, type Storage } from "../../src/index.ts";
+import { EVENTS, inject, injectable, parseOrThrow, STORAGE, type DataSubject, type EventBus, type Storage } from "../../src/index.ts";
 import type { EventTimeline, RecordedEvent, TimelinePage } from "./event-timeline.ts";
 import type { IdentityGraph } from "./identity-graph.ts";
 import type { ProfileAttribute, ProfileAttributes } from "./profile-attributes.ts";
@@ -34,6 +34,17 @@ export interface ProfileView {
   attributes: ProfileAttribute[];
 }
 
+/** A person by profile id, as a message to them needs them: where to reach them and what is known. */
+export interface PersonView {
+  /** The live profile (the survivor when the id given was merged into another). */
+  id: string;
+  /** The phone and email linked last. */
+  phone?: string;
+  email?: string;
+  /** Attribute values by name. */
+  attributes: Readonly<Record<string, AttributeValue>>;
+}
+
 /**
  * Profiles in process: what the v1 routes do (`kit.plugin("profiles")`, or
  * other plugins through `PROFILES_SERVICE`), and the reads behind GraphQL and
@@ -46,6 +57,7 @@ export class ProfilesService {
     @inject(IDENTITY_GRAPH) private readonly identity: IdentityGraph,
     @inject(EVENT_TIMELINE) private readonly timeline: EventTimeline,
     @inject(PROFILE_ATTRIBUTES) private readonly attributeStore: ProfileAttributes,
+    @inject(EVENTS) private readonly bus: EventBus,
   ) {}
 
   /** Links identifiers to one profile (`POST /v1/identity-resolution/user-identifiers`); returns it. */
@@ -103,6 +115,20 @@ export class ProfilesService {
     return { id: profile.id, createdAt: profile.createdAt, identifiers, externalIdentifiers, attributes: await this.attributeStore.of(companyId, ids) };
   }
 
+  /** A person by profile id (an alias reads as the profile it was merged into); undefined once erased. */
+  async person(companyId: string, profileId: string): Promise<PersonView | undefined> {
+    const record = await this.identity.profile(profileId);
+    if (!record || record.companyId !== companyId) return undefined;
+    const id = record.mergedInto ?? record.id;
+    const ids = await this.identity.aliases(companyId, id);
+    const identifiers = await this.identity.identifiersOf(companyId, ids);
+    const latest = (kind: IdentifierKind) => identifiers.findLast((identifier) => identifier.kind === kind)?.value;
+    const phone = latest("phone");
+    const email = latest("email");
+    const attributes = Object.fromEntries((await this.attributeStore.of(companyId, ids)).map(({ name, value }) => [name, value]));
+    return { id, ...(phone !== undefined ? { phone } : {}), ...(email !== undefined ? { email } : {}), attributes };
+  }
+
   /** A page of a profile's events, newest first (at most 100). */
   events(companyId: string, profileId: string, options: { first: number; after?: string }): Promise<TimelinePage> {
     return this.timeline.page(companyId, profileId, options);
@@ -120,7 +146,10 @@ export class ProfilesService {
         const profileId = await this.identity.find(companyId, identifier);
         if (profileId !== undefined) for (const id of await this.identity.aliases(companyId, profileId)) profiles.add(id);
       }
-      return profiles.size === 0 ? 0 : this.identity.erase(companyId, [...profiles]);
+      if (profiles.size === 0) return 0;
+      const removed = await this.identity.erase(companyId, [...profiles]);
+      await this.bus.emit("profile.erased", { companyId, profileIds: [...profiles] });
+      return removed;
     });
   }
 }

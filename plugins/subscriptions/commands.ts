@@ -55,6 +55,7 @@ export const subscriptionsCommands: readonly CliCommand[] = [
       language: { type: "string", description: "Two-letter language code (default en)", placeholder: "LANG" },
       country: { type: "string", description: "Two-letter country code (default US)", placeholder: "COUNTRY" },
       name: { type: "string", description: "A name for operators", placeholder: "NAME" },
+      "email-double-opt-in": { type: "boolean", description: "Email opt-ins stay pending until the link of a confirmation email is opened" },
     },
     async run(values, context) {
       const type = requiredOption(values, "type").toUpperCase();
@@ -67,11 +68,29 @@ export const subscriptionsCommands: readonly CliCommand[] = [
           language: stringOption(values, "language") ?? "en",
           country: stringOption(values, "country") ?? "US",
           name: stringOption(values, "name"),
+          emailDoubleOptIn: values["email-double-opt-in"] === true,
         });
         return { json: unit, text: formatFields({ ...unit }) };
       } catch (error) {
         throw new CliUsageError((error as Error).message);
       }
+    },
+  },
+  {
+    name: "signup-units set",
+    summary: "Turn the double opt-in of a sign-up unit's email opt-ins on or off",
+    options: {
+      ...companyOption,
+      id: { type: "string", description: "Sign-up unit id", required: true, placeholder: "ID" },
+      "email-double-opt-in": { type: "string", description: "on: email opt-ins wait for the confirmation link; off: they are active at once", required: true, placeholder: "on|off" },
+    },
+    async run(values, context) {
+      const setting = requiredOption(values, "email-double-opt-in");
+      if (setting !== "on" && setting !== "off") throw new CliUsageError("--email-double-opt-in must be on or off");
+      const { kit, companyId } = await companyKit(values, context);
+      const unit = await kit.plugin("subscriptions").signUpUnits.setEmailDoubleOptIn(companyId, requiredOption(values, "id"), setting === "on");
+      if (!unit) throw new CliUsageError("the company has no sign-up unit with that id");
+      return { json: unit, text: formatFields({ ...unit }) };
     },
   },
   {
@@ -83,7 +102,7 @@ export const subscriptionsCommands: readonly CliCommand[] = [
       const units = await kit.plugin("subscriptions").signUpUnits.list(requiredOption(values, "company"));
       return {
         json: units,
-        text: formatTable(units.map((u) => ({ id: u.id, type: u.type, language: u.language, country: u.country, name: u.name }))),
+        text: formatTable(units.map((u) => ({ id: u.id, type: u.type, language: u.language, country: u.country, emailDoubleOptIn: u.emailDoubleOptIn ? "on" : "off", name: u.name }))),
       };
     },
   },

@@ -1,6 +1,7 @@
-export { subscriptionsPlugin, type SubscriptionsApi, type SubscriptionsPluginOptions } from "./subscriptions-plugin.ts";
-export { SIGN_UP_UNITS_SERVICE, SUBSCRIPTIONS_SERVICE } from "./tokens.ts";
+export { subscriptionsPlugin, DEFAULT_REPEAT_TEXT_WINDOW_MS, type SubscriptionsApi, type SubscriptionsPluginOptions } from "./subscriptions-plugin.ts";
+export { SIGN_UP_UNITS_SERVICE, SUBSCRIPTIONS_SERVICE, EMAIL_LINKS } from "./tokens.ts";
 export { SubscriptionsService, type ProvisionedMessaging } from "./subscriptions-service.ts";
+export { SubscriberDirectory, MAX_SUBSCRIBER_PAGE, type SubscriberPage, type SubscriberPageQuery, type DailyChanges } from "./subscriber-directory.ts";
 export { SignUpUnits, SUBSCRIPTION_TYPES, type SignUpUnit, type SubscriptionType, type NewSignUpUnit } from "./sign-up-units.ts";
 export {
   SUBSCRIPTION_CHANNELS,
@@ -39,3 +40,14 @@ export {
   type NoticeValues,
 } from "./notice-templates.ts";
 export type { SubscriptionEvent, SubscriptionEventName } from "./subscription-events.ts";
+export {
+  EmailLinks,
+  CONFIRM_EMAIL_PATH,
+  UNSUBSCRIBE_EMAIL_PATH,
+  DEFAULT_EMAIL_CONFIRMATION_TTL_MS,
+  type EmailLinkClaims,
+  type EmailLinkCheck,
+  type EmailLinkPurpose,
+} from "./email-links.ts";
+export { SubscriptionEmails, type SubscriberEmail } from "./subscription-emails.ts";
+export type { SubscriptionStore, ChangeInput } from "./subscription-store.ts";

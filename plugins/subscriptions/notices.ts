@@ -10,6 +10,8 @@ export interface Notice {
   kind: NoticeKind;
   locale: NoticeLocale;
   idempotencyKey: string;
+  /** At most one notice of this kind to this number within this many milliseconds; later ones are recorded as suppressed. */
+  onePerKindWithinMs?: number;
 }
 
 /** Renders a company's wording of a notice and hands it to the outbox (every SMS goes through it). */
@@ -31,6 +33,7 @@ export class Notices {
       body: renderTemplate(text, { company: company.name, contact: company.contactEmail || company.domain }),
       kind: notice.kind,
       idempotencyKey: notice.idempotencyKey,
+      onePerKindWithinMs: notice.onePerKindWithinMs,
     });
   }
 }

@@ -1,14 +1,28 @@
-import { randomUUID } from "node:crypto";
-import { CLOCK, EVENTS, inject, injectable, invalidFields, JOBS, STORAGE, type Clock, type EventBus, type Jobs, type Storage } from "../../src/index.ts";
+import {
+  CLOCK,
+  EVENTS,
+  inject,
+  injectable,
+  invalidFields,
+  JOBS,
+  sortableId,
+  STORAGE,
+  type Clock,
+  type EventBus,
+  type Jobs,
+  type Storage,
+} from "../../src/index.ts";
 import type { Identifier } from "../profiles/index.ts";
 import { confirmRequestKind, noticeLocale, welcomeKind, type NoticeKind } from "./notice-templates.ts";
 import type { Notices } from "./notices.ts";
 import type { ChangeSource, ExternalIdentifiers, Locale, Subscriber, SubscriptionChannel, SubscriptionKind } from "./records.ts";
 import { parseOptInRequest, type OptInRequest, type UserRef, type ValidOptInRequest } from "./schemas.ts";
 import type { SignUpUnit, SignUpUnits, SubscriptionType } from "./sign-up-units.ts";
+import type { SubscriptionEmails } from "./subscription-emails.ts";
 import { emitAll, subscriptionEvent, type PendingEvent } from "./subscription-events.ts";
 import type { SubscriptionStore } from "./subscription-store.ts";
-import { NOTICES, SIGN_UP_UNITS_SERVICE, SUBSCRIBER_PROFILES, SUBSCRIPTION_STORE, type SubscriberProfiles } from "./tokens.ts";
+import type { SubscriptionsPluginOptions } from "./subscriptions-plugin.ts";
+import { NOTICES, SIGN_UP_UNITS_SERVICE, SUBSCRIBER_PROFILES, SUBSCRIPTION_EMAILS, SUBSCRIPTION_STORE, SUBSCRIPTIONS_SETTINGS, type SubscriberProfiles } from "./tokens.ts";
 import { addressOf, channelsOf } from "./users.ts";
 
 export type CreationStatus = "NEWLY_CREATED" | "PREVIOUSLY_CREATED";
@@ -56,12 +70,21 @@ export interface OptInJob {
   externalIdentifiers?: ExternalIdentifiers;
   locale: Locale;
   singleOptIn: boolean;
+  /** The sign-up unit asks email opt-ins to confirm by a link (absent: it does not). */
+  emailDoubleOptIn?: boolean;
   source: ChangeSource;
   /** Only these channels get a subscription (absent: all of the user's). */
   channels?: SubscriptionChannel[];
 }
 
 export const OPT_IN_JOB = "subscriptions.opt-in";
+/**
+ * Opt-in jobs due one after another run this many at a time in one transaction (JobDefinition.batchSize):
+ * one commit instead of three or more per opt-in. Processing a backlog of 20,000 took about a seventh less
+ * CPU per opt-in in batches of 64 than of 32, and no less in batches of 128 or 256; a batch holds the
+ * storage until it commits (20 to 30 ms for 64), so requests wait for it.
+ */
+export const OPT_IN_BATCH_SIZE = 64;
 const MAX_CUSTOM_IDENTIFIERS_KEPT = 50;
 
 /**
@@ -82,6 +105,9 @@ export class OptIns {
     @inject(EVENTS) private readonly events: EventBus,
     /** The profiles service when the kit has one (a subscriber is a profile with consent), else nothing. */
     @inject(SUBSCRIBER_PROFILES) private readonly profiles: SubscriberProfiles,
+    /** repeatTextWindowMs: a repeated opt-in is answered by text at most once per phone and kind within it. */
+    @inject(SUBSCRIPTIONS_SETTINGS) private readonly settings: Required<SubscriptionsPluginOptions>,
+    @inject(SUBSCRIPTION_EMAILS) private readonly emails: SubscriptionEmails,
   ) {}
 
   async accept(companyId: string, request: OptInRequest, options: OptInOptions = {}): Promise<OptInAccepted> {
@@ -118,7 +144,8 @@ export class OptIns {
         return { subscription: { type: unit.type, channel }, subscriptionCreationStatus };
       }),
     );
-    const requestId = randomUUID();
+    // Time-ordered like the records it names (see SubscriptionStore): the change keys and outbox keys made from it go to the end of their indexes.
+    const requestId = sortableId(this.clock.now());
     const payload: OptInJob = {
       requestId,
       companyId,
@@ -128,6 +155,7 @@ export class OptIns {
       ...(body.externalIdentifiers ? { externalIdentifiers: body.externalIdentifiers } : {}),
       locale: body.locale ?? { language: unit.language, country: unit.country },
       singleOptIn: body.singleOptIn ?? false,
+      ...(unit.emailDoubleOptIn ? { emailDoubleOptIn: true } : {}),
       source: options.source ?? "in_process",
       ...(channels ? { channels } : {}),
     };
@@ -160,15 +188,32 @@ export class OptIns {
     await this.profiles.link(job.companyId, identifiersOf(job.user, job.externalIdentifiers));
     const owners = await this.#owners(job, now);
     for (const channel of todo) {
-      const notice = await this.#optIn(job, channel, owners[channel]!, changeId(channel), now, events);
+      const { notice, repeated } = await this.#optIn(job, channel, owners[channel]!, changeId(channel), now, events);
       if (channel === "TEXT") {
-        await this.notices.send({ companyId: job.companyId, to: job.user.phone!, kind: notice, locale: noticeLocale(job.locale), idempotencyKey: changeId(channel) });
+        await this.notices.send({
+          companyId: job.companyId,
+          to: job.user.phone!,
+          kind: notice,
+          locale: noticeLocale(job.locale),
+          idempotencyKey: changeId(channel),
+          // The attempt is recorded and answered (interface 4.4 rule 3), but a burst of them sends one text.
+          ...(repeated ? { onePerKindWithinMs: this.settings.repeatTextWindowMs } : {}),
+        });
+      } else if (notice === confirmRequestKind(job.type)) {
+        await this.emails.sendConfirmation(job.companyId, job.user.email!, job.type, changeId(channel));
       }
     }
   }
 
-  /** Applies one channel's opt-in; returns the notice it calls for (sent for TEXT only). */
-  async #optIn(job: OptInJob, channel: SubscriptionChannel, owner: Subscriber, changeId: string, now: number, events: PendingEvent[]): Promise<NoticeKind> {
+  /** Applies one channel's opt-in; returns the notice it calls for (sent for TEXT only), and whether it repeats an earlier one. */
+  async #optIn(
+    job: OptInJob,
+    channel: SubscriptionChannel,
+    owner: Subscriber,
+    changeId: string,
+    now: number,
+    events: PendingEvent[],
+  ): Promise<{ notice: NoticeKind; repeated: boolean }> {
     const address = addressOf(job.user, channel);
     const existing = await this.store.subscription(job.companyId, channel, address, job.type);
     const change = {
@@ -179,8 +224,9 @@ export class OptIns {
       ...(job.externalIdentifiers ? { externalIdentifiers: job.externalIdentifiers } : {}),
       locale: job.locale,
     };
-    // Email has no confirmation step here: only a text can be answered with Y.
-    const target = channel === "TEXT" && !job.singleOptIn ? "pending" : "active";
+    // A text is confirmed by a Y reply, an email (when its sign-up unit asks) by the link of a confirmation email.
+    const confirmFirst = !job.singleOptIn && (channel === "TEXT" || job.emailDoubleOptIn === true);
+    const target = confirmFirst ? "pending" : "active";
     const firstNotice = target === "pending" ? confirmRequestKind(job.type) : welcomeKind(job.type);
     if (!existing) {
       const created = await this.store.createSubscription(
@@ -188,7 +234,7 @@ export class OptIns {
         { ...change, action: "opt_in", to: target },
       );
       events.push(subscriptionEvent("subscription.created", created, undefined, now));
-      return firstNotice;
+      return { notice: firstNotice, repeated: false };
     }
     if (existing.state === "unsubscribed") {
       const renewed = await this.store.change(
@@ -197,16 +243,16 @@ export class OptIns {
         { subscribedAt: now, signUpUnitId: job.signUpUnitId, subscriberId: owner.id },
       );
       events.push(subscriptionEvent("subscription.created", renewed, "unsubscribed", now));
-      return firstNotice;
+      return { notice: firstNotice, repeated: false };
     }
     if (existing.state === "pending" && target === "active") {
       const confirmed = await this.store.change(existing, { ...change, action: "confirmed", to: "active" }, { signUpUnitId: job.signUpUnitId });
       events.push(subscriptionEvent("subscription.confirmed", confirmed, "pending", now));
-      return welcomeKind(job.type);
+      return { notice: welcomeKind(job.type), repeated: false };
     }
     await this.store.change(existing, { ...change, action: "opt_in_repeated" });
     // Still waiting for the Y: ask again rather than claim they are subscribed.
-    return existing.state === "pending" ? confirmRequestKind(job.type) : "already_subscribed";
+    return { notice: existing.state === "pending" ? confirmRequestKind(job.type) : "already_subscribed", repeated: true };
   }
 
   async #signUpUnit(companyId: string, body: ValidOptInRequest): Promise<SignUpUnit> {

@@ -140,6 +140,8 @@ export const subscriptionCollections: readonly CollectionSpec[] = [
     indexes: [
       { fields: ["companyId", "phone"], unique: true },
       { fields: ["companyId", "email"], unique: true },
+      // The console's list, newest first.
+      { fields: ["companyId", "createdAt"] },
     ],
   },
   {
@@ -151,7 +153,13 @@ export const subscriptionCollections: readonly CollectionSpec[] = [
   },
   {
     name: CHANGES,
-    indexes: [{ fields: ["key"], unique: true }, { fields: ["companyId", "address", "at"] }, { fields: ["companyId", "subscriberId"] }],
+    indexes: [
+      { fields: ["key"], unique: true },
+      { fields: ["companyId", "address", "at"] },
+      { fields: ["companyId", "subscriberId"] },
+      // The console's opt-ins and opt-outs per day.
+      { fields: ["companyId", "action", "at"] },
+    ],
   },
   { name: SENDER_NUMBERS, indexes: [{ fields: ["companyId"] }] },
   { name: TEMPLATES, indexes: [{ fields: ["companyId"] }] },

@@ -15,6 +15,11 @@ export interface SignUpUnit {
   language: string;
   /** Two-letter country code, upper case. */
   country: string;
+  /**
+   * Email opt-ins through this unit stay pending until the subscriber opens
+   * the link of a confirmation email (double opt-in). Absent: off.
+   */
+  emailDoubleOptIn?: boolean;
   createdAt: number;
 }
 
@@ -31,6 +36,8 @@ export interface NewSignUpUnit {
   language: string;
   country: string;
   name?: string;
+  /** Default false. */
+  emailDoubleOptIn?: boolean;
 }
 
 @injectable()
@@ -56,8 +63,14 @@ export class SignUpUnits {
       type: input.type,
       language,
       country,
+      ...(input.emailDoubleOptIn ? { emailDoubleOptIn: true } : {}),
       createdAt: this.clock.now(),
     });
+  }
+
+  /** Turns the double opt-in of email sign-ups through this unit on or off; undefined when the company has no such unit. */
+  async setEmailDoubleOptIn(companyId: string, id: string, enabled: boolean): Promise<SignUpUnit | undefined> {
+    return this.#units.update(id, { emailDoubleOptIn: enabled }, { where: { companyId } });
   }
 
   /** The unit with this id, only if it belongs to the company. */

@@ -1,12 +1,16 @@
-import { inject, injectable, JOBS, STORAGE, type DataSubject, type JobHandler, type Jobs, type Storage } from "../../src/index.ts";
+import { CLOCK, EVENTS, inject, injectable, JOBS, STORAGE, type Clock, type DataSubject, type EventBus, type JobDefinition, type JobHandler, type Jobs, type OutboxMessage, type Storage } from "../../src/index.ts";
+import type { EmailLinkClaims } from "./email-links.ts";
 import { eligibilityOf, NOT_SUBSCRIBED, type Eligibility, type SubscriptionEligibility } from "./eligibility.ts";
 import type { InboundResult, InboundText, InboundTexts } from "./inbound-texts.ts";
 import type { NoticeTemplates } from "./notice-templates.ts";
-import { OPT_IN_JOB, type OptIns, type OptInAccepted, type OptInApplied, type OptInJob, type OptInOptions } from "./opt-ins.ts";
+import { OPT_IN_BATCH_SIZE, OPT_IN_JOB, type OptIns, type OptInAccepted, type OptInApplied, type OptInJob, type OptInOptions } from "./opt-ins.ts";
 import type { Subscriber, Subscription, SubscriptionChange, SubscriptionKind } from "./records.ts";
 import type { OptInRequest, UnsubscribeRequest, UserRef } from "./schemas.ts";
 import { normalizeSenderNumber, type SenderNumbers } from "./sender-numbers.ts";
 import type { SignUpUnits } from "./sign-up-units.ts";
+import type { SubscriberDirectory } from "./subscriber-directory.ts";
+import type { SubscriberEmail, SubscriptionEmails } from "./subscription-emails.ts";
+import { emitAll, subscriptionEvent, type PendingEvent } from "./subscription-events.ts";
 import type { SubscriptionStore } from "./subscription-store.ts";
 import {
   INBOUND_TEXTS,
@@ -14,6 +18,8 @@ import {
   OPT_INS,
   SENDER_NUMBERS_SERVICE,
   SIGN_UP_UNITS_SERVICE,
+  SUBSCRIBER_DIRECTORY,
+  SUBSCRIPTION_EMAILS,
   SUBSCRIPTION_STORE,
   UNSUBSCRIBES,
 } from "./tokens.ts";
@@ -48,6 +54,9 @@ export class SubscriptionsService {
   readonly #optIns: OptIns;
   readonly #unsubscribes: Unsubscribes;
   readonly #inbound: InboundTexts;
+  readonly #emails: SubscriptionEmails;
+  readonly #clock: Clock;
+  readonly #events: EventBus;
 
   /** @internal The kit's container builds it (`SUBSCRIPTIONS_SERVICE`). */
   constructor(
@@ -61,6 +70,11 @@ export class SubscriptionsService {
     @inject(OPT_INS) optIns: OptIns,
     @inject(UNSUBSCRIBES) unsubscribes: Unsubscribes,
     @inject(INBOUND_TEXTS) inbound: InboundTexts,
+    /** Pages of subscribers and counts of changes per day, for people reading them (the console). */
+    @inject(SUBSCRIBER_DIRECTORY) readonly directory: SubscriberDirectory,
+    @inject(SUBSCRIPTION_EMAILS) emails: SubscriptionEmails,
+    @inject(CLOCK) clock: Clock,
+    @inject(EVENTS) events: EventBus,
   ) {
     this.#storage = storage;
     this.#jobs = jobs;
@@ -68,6 +82,9 @@ export class SubscriptionsService {
     this.#optIns = optIns;
     this.#unsubscribes = unsubscribes;
     this.#inbound = inbound;
+    this.#emails = emails;
+    this.#clock = clock;
+    this.#events = events;
   }
 
   /**
@@ -98,6 +115,45 @@ export class SubscriptionsService {
   /** `unsubscribe` done in this call rather than by a job (the legacy remove-subscriber answers the outcome). */
   unsubscribeNow(companyId: string, request: UnsubscribeRequest, options?: UnsubscribeOptions): Promise<UnsubscribeApplied> {
     return this.#unsubscribes.applyNow(companyId, request, options);
+  }
+
+  /**
+   * Queues an email to a subscriber of one type, with `List-Unsubscribe` and
+   * `List-Unsubscribe-Post` (RFC 8058) whose one-click link leaves that type.
+   * Undefined, and nothing queued, unless the address's subscription of that
+   * type is active.
+   */
+  async sendEmail(companyId: string, email: SubscriberEmail): Promise<OutboxMessage | undefined> {
+    const to = email.to.trim().toLowerCase();
+    const subscription = await this.#store.subscription(companyId, "EMAIL", to, email.type);
+    if (subscription?.state !== "active") return undefined;
+    return this.#emails.send(companyId, { ...email, to });
+  }
+
+  /**
+   * Opens the pending email subscription a confirmation link speaks for
+   * (double opt-in). `gone`: there is none any more (unsubscribed, or erased).
+   */
+  async confirmEmail(claims: EmailLinkClaims): Promise<"confirmed" | "already_confirmed" | "gone"> {
+    const { companyId, email, type } = claims;
+    const events: PendingEvent[] = [];
+    const outcome = await this.#storage.transaction(async () => {
+      const subscription = await this.#store.subscription(companyId, "EMAIL", email, type);
+      if (subscription?.state === "active") return "already_confirmed";
+      if (subscription?.state !== "pending") return "gone";
+      const now = this.#clock.now();
+      const key = `email-confirm:${subscription.id}:${subscription.subscribedAt}`;
+      const confirmed = await this.#store.change(subscription, { key, source: "email_link", at: now, action: "confirmed", to: "active" });
+      events.push(subscriptionEvent("subscription.confirmed", confirmed, "pending", now));
+      return "confirmed";
+    });
+    await emitAll(this.#events, events);
+    return outcome;
+  }
+
+  /** Unsubscribes the address a one-click link speaks for from its type, in this call (RFC 8058: at once). */
+  unsubscribeEmail(claims: EmailLinkClaims): Promise<UnsubscribeApplied> {
+    return this.#unsubscribes.applyNow(claims.companyId, { user: { email: claims.email }, subscriptions: [{ type: claims.type, channel: "EMAIL" }] }, { source: "email_one_click" });
   }
 
   /** The eligibility of every subscription of the phone (TEXT) and the email (EMAIL): `GET /v1/subscriptions`. */
@@ -179,9 +235,9 @@ export class SubscriptionsService {
   }
 
   /** @internal The plugin registers these as its durable job handlers. */
-  jobHandlers(): Record<typeof OPT_IN_JOB | typeof UNSUBSCRIBE_JOB, JobHandler<never>> {
+  jobHandlers(): Record<typeof OPT_IN_JOB | typeof UNSUBSCRIBE_JOB, JobHandler<never> | JobDefinition<never>> {
     return {
-      [OPT_IN_JOB]: (payload: OptInJob) => this.#optIns.process(payload),
+      [OPT_IN_JOB]: { handler: (payload: OptInJob) => this.#optIns.process(payload), batchSize: OPT_IN_BATCH_SIZE },
       [UNSUBSCRIBE_JOB]: (payload: UnsubscribeJob) => this.#unsubscribes.process(payload),
     };
   }

@@ -1,11 +1,14 @@
 import { defineToken } from "../../src/index.ts";
 import type { Identifier } from "../profiles/index.ts";
+import type { EmailLinks } from "./email-links.ts";
 import type { InboundTexts } from "./inbound-texts.ts";
 import type { NoticeTemplates } from "./notice-templates.ts";
 import type { Notices } from "./notices.ts";
 import type { OptIns } from "./opt-ins.ts";
 import type { SenderNumbers } from "./sender-numbers.ts";
 import type { SignUpUnits } from "./sign-up-units.ts";
+import type { SubscriberDirectory } from "./subscriber-directory.ts";
+import type { SubscriptionEmails } from "./subscription-emails.ts";
 import type { SubscriptionStore } from "./subscription-store.ts";
 import type { SubscriptionsPluginOptions } from "./subscriptions-plugin.ts";
 import type { SubscriptionsService } from "./subscriptions-service.ts";
@@ -25,6 +28,10 @@ export const SUBSCRIPTION_STORE = defineToken<SubscriptionStore>("SubscriptionSt
 export const OPT_INS = defineToken<OptIns>("OptIns", [PROVIDER]);
 export const UNSUBSCRIBES = defineToken<Unsubscribes>("Unsubscribes", [PROVIDER]);
 export const INBOUND_TEXTS = defineToken<InboundTexts>("InboundTexts", [PROVIDER]);
+export const SUBSCRIBER_DIRECTORY = defineToken<SubscriberDirectory>("SubscriberDirectory", [PROVIDER]);
+/** Makes and checks the signed links of the plugin's emails (confirmation, one-click unsubscribe). */
+export const EMAIL_LINKS = defineToken<EmailLinks>("EmailLinks", [PROVIDER]);
+export const SUBSCRIPTION_EMAILS = defineToken<SubscriptionEmails>("SubscriptionEmails", [PROVIDER]);
 
 /** Links an opt-in's identifiers to one profile: the profiles plugin's service in a kit that has it. */
 export interface SubscriberProfiles {

@@ -1,12 +1,12 @@
-import { randomUUID } from "node:crypto";
-import { CLOCK, EVENTS, inject, injectable, JOBS, STORAGE, type Clock, type EventBus, type Jobs, type Storage } from "../../src/index.ts";
+import { CLOCK, EVENTS, inject, injectable, JOBS, sortableId, STORAGE, type Clock, type EventBus, type Jobs, type Storage } from "../../src/index.ts";
 import { noticeLocale } from "./notice-templates.ts";
 import type { Notices } from "./notices.ts";
 import type { ChangeSource, Subscription, SubscriptionKind } from "./records.ts";
 import { parseUnsubscribeRequest, type UnsubscribeRequest, type UserRef } from "./schemas.ts";
 import { emitAll, subscriptionEvent, type PendingEvent } from "./subscription-events.ts";
 import type { SubscriptionStore } from "./subscription-store.ts";
-import { NOTICES, SUBSCRIPTION_STORE } from "./tokens.ts";
+import type { SubscriptionsPluginOptions } from "./subscriptions-plugin.ts";
+import { NOTICES, SUBSCRIPTION_STORE, SUBSCRIPTIONS_SETTINGS } from "./tokens.ts";
 import { addressOf, channelsOf } from "./users.ts";
 
 export type UnsubscribeStatus = "NEWLY_UNSUBSCRIBED" | "PREVIOUSLY_UNSUBSCRIBED";
@@ -59,6 +59,8 @@ export class Unsubscribes {
     @inject(JOBS) private readonly jobs: Jobs,
     @inject(NOTICES) private readonly notices: Notices,
     @inject(EVENTS) private readonly events: EventBus,
+    /** repeatTextWindowMs: a repeated unsubscribe is answered by text at most once per phone and kind within it. */
+    @inject(SUBSCRIPTIONS_SETTINGS) private readonly settings: Required<SubscriptionsPluginOptions>,
   ) {}
 
   async accept(companyId: string, request: UnsubscribeRequest, options: UnsubscribeOptions = {}): Promise<UnsubscribeAccepted> {
@@ -86,7 +88,7 @@ export class Unsubscribes {
     if (body.user.email !== undefined) user.email = body.user.email;
     const listed = body.subscriptions && body.subscriptions.length > 0 ? uniqueKinds(body.subscriptions) : undefined;
     const targets = await this.#targets(companyId, user, listed);
-    const requestId = randomUUID();
+    const requestId = sortableId(this.clock.now());
     const payload: UnsubscribeJob = {
       requestId,
       companyId,
@@ -148,6 +150,8 @@ export class Unsubscribes {
         kind: textNewly ? "unsubscribed" : "already_unsubscribed",
         locale: noticeLocale(job.notification.language ?? subscriber?.locale),
         idempotencyKey: `${job.requestId}:TEXT`,
+        // The attempt is recorded and answered (interface 4.6 rule 4), but a burst of them sends one text.
+        ...(textNewly ? {} : { onePerKindWithinMs: this.settings.repeatTextWindowMs }),
       });
     }
   }

@@ -1,4 +1,7 @@
-/** Every scope of the interface's scope table, plus the three the reference also uses. */
+/**
+ * Every scope of the interface's scope table, plus the three the reference
+ * also uses, then reachkit's own (`journeys:*`, for its own API).
+ */
 export const SCOPES = [
   "events:write",
   "ecommerce:write",
@@ -10,6 +13,8 @@ export const SCOPES = [
   "product_catalogs:write",
   "product_catalogs:read",
   "identity:write",
+  "journeys:write",
+  "journeys:read",
   "webhooks:write",
 ] as const;
 
@@ -27,6 +32,8 @@ export const SCOPE_DESCRIPTIONS: Readonly<Record<Scope, string>> = {
   "product_catalogs:write": "Upload your product catalog",
   "product_catalogs:read": "See your product catalog uploads",
   "identity:write": "Link a person's phone, email and ids in other systems",
+  "journeys:write": "Create, change, pause and delete your automated journeys (reachkit's own API)",
+  "journeys:read": "See your automated journeys and their results (reachkit's own API)",
   "webhooks:write": "Receive events at your webhooks, and manage them",
 };
 

@@ -1,3 +1,5 @@
+import { ACCOUNTS } from "../auth/accounts.ts";
+import { HttpError } from "../http/errors.ts";
 import type { Reachkit } from "../kernel/reachkit.ts";
 
 export interface CliOption {
@@ -80,4 +82,22 @@ export function listOption(values: CliValues, name: string): string[] {
   const value = values[name];
   if (value === undefined) return [];
   return (Array.isArray(value) ? value : [String(value)]).flatMap((item) => item.split(",")).map((item) => item.trim()).filter(Boolean);
+}
+
+/** The data directory's kit and the `--company` of a command, which must exist (else the operator's mistake, exit code 2). */
+export async function openCompanyKit(values: CliValues, context: CliContext): Promise<{ kit: Reachkit; companyId: string }> {
+  const companyId = requiredOption(values, "company");
+  const kit = await context.openKit();
+  if (!(await kit.resolve(ACCOUNTS).getCompany(companyId))) throw new CliUsageError(`no company ${companyId}`);
+  return { kit, companyId };
+}
+
+/** Runs a service call for a command: a 400 it answers (an invalid value) becomes one line naming each field, exit code 2. */
+export async function refusalsAsUsageErrors<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof HttpError) || error.status !== 400) throw error;
+    throw new CliUsageError(error.details.length > 0 ? error.details.map((detail) => `${detail.path}: ${detail.message}`).join("; ") : error.message);
+  }
 }

@@ -1,6 +1,8 @@
 import { ACCOUNTS } from "../auth/accounts.ts";
 import type { JobRecord, JobStatus } from "../jobs/job-record.ts";
 import type { Reachkit } from "../kernel/reachkit.ts";
+import { channelOf } from "../messaging/outbox-record.ts";
+import { EMAIL_SENDER, EmailSendError, isEmailAddress } from "../ports/email-sender.ts";
 import { CliUsageError, requiredOption, stringOption, type CliCommand } from "./command.ts";
 import { formatFields, formatTable } from "./format.ts";
 
@@ -70,9 +72,9 @@ const jobsRetry: CliCommand = {
 
 const outboxList: CliCommand = {
   name: "outbox list",
-  summary: "List outbound messages, newest last, with the body exactly as sent and their delivery status (queued, sent, delivered, undelivered, failed, suppressed)",
+  summary: "List outbound texts and emails, newest last, with the body exactly as sent (an email's subject and text part) and their delivery status (queued, sent, delivered, undelivered, failed, suppressed)",
   options: {
-    to: { type: "string", description: "Only messages to this E.164 number", placeholder: "PHONE" },
+    to: { type: "string", description: "Only messages to this E.164 number or email address", placeholder: "RECIPIENT" },
     company: { type: "string", description: "Only this company's messages", placeholder: "ID" },
     limit: { type: "string", description: "At most this many, the newest (default 1000)", placeholder: "N" },
   },
@@ -85,8 +87,10 @@ const outboxList: CliCommand = {
     const json = messages.map((m) => ({
       id: m.id,
       companyId: m.companyId,
+      channel: channelOf(m),
       to: m.to,
       from: m.from,
+      subject: m.subject ?? null,
       body: m.body,
       mediaUrl: m.mediaUrl ?? null,
       kind: m.kind,
@@ -101,7 +105,7 @@ const outboxList: CliCommand = {
     const text = json
       .map((m) => {
         const error = m.errorCode ? `  error ${m.errorCode}` : "";
-        return `${m.createdAt}  ${m.status.padEnd(11)} ${m.kind}  ${m.to}  company ${m.companyId}  id ${m.id}${m.mediaUrl ? `  media ${m.mediaUrl}` : ""}${error}${m.reason ? `  (${m.reason})` : ""}\n  ${m.body}`;
+        return `${m.createdAt}  ${m.status.padEnd(11)} ${m.kind}  ${m.to}  company ${m.companyId}  id ${m.id}${m.mediaUrl ? `  media ${m.mediaUrl}` : ""}${error}${m.reason ? `  (${m.reason})` : ""}\n  ${m.subject !== null ? `${m.subject}: ` : ""}${m.body}`;
       })
       .join("\n");
     return { json, text: text || "(none)" };
@@ -139,7 +143,38 @@ async function onlyCompany(kit: Reachkit): Promise<string> {
   return companies[0]!.id;
 }
 
-export const coreCommands: readonly CliCommand[] = [init, jobsList, jobsRetry, outboxList, smsSendTest];
+
+const emailSendTest: CliCommand = {
+  name: "email send-test",
+  summary: "Send one email through the configured email adapter at once and print the server's answer (checks REACHKIT_EMAIL and REACHKIT_EMAIL_FROM)",
+  options: { to: { type: "string", description: "The address to send it to", required: true, placeholder: "EMAIL" } },
+  async run(values, context) {
+    const to = requiredOption(values, "to");
+    if (!isEmailAddress(to)) throw new CliUsageError(`--to must be an email address, got "${to}"`);
+    const kit = await context.openKit();
+    if (!kit.container.has(EMAIL_SENDER)) throw new CliUsageError("no email adapter is configured");
+    const sender = kit.resolve(EMAIL_SENDER);
+    const from = kit.config.messaging.emailFrom;
+    // Sent directly, not through the outbox: the operator wants the server's answer now, from this machine.
+    try {
+      const sent = await sender.send({
+        from: `"reachkit" <${from}>`,
+        to,
+        subject: "reachkit test email",
+        text: `This test email was sent by reachkit's ${sender.name} email adapter from ${from}. If you read it, email delivery works.`,
+        idempotencyKey: `send-test-${kit.clock.now()}`,
+      });
+      const json = { sent: true, adapter: sender.name, from, to, providerMessageId: sent.providerMessageId };
+      return { json, text: `sent a test email to ${to} from ${from} through ${sender.name} (message id ${sent.providerMessageId})` };
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      const kind = error instanceof EmailSendError ? error.kind : "error";
+      return { json: { sent: false, adapter: sender.name, from, to, error: kind, reason }, text: `the test email was not sent (${kind}): ${reason}`, exitCode: 1 };
+    }
+  },
+};
+
+export const coreCommands: readonly CliCommand[] = [init, jobsList, jobsRetry, outboxList, smsSendTest, emailSendTest];
 
 /** The core commands and every plugin's, checked for name clashes. */
 export function cliCommands(plugins: readonly { readonly commands?: readonly CliCommand[] }[]): CliCommand[] {

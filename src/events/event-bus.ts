@@ -23,14 +23,15 @@ type AnyHandler = (payload: never) => void | Promise<void>;
  * listeners:
  *
  * - `on`: runs once that transaction has committed (at once when the event is
- *   emitted outside one). A failing listener is logged and never fails the
- *   operation. For host apps, and for work that may be slow or talk to other
- *   systems.
- * - `onInTransaction`: runs inside the change's transaction, so its writes (a
- *   durable job it enqueues) commit with the change or not at all, and a crash
- *   can never leave the change without them. A failing listener fails the
- *   change. It must be quick and touch only the kit's storage: the storage
- *   waits for it. The webhooks plugin queues its deliveries this way.
+ *   emitted outside one), never when it rolls back. A failing listener is
+ *   logged and never fails the operation. For host apps, and for work that may
+ *   be slow or talk to other systems.
+ * - `onInTransaction`: for a reaction that must never be lost. It runs inside
+ *   the change's transaction, so its writes (the durable job it enqueues)
+ *   commit with the change or not at all: a crash cannot leave the change
+ *   without its reaction. A failing listener fails the change. It must be
+ *   quick and touch only the kit's storage: the storage waits for it. The
+ *   webhooks and journeys plugins listen this way.
  */
 export class EventBus {
   readonly #handlers = new Map<string, Set<AnyHandler>>();

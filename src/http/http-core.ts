@@ -5,7 +5,7 @@ import type { Principal } from "../auth/principal.ts";
 import { isV1Credential } from "../auth/principal.ts";
 import { rateLimitHeaders, tooManyRequests, type RateDecision, type RateLimiter } from "../auth/rate-limiter.ts";
 import type { Logger } from "../ports/logger.ts";
-import { UniqueConstraintError } from "../ports/storage.ts";
+import { InvalidCursorError, UniqueConstraintError } from "../ports/storage.ts";
 import {
   decodeUtf8,
   isJsonMediaType,
@@ -249,6 +249,7 @@ export class HttpCore {
     let httpError: HttpError;
     if (error instanceof HttpError) httpError = error;
     else if (error instanceof UniqueConstraintError) httpError = new HttpError(409, "conflict", "a record with the same key exists");
+    else if (error instanceof InvalidCursorError) httpError = new HttpError(400, "invalid_cursor", "the page cursor is malformed or belongs to another listing; start again from the first page");
     else {
       this.#options.logger.error("unhandled error", { traceId, error });
       httpError = new HttpError(500, "internal_error", `internal error; quote trace id ${traceId} when reporting it`);

@@ -39,9 +39,9 @@ export const jobsCollection: CollectionSpec = {
 
 /**
  * Thrown by a handler that cannot do its work yet and knows when it can (a
- * webhook delivery on its own retry schedule, or waiting for its receiver's
- * room): the job is queued again for `runAt`, and this run does not count as
- * an attempt.
+ * text held back by its sender's rate, a webhook delivery on its own retry
+ * schedule or waiting for its receiver's room): the job is queued again for
+ * `runAt`, and this run does not count as an attempt.
  */
 export class RunLaterError extends Error {
   constructor(

@@ -18,6 +18,8 @@ export interface JobContext {
    * handler waits on another system (a webhook receiver): the runner goes on
    * claiming other jobs, and this one stays running, its lease renewed, until
    * the handler settles. A handler that calls it bounds its own concurrency.
+   * Does nothing in a batch (`JobDefinition.batchSize`), whose handlers must
+   * not wait on other systems.
    */
   releaseSlot(): void;
 }
@@ -26,6 +28,26 @@ export interface JobContext {
 export type JobOutcome = Readonly<Record<string, string | number | boolean>>;
 
 export type JobHandler<P> = (payload: P, context: JobContext) => Promise<void | JobOutcome>;
+
+/** A job type's handler, and whether its jobs run in batches. */
+export interface JobDefinition<P> {
+  handler: JobHandler<P>;
+  /**
+   * Up to this many jobs of this type, due one after the other, run one
+   * after another in one storage transaction, each marked done in it
+   * (default 1: each job alone, marked done after its handler). One commit
+   * for the batch instead of two or more per job; a job whose handler throws
+   * undoes its own writes only (a savepoint) and is retried alone. For
+   * handlers whose work is storage reads and writes: the batch holds the
+   * storage until it commits, so a handler must not wait on anything else (a
+   * network call). Work that must wait for the commit goes to the storage's
+   * `afterCommit` (where the event bus runs its ordinary listeners): it runs
+   * once the batch commits, never if the job's writes are undone. Batches form when the runner is alone on its storage (no
+   * `pollMs`); with other processes each job runs in a transaction of its
+   * own, with its done mark.
+   */
+  batchSize?: number;
+}
 
 export interface JobRunnerSettings {
   /** Jobs running at once in this process. */
@@ -59,7 +81,7 @@ const CLAIM_WINDOW = 4;
  * and arms the scheduler for the next due time: one alarm, never a timer per job.
  */
 export class JobRunner {
-  readonly #handlers = new Map<string, JobHandler<unknown>>();
+  readonly #types = new Map<string, Required<JobDefinition<unknown>>>();
   readonly #queue: PQueue;
   /** Claimed but not started yet: given back if the kit stops first. */
   readonly #claimed = new Map<string, JobRecord>();
@@ -69,7 +91,7 @@ export class JobRunner {
     setMaxListeners(0, controller.signal);
     return controller;
   })();
-  /** Every job running, those whose handlers released their slot included: the kit's stop waits for them. */
+  /** Every job running alone, those whose handlers released their slot included: the kit's stop waits for them. */
   readonly #running = new Set<Promise<void>>();
   /**
    * Settles when a job finishes or the runner arms for now: what a wake waiting for jobs that released
@@ -96,9 +118,11 @@ export class JobRunner {
     this.#queue = new PQueue({ concurrency: settings.concurrency });
   }
 
-  register(type: string, handler: JobHandler<unknown>): void {
-    if (this.#handlers.has(type)) throw new Error(`a handler for job type "${type}" is already registered`);
-    this.#handlers.set(type, handler);
+  register(type: string, definition: JobDefinition<unknown>): void {
+    if (this.#types.has(type)) throw new Error(`a handler for job type "${type}" is already registered`);
+    const batchSize = definition.batchSize ?? 1;
+    if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new RangeError(`job type "${type}": batchSize must be a whole number of at least 1, got ${String(batchSize)}`);
+    this.#types.set(type, { handler: definition.handler, batchSize });
   }
 
   async start(requeueRunning: boolean): Promise<void> {
@@ -202,7 +226,7 @@ export class JobRunner {
     return this.#ticking;
   }
 
-  /** How many jobs the runner may claim now: twice its concurrency in its queue, none while the jobs that released their slot are at their bound. */
+  /** How many tasks the runner may claim now: twice its concurrency in its queue, none while the jobs that released their slot are at their bound. */
   #room(): number {
     const released = this.#running.size - this.#queue.pending;
     if (released >= this.settings.concurrency * RELEASED_PER_SLOT) return 0;
@@ -216,22 +240,18 @@ export class JobRunner {
       this.#backlog = true;
       return;
     }
-    const run = (job: JobRecord) => {
-      this.#claimed.set(job.id, job);
-      void this.#queue.add(() => this.#execute(job));
-    };
+    const tasks: JobRecord[][] = [];
     if (!this.#sharesStorage) {
       // Alone on its storage, the runner claims a wake's jobs in one transaction: one commit, and a failed
       // claim leaves every job queued.
-      const won: JobRecord[] = [];
-      await this.atomically(() => this.#claim(room, (job) => won.push(job)));
-      won.forEach(run);
+      await this.atomically(() => this.#claimInBatches(room, tasks));
+      tasks.forEach((task) => this.#start(task));
     } else {
       // With other processes on the database, each claim is a statement of its own and its job starts at
       // once (a failed claim leaves the jobs won before it running here). A transaction would hold the row
       // locks of its claims until it commits: the other processes' claims of the same rows would wait on
       // them, and every other storage call of theirs would wait behind their own open claim transaction.
-      await this.#claim(room, run);
+      await this.#claimShared(room, (job) => this.#start([job]));
     }
   }
 
@@ -240,28 +260,56 @@ export class JobRunner {
     return this.settings.pollMs !== undefined;
   }
 
-  async #claim(room: number, won: (job: JobRecord) => void): Promise<void> {
-    const now = this.clock.now();
-    // A running job whose lease ran out belongs to a worker that died: queue it again.
-    await this.jobs.updateWhere({ status: "running", leaseUntil: { lte: now } }, { status: "queued", leaseUntil: null, updatedAt: now });
-    const shared = this.#sharesStorage;
+  #start(task: JobRecord[]): void {
+    for (const job of task) this.#claimed.set(job.id, job);
+    const type = this.#types.get(task[0]!.type);
+    void this.#queue.add(() => (type && type.batchSize > 1 ? this.#executeBatch(type.handler, task) : this.#execute(task[0]!)));
+  }
+
+  /**
+   * Claims due jobs in order for up to `room` tasks: a job of a type with a batch size joins the task
+   * of the job before it while that one is of its type and has room, so batches are runs of consecutive
+   * jobs and every job starts after those due before it.
+   */
+  async #claimInBatches(room: number, tasks: JobRecord[][]): Promise<void> {
+    const now = await this.#requeueExpiredLeases();
+    let page = room;
+    let after: string | undefined;
+    for (;;) {
+      const due = await this.jobs.find({ where: { status: "queued", runAt: { lte: now } }, orderBy: [{ field: "runAt" }], limit: page, after });
+      for (const job of due.items) {
+        const open = tasks.at(-1);
+        const joins = open !== undefined && open[0]!.type === job.type && open.length < (this.#types.get(job.type)?.batchSize ?? 1);
+        if (!joins && tasks.length === room) {
+          this.#backlog = true;
+          return;
+        }
+        const claim = await this.#claim(job, now);
+        if (!claim) continue;
+        if (joins) open.push(claim);
+        else tasks.push([claim]);
+      }
+      if (due.nextCursor === undefined) return;
+      after = due.nextCursor;
+      // Past the first page the due jobs are filling a batch: read them a batch at a time.
+      page = Math.max(room, ...[...this.#types.values()].map((type) => type.batchSize));
+    }
+  }
+
+  async #claimShared(room: number, won: (job: JobRecord) => void): Promise<void> {
+    const now = await this.#requeueExpiredLeases();
     // With other processes on the database, every one sees the same oldest due jobs: each looks at a wider
     // window and tries it from a random starting point, so they rarely race for one row.
     const due = await this.jobs.find({
       where: { status: "queued", runAt: { lte: now } },
       orderBy: [{ field: "runAt" }],
-      limit: shared ? room * CLAIM_WINDOW : room,
+      limit: room * CLAIM_WINDOW,
     });
-    const start = shared ? Math.floor(Math.random() * due.items.length) : 0;
+    const start = Math.floor(Math.random() * due.items.length);
     let claims = 0;
     let tried = 0;
     for (; tried < due.items.length && claims < room; tried++) {
-      const job = due.items[(start + tried) % due.items.length];
-      const claim = await this.jobs.update(
-        job.id,
-        { status: "running", attempts: job.attempts + 1, leaseUntil: now + this.settings.leaseMs, updatedAt: now },
-        { where: { status: "queued", attempts: job.attempts } },
-      );
+      const claim = await this.#claim(due.items[(start + tried) % due.items.length]!, now);
       if (!claim) continue; // another worker won it
       claims++;
       won(claim);
@@ -270,6 +318,22 @@ export class JobRunner {
     // lost to other processes leave room, and the runner re-arms for the due jobs left as usual (the stall
     // of the three-process test: a runner that lost every claim of a wake waited for a job it did not have).
     if (claims === room && (due.nextCursor !== undefined || tried < due.items.length)) this.#backlog = true;
+  }
+
+  /** A running job whose lease ran out belongs to a worker that died: queue it again. Returns now. */
+  async #requeueExpiredLeases(): Promise<number> {
+    const now = this.clock.now();
+    await this.jobs.updateWhere({ status: "running", leaseUntil: { lte: now } }, { status: "queued", leaseUntil: null, updatedAt: now });
+    return now;
+  }
+
+  /** Fenced by the attempt number: undefined when another worker claimed the job first. */
+  #claim(job: JobRecord, now: number): Promise<JobRecord | undefined> {
+    return this.jobs.update(
+      job.id,
+      { status: "running", attempts: job.attempts + 1, leaseUntil: now + this.settings.leaseMs, updatedAt: now },
+      { where: { status: "queued", attempts: job.attempts } },
+    );
   }
 
   async #rearm(): Promise<void> {
@@ -308,8 +372,8 @@ export class JobRunner {
   }
 
   async #run(job: JobRecord, releaseSlot: () => void): Promise<void> {
-    const logger = this.logger.child({ jobId: job.id, jobType: job.type, attempt: job.attempts });
-    const handler = this.#handlers.get(job.type);
+    const logger = this.#loggerOf(job);
+    const handler = this.#types.get(job.type)?.handler;
     if (!handler) return this.#finish(job, "dead", `no handler registered for job type "${job.type}"`, logger);
     if (job.attempts > job.maxAttempts) return this.#finish(job, "dead", "lease expired on every attempt", logger);
     const heartbeat = setInterval(() => {
@@ -320,18 +384,65 @@ export class JobRunner {
     heartbeat.unref();
     const started = performance.now();
     try {
-      const outcome = await handler(job.payload, { job, attempt: job.attempts, logger, signal: this.#abort.signal, releaseSlot });
+      const outcome = await handler(job.payload, this.#context(job, logger, releaseSlot));
       logger.info("job done", { ...outcome, ms: Math.round(performance.now() - started) });
       await this.#finish(job, "done", null, logger);
     } catch (error) {
       await this.#failed(job, error, logger);
     } finally {
       clearInterval(heartbeat);
-      if (this.#backlog && !this.#stopping) {
-        this.#backlog = false;
-        this.#arm(this.clock.now());
-      }
+      this.#wakeForBacklog();
     }
+  }
+
+  /**
+   * Runs a batch in one storage transaction: each job in a savepoint of its own, marked done in it, so a
+   * job is done exactly when its writes are committed. Its lease is not renewed: the batch holds the
+   * storage until it commits, so a renewal could only land after it.
+   */
+  async #executeBatch(handler: JobHandler<unknown>, batch: readonly JobRecord[]): Promise<void> {
+    for (const job of batch) this.#claimed.delete(job.id);
+    /** The "job done" lines, logged once the batch has committed. */
+    let done: Array<() => void> = [];
+    let failures: Array<{ job: JobRecord; error: unknown }> = [];
+    try {
+      await this.atomically(async () => {
+        for (const job of batch) {
+          const logger = this.#loggerOf(job);
+          if (job.attempts > job.maxAttempts) {
+            await this.#finish(job, "dead", "lease expired on every attempt", logger);
+            continue;
+          }
+          const started = performance.now();
+          try {
+            const outcome = await this.atomically(async () => {
+              const outcome = await handler(job.payload, this.#context(job, logger, () => undefined));
+              await this.#finish(job, "done", null, logger);
+              return outcome;
+            });
+            const ms = Math.round(performance.now() - started);
+            done.push(() => logger.info("job done", { ...outcome, ms }));
+          } catch (error) {
+            failures.push({ job, error });
+          }
+        }
+      });
+    } catch (error) {
+      // The commit failed: nothing of the batch was stored, and every job of it runs again.
+      done = [];
+      failures = batch.map((job) => ({ job, error }));
+    }
+    for (const log of done) log();
+    for (const { job, error } of failures) await this.#failed(job, error, this.#loggerOf(job));
+    this.#wakeForBacklog();
+  }
+
+  #context(job: JobRecord, logger: Logger, releaseSlot: () => void): JobContext {
+    return { job, attempt: job.attempts, logger, signal: this.#abort.signal, releaseSlot };
+  }
+
+  #loggerOf(job: JobRecord): Logger {
+    return this.logger.child({ jobId: job.id, jobType: job.type, attempt: job.attempts });
   }
 
   /** A handler threw: the job is dead, queued again after its backoff, or (RunLaterError) queued for later without using an attempt. */
@@ -355,6 +466,14 @@ export class JobRunner {
       { where: { status: "running", attempts: job.attempts } },
     );
     this.notifyDue(runAt);
+  }
+
+  /** A task ended with more jobs due than the queue had room for: wake the runner to claim them. */
+  #wakeForBacklog(): void {
+    if (this.#backlog && !this.#stopping) {
+      this.#backlog = false;
+      this.#arm(this.clock.now());
+    }
   }
 
   async #finish(job: JobRecord, status: "done" | "dead", error: string | null, logger: Logger): Promise<void> {

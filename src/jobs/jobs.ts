@@ -5,7 +5,7 @@ import type { Logger } from "../ports/logger.ts";
 import type { Scheduler } from "../ports/scheduler.ts";
 import { UniqueConstraintError, type Collection, type Storage, type Where } from "../ports/storage.ts";
 import { JOBS_COLLECTION, type JobRecord, type JobStatus } from "./job-record.ts";
-import { JobRunner, type JobHandler, type JobRunnerSettings } from "./job-runner.ts";
+import { JobRunner, type JobDefinition, type JobHandler, type JobRunnerSettings } from "./job-runner.ts";
 
 export interface EnqueueOptions<P> {
   type: string;
@@ -72,9 +72,9 @@ export class Jobs {
     this.#runner = new JobRunner(this.#jobs, clock, scheduler, logger, settings, (work) => storage.transaction(work));
   }
 
-  /** Registers the handler of a job type. One handler per type. */
-  register<P>(type: string, handler: JobHandler<P>): void {
-    this.#runner.register(type, handler as JobHandler<unknown>);
+  /** Registers the handler of a job type (or the handler and its batch size). One handler per type. */
+  register<P>(type: string, job: JobHandler<P> | JobDefinition<P>): void {
+    this.#runner.register(type, (typeof job === "function" ? { handler: job } : job) as JobDefinition<unknown>);
   }
 
   async enqueue<P>(options: EnqueueOptions<P>): Promise<JobRecord> {

@@ -16,6 +16,7 @@ import { openApiDocument } from "../openapi/openapi-document.ts";
 import { Outbox, OUTBOX, OUTBOX_SEND_JOB } from "../messaging/outbox.ts";
 import { Metrics, METRICS } from "../metrics/metrics.ts";
 import { CLOCK, type Clock } from "../ports/clock.ts";
+import { EMAIL_SENDER, type EmailSender } from "../ports/email-sender.ts";
 import { LOGGER, type Logger } from "../ports/logger.ts";
 import { OBJECT_STORAGE, type ObjectStorage } from "../ports/object-storage.ts";
 import { SCHEDULER, type Scheduler } from "../ports/scheduler.ts";
@@ -35,6 +36,7 @@ export interface ReachkitOptions {
   /** Default: the system clock. */
   clock?: Clock;
   sms?: SmsSender;
+  email?: EmailSender;
   objectStorage?: ObjectStorage;
   /** Default: JSON lines on standard output at level info. */
   logger?: Logger;
@@ -80,6 +82,7 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
   container.bind(LOGGER, { useValue: logger });
   container.bind(CONFIG, { useValue: config });
   if (options.sms) container.bind(SMS_SENDER, { useValue: options.sms });
+  if (options.email) container.bind(EMAIL_SENDER, { useValue: options.email });
   if (options.objectStorage) container.bind(OBJECT_STORAGE, { useValue: options.objectStorage });
   const storage = options.storage;
   // Ordinary listeners run after the change's commit; in-transaction listeners (webhook deliveries) join it.
@@ -98,6 +101,7 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
     clock,
     jobs,
     () => options.sms,
+    () => options.email,
     accountsOnceBound,
     logger.child({ component: "outbox" }),
     config.messaging,
@@ -221,6 +225,7 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
         for (const plugin of [...plugins].reverse()) await plugin.stop?.(contextOf(plugin));
         await options.sms?.stop?.();
       }
+      await options.email?.close?.();
       await options.storage.close();
       state = "stopped";
     },

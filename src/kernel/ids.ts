@@ -29,3 +29,8 @@ export function sortableId(now: number = Date.now()): string {
   }
   return `${lastTime.toString(36).padStart(9, "0")}${sequence.toString(36).padStart(4, "0")}${randomHex(6)}`;
 }
+
+/** Whether `text` has the form of a {@link sortableId} (any case). */
+export function isSortableId(text: string): boolean {
+  return /^[0-9a-z]{13}[0-9a-f]{12}$/i.test(text);
+}

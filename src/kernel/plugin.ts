@@ -2,7 +2,7 @@ import type { Company } from "../auth/accounts.ts";
 import type { CliCommand } from "../cli/command.ts";
 import type { EventBus } from "../events/event-bus.ts";
 import type { AnyRoute, HostGroup } from "../http/route.ts";
-import type { JobHandler } from "../jobs/job-runner.ts";
+import type { JobDefinition, JobHandler } from "../jobs/job-runner.ts";
 import type { Jobs } from "../jobs/jobs.ts";
 import type { Outbox } from "../messaging/outbox.ts";
 import type { Clock } from "../ports/clock.ts";
@@ -64,7 +64,8 @@ export interface ReachkitPlugin<Name extends string = string, Api = unknown> {
   /** Binds the plugin's services on its tokens. */
   register?(context: PluginContext): void;
   routes?(context: PluginContext): readonly AnyRoute[];
-  jobs?(context: PluginContext): Readonly<Record<string, JobHandler<never>>>;
+  /** The plugin's job types: a handler each, or a handler and its batch size. */
+  jobs?(context: PluginContext): Readonly<Record<string, JobHandler<never> | JobDefinition<never>>>;
   /** The typed in-process service that host apps reach with `kit.plugin(name)`. */
   api?(context: PluginContext): Api;
   /** Sets up a new company (`reachkit init`); returns fields for the init output. */

@@ -2,17 +2,29 @@ import type { CollectionSpec, Doc } from "../ports/storage.ts";
 import type { DeliveryStatus } from "./delivery-status.ts";
 
 /** A delivery status, or `suppressed`: recorded and never sent (the same text went to the number recently). */
-export type OutboxStatus = DeliveryStatus | "suppressed";
+export const OUTBOX_STATUSES = ["queued", "sent", "delivered", "undelivered", "failed", "suppressed"] as const satisfies readonly (DeliveryStatus | "suppressed")[];
+export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
 
-/** One outbound SMS/MMS as the outbox keeps it: persisted before it is sent. */
+/** How a message travels: a text (SMS/MMS) or an email. */
+export type OutboxChannel = "sms" | "email";
+
+/** One outbound SMS/MMS or email as the outbox keeps it: persisted before it is sent. */
 export interface OutboxMessage extends Doc {
   companyId: string;
-  /** E.164 recipient. */
+  /** Absent on texts stored before the outbox carried emails: read it with {@link channelOf}. */
+  channel?: OutboxChannel;
+  /** The recipient: an E.164 number, or an email address. */
   to: string;
-  /** The sender number it went (or goes) out from. */
+  /** The sender number it went (or goes) out from, or the email's From. */
   from: string;
-  /** The text exactly as sent, prefix included. */
+  /** The text exactly as sent, prefix included; an email's plain-text part. */
   body: string;
+  /** An email's subject. */
+  subject?: string;
+  /** An email's HTML part. */
+  html?: string;
+  /** An email's further header fields (List-Unsubscribe, List-Unsubscribe-Post). */
+  headers?: Record<string, string>;
   mediaUrl?: string;
   /** What the message is for: `opt_in_confirmation`, `transactional`, `reminder`... */
   kind: string;
@@ -33,11 +45,13 @@ export interface OutboxMessage extends Doc {
   deliveredAt?: number;
   /**
    * Set while an attempt whose outcome is unknown may have reached the
-   * provider (from when it started): the next attempt asks the provider
-   * instead of sending blindly.
+   * provider (from when it started): the next attempt of a text asks the
+   * provider instead of sending blindly; an email's is not sent again.
    */
   inFlightSince?: number;
 }
+
+export const channelOf = (message: OutboxMessage): OutboxChannel => message.channel ?? "sms";
 
 export const OUTBOX_COLLECTION = "reachkit_outbox";
 
@@ -50,5 +64,8 @@ export const outboxCollection: CollectionSpec = {
     { fields: ["createdAt"] },
     // Receipts that do not carry the message id (SMPP) find their message by the provider's.
     { fields: ["providerMessageId"] },
+    // A company's messages newest first, all or in one status (the console's list and daily counts).
+    { fields: ["companyId", "createdAt"] },
+    { fields: ["companyId", "status", "createdAt"] },
   ],
 };

@@ -1,16 +1,20 @@
 import PQueue from "p-queue";
-import type { Accounts } from "../auth/accounts.ts";
+import type { Accounts, Company } from "../auth/accounts.ts";
 import type { EventBus } from "../events/event-bus.ts";
 import { sortableId } from "../kernel/ids.ts";
 import { defineToken } from "../kernel/token.ts";
+import { RunLaterError } from "../jobs/job-record.ts";
 import type { JobContext, JobOutcome } from "../jobs/job-runner.ts";
 import type { Jobs } from "../jobs/jobs.ts";
 import type { Clock } from "../ports/clock.ts";
+import { EmailSendError, type EmailSender } from "../ports/email-sender.ts";
 import type { Logger } from "../ports/logger.ts";
 import { SmsSendError, type SmsSender } from "../ports/sms-sender.ts";
-import type { Collection, Patch, Storage, Where } from "../ports/storage.ts";
+import type { Collection, Page, Patch, Storage, Where } from "../ports/storage.ts";
 import { nextDeliveryStatus, type DeliveryReceipt, type DeliveryStatus, type ReportedStatus } from "./delivery-status.ts";
-import { OUTBOX_COLLECTION, type OutboxMessage, type OutboxStatus } from "./outbox-record.ts";
+import { emailRecordFields, type OutboundEmailMessage } from "./outbound-email.ts";
+import { channelOf, OUTBOX_COLLECTION, OUTBOX_STATUSES, type OutboxMessage, type OutboxStatus } from "./outbox-record.ts";
+import { SenderSchedule } from "./sender-schedule.ts";
 
 export interface MessagingSettings {
   /** Messages per second per sender number. `Infinity` lifts the limit. */
@@ -21,6 +25,8 @@ export interface MessagingSettings {
   defaultSender: string;
   /** The same body to the same number within this window is suppressed when the caller asks for it. */
   duplicateWindowMs: number;
+  /** The address emails come from; the company's name is shown beside it. */
+  emailFrom: string;
 }
 
 export const DEFAULT_MESSAGING_SETTINGS: MessagingSettings = {
@@ -28,6 +34,7 @@ export const DEFAULT_MESSAGING_SETTINGS: MessagingSettings = {
   ratePerSecondBySender: {},
   defaultSender: "+15550000000",
   duplicateWindowMs: 5 * 60_000,
+  emailFrom: "no-reply@reachkit.invalid",
 };
 
 export interface OutboundMessage {
@@ -45,6 +52,12 @@ export interface OutboundMessage {
   idempotencyKey?: string;
   /** Suppress (status `suppressed`) if the same body went to the same number within the duplicate window. */
   suppressDuplicates?: boolean;
+  /**
+   * Suppress (status `suppressed`) if a message of the same `kind` went, or is queued to go, to the same
+   * number within this many milliseconds: answers to a request repeated in a burst go out once. 0 or
+   * absent: no such limit.
+   */
+  onePerKindWithinMs?: number;
   tags?: Record<string, string>;
 }
 
@@ -54,7 +67,23 @@ export interface OutboxListOptions {
   limit?: number;
 }
 
+/** What one page of a company's messages is drawn from. */
+export interface OutboxPageQuery {
+  status?: OutboxStatus;
+  /** One recipient, E.164. */
+  to?: string;
+  /** The `nextCursor` of the previous page of the same query. */
+  after?: string;
+  /** Default 50, at most {@link MAX_OUTBOX_PAGE}. */
+  limit?: number;
+}
+
+export const MAX_OUTBOX_PAGE = 200;
+
 export const OUTBOX_SEND_JOB = "reachkit.outbox.send";
+
+/** The statuses of a message that reached its number, or may yet: what a duplicate or a repeat is judged against. */
+const WENT_OR_GOING: ReadonlySet<OutboxStatus> = new Set(["queued", "sent", "delivered"]);
 
 /** How long `sendNow` leaves its own attempt before the message's job may retry it. */
 const SEND_NOW_RETRY_DELAY_MS = 60_000;
@@ -62,6 +91,8 @@ const SEND_NOW_RETRY_DELAY_MS = 60_000;
 /** One attempt at a message: whether it is the last the job makes, and where it logs. */
 interface Attempt {
   final: boolean;
+  /** When its job fell due; absent for an attempt made outside a job (`sendNow`), which is not held back. */
+  dueAt?: number;
   logger: Logger;
 }
 
@@ -75,9 +106,10 @@ interface StatusChange {
 }
 
 /**
- * Every outbound SMS goes through here: persisted first, then sent by a durable
- * job through the SmsSender port, at most `ratePerSecond` per sender number,
- * with the message id as the provider's idempotency key. An attempt is marked
+ * Every outbound SMS and email goes through here: persisted first, then sent
+ * by a durable job through the SmsSender or EmailSender port (texts at most
+ * `ratePerSecond` per sender number), with the message id as the provider's
+ * idempotency key. An attempt is marked
  * in flight before it leaves, so the attempt after a crash between send and
  * commit asks the provider (`earlierAttemptAt`) instead of sending twice.
  * Receipts move a message on (queued → sent → delivered | undelivered |
@@ -86,6 +118,8 @@ interface StatusChange {
 export class Outbox {
   readonly #messages: Collection<OutboxMessage>;
   readonly #limiters = new Map<string, PQueue>();
+  /** When each sender number's texts may go out (none with an infinite rate). */
+  readonly #schedules = new Map<string, SenderSchedule>();
   /** Settles when the delivery started last has handed its text to its sender's queue (or given up). */
   #lastHandOff: Promise<void> = Promise.resolve();
 
@@ -94,6 +128,7 @@ export class Outbox {
     private readonly clock: Clock,
     private readonly jobs: Jobs,
     private readonly sms: () => SmsSender | undefined,
+    private readonly email: () => EmailSender | undefined,
     private readonly accounts: () => Accounts | undefined,
     private readonly logger: Logger,
     private readonly settings: MessagingSettings,
@@ -104,9 +139,29 @@ export class Outbox {
     this.#messages = storage.collection(OUTBOX_COLLECTION);
   }
 
-  /** Records a message and queues its delivery. Returns the stored message (maybe suppressed, maybe an earlier one). */
+  /** Records a text and queues its delivery. Returns the stored message (maybe suppressed, maybe an earlier one). */
   send(message: OutboundMessage): Promise<OutboxMessage> {
-    return this.#record(message);
+    return this.#sendText(message);
+  }
+
+  #sendText(message: OutboundMessage, runAt?: number): Promise<OutboxMessage> {
+    return this.#record(message, runAt, (id, now, company) => ({
+      ...queuedRecord(id, now, message),
+      to: message.to,
+      from: company?.senderNumber ?? this.settings.defaultSender,
+      body: message.body,
+      ...(message.mediaUrl !== undefined ? { mediaUrl: message.mediaUrl } : {}),
+    }));
+  }
+
+  /**
+   * Records an email and queues its delivery, from `emailFrom` under the
+   * company's name. Returns the stored message (maybe an earlier one with the same key).
+   * Throws a TypeError for a header the message may not set.
+   */
+  async sendEmail(message: OutboundEmailMessage): Promise<OutboxMessage> {
+    const fields = emailRecordFields(message, this.settings.emailFrom);
+    return this.#record(message, undefined, (id, now, company) => ({ ...queuedRecord(id, now, message), ...fields(company) }));
   }
 
   /**
@@ -116,7 +171,7 @@ export class Outbox {
    * attempt could not finish (an outage, or a process stopped mid-send).
    */
   async sendNow(message: OutboundMessage): Promise<OutboxMessage> {
-    const record = await this.#record(message, this.clock.now() + SEND_NOW_RETRY_DELAY_MS);
+    const record = await this.#sendText(message, this.clock.now() + SEND_NOW_RETRY_DELAY_MS);
     if (record.status === "queued") {
       // A failure to retry is the job's; the message as it stands says what happened.
       await this.#inTurn(record.id, { final: false, logger: this.logger }).catch(() => undefined);
@@ -124,7 +179,12 @@ export class Outbox {
     return (await this.#messages.get(record.id)) ?? record;
   }
 
-  async #record(message: OutboundMessage, runAt?: number): Promise<OutboxMessage> {
+  /** Stores a message built by `build` (unless its key was seen), suppressed or with its delivery job. */
+  async #record(
+    message: { companyId: string; idempotencyKey?: string; suppressDuplicates?: boolean; onePerKindWithinMs?: number },
+    runAt: number | undefined,
+    build: (id: string, now: number, company: Company | undefined) => OutboxMessage,
+  ): Promise<OutboxMessage> {
     const now = this.clock.now();
     let stored: "queued" | "suppressed" | undefined;
     const result = await this.storage.transaction(async () => {
@@ -132,29 +192,19 @@ export class Outbox {
         const existing = await this.#messages.findOne({ companyId: message.companyId, idempotencyKey: message.idempotencyKey });
         if (existing) return existing;
       }
-      const company = await this.accounts()?.getCompany(message.companyId);
       const id = sortableId(now);
-      const record: OutboxMessage = {
-        id,
-        companyId: message.companyId,
-        to: message.to,
-        from: company?.senderNumber ?? this.settings.defaultSender,
-        body: message.body,
-        ...(message.mediaUrl !== undefined ? { mediaUrl: message.mediaUrl } : {}),
-        kind: message.kind,
-        status: "queued",
-        idempotencyKey: message.idempotencyKey ?? id,
-        ...(message.tags ? { tags: message.tags } : {}),
-        attempts: 0,
-        createdAt: now,
-        updatedAt: now,
-      };
-      if (message.suppressDuplicates && (await this.#isDuplicate(record))) {
+      const record = build(id, now, await this.accounts()?.getCompany(message.companyId));
+      if (message.suppressDuplicates && (await this.#sentRecently(record, this.settings.duplicateWindowMs, (other) => other.body === record.body))) {
         stored = "suppressed";
         return this.#messages.insert({ ...record, status: "suppressed", reason: "duplicate: the same message went to this number recently" });
       }
+      if (message.onePerKindWithinMs && (await this.#sentRecently(record, message.onePerKindWithinMs, (other) => other.kind === record.kind))) {
+        stored = "suppressed";
+        return this.#messages.insert({ ...record, status: "suppressed", reason: `repeat: a ${record.kind} text went to this number recently` });
+      }
       await this.#messages.insert(record);
-      await this.jobs.enqueue({ type: OUTBOX_SEND_JOB, payload: { messageId: id }, key: `outbox:${id}`, companyId: message.companyId, runAt });
+      const due = runAt ?? (channelOf(record) === "sms" ? this.#schedule(record.from)?.reserve(now) : undefined) ?? now;
+      await this.jobs.enqueue({ type: OUTBOX_SEND_JOB, payload: { messageId: id }, key: `outbox:${id}`, companyId: message.companyId, runAt: due });
       stored = "queued";
       return record;
     });
@@ -178,6 +228,29 @@ export class Outbox {
     return page.items.reverse();
   }
 
+  /**
+   * One page of a company's messages, newest first, all or in one status or to
+   * one number: a keyset read on an index, so a late page costs what the first does.
+   */
+  async page(companyId: string, query: OutboxPageQuery = {}): Promise<Page<OutboxMessage>> {
+    const where: Where<OutboxMessage> = { companyId };
+    if (query.status !== undefined) where.status = query.status;
+    if (query.to !== undefined) where.to = query.to;
+    const limit = Math.min(Math.max(Math.trunc(query.limit ?? 50), 1), MAX_OUTBOX_PAGE);
+    return this.#messages.find({ where, orderBy: [{ field: "createdAt", direction: "desc" }, { field: "id", direction: "desc" }], limit, after: query.after });
+  }
+
+  /** How many of a company's messages were created on each day of `days` (each `[start, end)`, epoch ms), by their status now. */
+  async dailyCounts(companyId: string, days: readonly { start: number; end: number }[]): Promise<Array<{ day: number; counts: Record<OutboxStatus, number> }>> {
+    const daily = [];
+    for (const { start, end } of days) {
+      const counts = {} as Record<OutboxStatus, number>;
+      for (const status of OUTBOX_STATUSES) counts[status] = await this.#messages.count({ companyId, status, createdAt: { gte: start, lt: end } });
+      daily.push({ day: start, counts });
+    }
+    return daily;
+  }
+
   /** Deletes every message of a company to one number, bodies included (privacy requests). */
   deleteForRecipient(companyId: string, to: string): Promise<number> {
     return this.#messages.deleteWhere({ companyId, to });
@@ -185,7 +258,7 @@ export class Outbox {
 
   /** The job handler that delivers one message. */
   deliver(payload: { messageId: string }, context: JobContext): Promise<JobOutcome | undefined> {
-    return this.#inTurn(payload.messageId, { final: context.attempt >= context.job.maxAttempts, logger: context.logger });
+    return this.#inTurn(payload.messageId, { final: context.attempt >= context.job.maxAttempts, dueAt: context.job.runAt, logger: context.logger });
   }
 
   async #inTurn(messageId: string, attempt: Attempt): Promise<JobOutcome | undefined> {
@@ -207,13 +280,21 @@ export class Outbox {
   async #deliver(messageId: string, attempt: Attempt, turn: { previous: Promise<void>; handedOff: () => void }): Promise<JobOutcome | undefined> {
     const message = await this.#messages.get(messageId);
     if (!message || message.status !== "queued") return; // already handled by an earlier run, or by a receipt
+    if (channelOf(message) === "email") {
+      // Emails keep no order with texts: the texts after this one need not wait for it.
+      turn.handedOff();
+      return this.#deliverEmail(message, attempt);
+    }
     const sender = this.sms();
     if (!sender) return this.#fail(message, { status: "failed", reason: "no SmsSender adapter is configured" });
+    await turn.previous;
+    // Decided in turn: a text held back sends every later one of its sender behind it (SenderSchedule).
+    const later = attempt.dueAt === undefined ? undefined : this.#schedule(message.from)?.holdBack(this.clock.now(), attempt.dueAt);
+    if (later !== undefined) throw new RunLaterError(later, `the sender ${message.from} sends ${this.#rate(message.from)} texts a second`);
     const earlierAttemptAt = message.inFlightSince;
     // Committed before the text leaves: if the process dies before the outcome is recorded, the next attempt knows.
     await this.#messages.update(message.id, { attempts: message.attempts + 1, inFlightSince: earlierAttemptAt ?? this.clock.now(), updatedAt: this.clock.now() });
     try {
-      await turn.previous;
       const sending = this.#limiter(message.from).add(() =>
         sender.send({
           from: message.from,
@@ -240,6 +321,38 @@ export class Outbox {
       // The reason stays for `outbox list` while the message waits for its next attempt.
       await this.#messages.update(message.id, { reason, ...(mayHaveSent ? {} : { inFlightSince: earlierAttemptAt }), updatedAt: this.clock.now() });
       attempt.logger.warn("sending failed; will retry", { messageId: message.id, reason, errorCode: failure?.providerCode });
+      throw error;
+    }
+  }
+
+  async #deliverEmail(message: OutboxMessage, attempt: Attempt): Promise<JobOutcome | undefined> {
+    const sender = this.email();
+    if (!sender) return this.#fail(message, { status: "failed", reason: "no EmailSender adapter is configured" });
+    if (message.inFlightSince !== undefined) {
+      const reason = "in doubt: an earlier attempt may have handed this email over before the process stopped; not sent again, so that it is never sent twice";
+      return this.#fail(message, { status: "failed", reason, errorCode: "in_doubt" });
+    }
+    // Committed before the email leaves: should the process die before the outcome is recorded, the next attempt knows.
+    await this.#messages.update(message.id, { attempts: message.attempts + 1, inFlightSince: this.clock.now(), updatedAt: this.clock.now() });
+    try {
+      const sent = await sender.send({
+        from: message.from,
+        to: message.to,
+        subject: message.subject ?? "",
+        text: message.body,
+        ...(message.html !== undefined ? { html: message.html } : {}),
+        ...(message.headers ? { headers: message.headers } : {}),
+        idempotencyKey: message.id,
+      });
+      await this.#move(message, { status: "sent", providerMessageId: sent.providerMessageId });
+      return { messageId: message.id, status: "sent" };
+    } catch (error) {
+      const failure = error instanceof EmailSendError ? error : undefined;
+      const reason = error instanceof Error ? error.message : String(error);
+      if (!(failure?.retryable ?? true) || attempt.final) return this.#fail(message, { status: "failed", reason, errorCode: failure?.providerCode });
+      // An error the adapter does not explain may have come after the message left.
+      await this.#messages.update(message.id, { reason, ...(failure && !failure.mayHaveSent ? { inFlightSince: undefined } : {}), updatedAt: this.clock.now() });
+      attempt.logger.warn("sending failed; will retry", { messageId: message.id, reason });
       throw error;
     }
   }
@@ -310,7 +423,7 @@ export class Outbox {
   async #announce(before: OutboxMessage, after: OutboxMessage, change: StatusChange): Promise<void> {
     const at = after.updatedAt;
     await this.events.emit("message.status_changed", {
-      channel: "sms",
+      channel: channelOf(after),
       companyId: after.companyId,
       messageId: after.id,
       to: after.to,
@@ -335,23 +448,55 @@ export class Outbox {
     }
   }
 
-  async #isDuplicate(record: OutboxMessage): Promise<boolean> {
+  /** Whether a message like `record` (by `alike`) went, or is queued to go, to its number within the last `windowMs`. */
+  async #sentRecently(record: OutboxMessage, windowMs: number, alike: (other: OutboxMessage) => boolean): Promise<boolean> {
     const recent = await this.#messages.find({
-      where: { companyId: record.companyId, to: record.to, createdAt: { gte: record.createdAt - this.settings.duplicateWindowMs } },
+      where: { companyId: record.companyId, to: record.to, createdAt: { gte: record.createdAt - windowMs } },
     });
-    return recent.items.some((other) => other.body === record.body && (other.status === "queued" || other.status === "sent"));
+    return recent.items.some((other) => alike(other) && WENT_OR_GOING.has(other.status));
+  }
+
+  #schedule(from: string): SenderSchedule | undefined {
+    const rate = this.#rate(from);
+    if (!Number.isFinite(rate)) return undefined;
+    let schedule = this.#schedules.get(from);
+    if (!schedule) this.#schedules.set(from, (schedule = new SenderSchedule(rate)));
+    return schedule;
+  }
+
+  #rate(from: string): number {
+    return this.settings.ratePerSecondBySender[from] ?? this.settings.ratePerSecond;
   }
 
   #limiter(from: string): PQueue {
     let limiter = this.#limiters.get(from);
     if (!limiter) {
-      const rate = this.settings.ratePerSecondBySender[from] ?? this.settings.ratePerSecond;
+      const rate = this.#rate(from);
       // Strict: a sliding window, so no second ever holds more than `rate` sends (a fixed window lets two bursts meet at its edge).
       limiter = Number.isFinite(rate) ? new PQueue({ intervalCap: rate, interval: 1000, strict: true }) : new PQueue();
       this.#limiters.set(from, limiter);
     }
     return limiter;
   }
+}
+
+/** What every new message holds, whatever its channel: queued, not tried yet. */
+function queuedRecord(
+  id: string,
+  now: number,
+  message: { companyId: string; kind: string; idempotencyKey?: string; tags?: Record<string, string> },
+): Omit<OutboxMessage, "to" | "from" | "body"> {
+  return {
+    id,
+    companyId: message.companyId,
+    kind: message.kind,
+    status: "queued",
+    idempotencyKey: message.idempotencyKey ?? id,
+    ...(message.tags ? { tags: message.tags } : {}),
+    attempts: 0,
+    createdAt: now,
+    updatedAt: now,
+  };
 }
 
 export const OUTBOX = defineToken<Outbox>("Outbox", ["reachkit core (always bound)"]);

@@ -14,3 +14,17 @@ export function placeholdersOf(text: string): string[] {
 export function fillPlaceholders(text: string, values: Readonly<Record<string, string>>): string {
   return text.replace(PLACEHOLDER, (written, name: string) => (Object.hasOwn(values, name) ? values[name]! : written));
 }
+
+/** A template filled for one person: the text, or the placeholders that had no value (nothing is sent then). */
+export type FilledTemplate = { text: string; missing?: undefined } | { text?: undefined; missing: string[] };
+
+/**
+ * Fills every `{name}` of a marketing template; a placeholder without a value
+ * (absent or empty) makes the whole text unusable, so the caller skips the
+ * send and records why instead of sending a broken text.
+ */
+export function fillTemplate(text: string, values: Readonly<Record<string, string | undefined>>): FilledTemplate {
+  const missing = placeholdersOf(text).filter((name) => !Object.hasOwn(values, name) || values[name] === undefined || values[name] === "");
+  if (missing.length > 0) return { missing };
+  return { text: fillPlaceholders(text, values as Readonly<Record<string, string>>) };
+}

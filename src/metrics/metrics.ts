@@ -41,7 +41,7 @@ export class Metrics {
       buckets: REQUEST_BUCKETS,
       registers: [this.registry],
     });
-    this.#messages = this.counter({ name: "reachkit_messages_total", help: "Outbound texts that reached each status (queued, sent, delivered, undelivered, failed, suppressed)", labelNames: ["status"] });
+    this.#messages = this.counter({ name: "reachkit_messages_total", help: "Outbound texts and emails that reached each status (queued, sent, delivered, undelivered, failed, suppressed)", labelNames: ["status"] });
   }
 
   get contentType(): string {

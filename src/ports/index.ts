@@ -4,3 +4,4 @@ export * from "./scheduler.ts";
 export * from "./logger.ts";
 export * from "./sms-sender.ts";
 export * from "./object-storage.ts";
+export * from "./email-sender.ts";

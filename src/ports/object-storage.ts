@@ -55,9 +55,20 @@ export interface ObjectStorage {
    * The routes that receive pre-signed uploads, for adapters whose upload URLs
    * point at the kit's own HTTP server (filesystem, memory). The kit adds them
    * to its route table. Adapters whose clients upload straight to an external
-   * store have none; they call the listeners when that store reports an upload.
+   * store (S3) have none, and have `checkUpload` instead.
    */
   routes?(): readonly AnyRoute[];
+  /**
+   * For adapters whose clients upload straight to the store (S3), which does
+   * not tell the kit: looks for the object of a pre-signed upload. When it has
+   * arrived within `maxBytes`, the listeners are told as the routes of other
+   * adapters tell them (one that throws refuses it: the object is deleted and
+   * the error thrown) and the object is returned. An object above the cap is
+   * deleted and, as when nothing has arrived, undefined is returned. Whoever
+   * made the target calls it until the target expires (the catalog: from a
+   * durable job).
+   */
+  checkUpload?(key: string, options: { maxBytes: number }): Promise<StoredObject | undefined>;
 }
 
 /** A body passed the size cap; nothing of it was kept. */
@@ -71,4 +82,5 @@ export class ObjectTooLargeError extends Error {
 export const OBJECT_STORAGE = defineToken<ObjectStorage>("ObjectStorage", [
   "reachkit/adapters/object-storage/fs (fsObjectStorage)",
   "reachkit/adapters/object-storage/memory (memoryObjectStorage)",
+  "reachkit/adapters/object-storage/s3 (s3ObjectStorage)",
 ]);

@@ -160,6 +160,18 @@ export class UniqueConstraintError extends Error {
   }
 }
 
+/**
+ * A find's `after` is not a cursor this collection gave for the same orderBy
+ * (malformed, or from another query): a caller's mistake, such as an edited
+ * page link, never a storage failure.
+ */
+export class InvalidCursorError extends Error {
+  constructor(detail = "malformed cursor") {
+    super(detail);
+    this.name = "InvalidCursorError";
+  }
+}
+
 export const STORAGE = defineToken<Storage>("Storage", [
   "reachkit/adapters/storage/sqlite (sqliteStorage)",
   "reachkit/adapters/storage/memory (memoryStorage)",

@@ -7,12 +7,12 @@ import { startPostgres, type PostgresCluster } from "../support/postgres.ts";
 import { prepareTemplate } from "../support/test-storage.ts";
 
 /**
- * The subscriptions, catalog, appointments and profiles suites, unchanged, on the
+ * The subscriptions, catalog, appointments, profiles, send-rules and journeys suites, unchanged, on the
  * PostgreSQL storage adapter: their test kits pick it up from
  * REACHKIT_TEST_STORAGE. One cluster serves them all: a database per kit, copied
  * from a template that holds every collection.
  */
-const SUITES = ["subscriptions", "catalog", "appointments", "profiles"];
+const SUITES = ["subscriptions", "catalog", "appointments", "profiles", "send-rules", "journeys"];
 const root = join(import.meta.dirname, "..", "..");
 
 let cluster: PostgresCluster;

@@ -6,7 +6,10 @@ import { before, describe, it } from "node:test";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { memorySms } from "../../adapters/sms/memory/index.ts";
 import { EXAMPLE_COMPANY_ID } from "../../plugins/accounts/openapi.ts";
+import { EXAMPLE_APPLICATION_ID, EXAMPLE_CREDENTIAL_ID } from "../../plugins/console/settings.ts";
 import { EXAMPLE_CLIENT_ID, EXAMPLE_CLIENT_SECRET, EXAMPLE_CSRF_TOKEN, EXAMPLE_REDIRECT_URI, EXAMPLE_USER } from "../../plugins/oauth/openapi.ts";
+import { EMAIL_LINKS } from "../../plugins/subscriptions/index.ts";
+import { EXAMPLE_CONFIRM_TOKEN, EXAMPLE_UNSUBSCRIBE_TOKEN } from "../../plugins/subscriptions/email-routes.ts";
 import { EXAMPLE_INBOUND_TOKEN, EXAMPLE_PROVIDER_SIGNATURE, EXAMPLE_SENDER_NUMBER } from "../../plugins/subscriptions/openapi.ts";
 import { serverPlugins } from "../../server/server-kit.ts";
 import type { InjectRequest, InjectResponse } from "../../src/index.ts";
@@ -50,7 +53,17 @@ class Story {
       scopes: ["subscriptions:read", "subscriptions:write"],
     });
     await oauth.users.create({ companyId: output.companyId, ...EXAMPLE_USER });
+    // The console's examples name a key and an OAuth application of the company itself.
+    const [apiKey] = await t.kit.plugin("accounts").listCredentials(output.companyId);
+    const own = await oauth.applications.create({ companyId: output.companyId, name: "Own app", redirectUris: [EXAMPLE_REDIRECT_URI], scopes: ["subscriptions:read"] });
+    // The links of the company's emails to the examples' subscriber, jane@example.com.
+    const links = t.kit.resolve(EMAIL_LINKS);
+    const tokenOf = (url: string) => new URL(url).searchParams.get("token")!;
     for (const [documented, actual] of [
+      [EXAMPLE_CREDENTIAL_ID, apiKey!.id],
+      [EXAMPLE_APPLICATION_ID, own.application.applicationId],
+      [EXAMPLE_CONFIRM_TOKEN, tokenOf(links.confirmUrl(output.companyId, "jane@example.com", "MARKETING"))],
+      [EXAMPLE_UNSUBSCRIBE_TOKEN, tokenOf(links.unsubscribeUrl(output.companyId, "jane@example.com", "MARKETING"))],
       [EXAMPLE_COMPANY_ID, output.companyId],
       [EXAMPLE_SENDER_NUMBER, output.senderNumber],
       [EXAMPLE_INBOUND_TOKEN, output.inboundWebhookPath.split("/").pop()!],
@@ -153,10 +166,11 @@ class Story {
   }
 }
 
+/** A URL, or a path (a redirect within the kit), as a URL. */
 function urlOf(text: string): URL | undefined {
-  if (!/^https?:\/\//.test(text)) return undefined;
+  if (!/^(https?:\/\/|\/[^/])/.test(text)) return undefined;
   try {
-    return new URL(text);
+    return new URL(text, "http://kit.example");
   } catch {
     return undefined;
   }

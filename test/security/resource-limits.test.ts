@@ -186,7 +186,7 @@ describe("body and rate limits on every route of the server's plugins", () => {
   });
 
   it("caps GraphQL query text at 100,000 characters (400 naming query)", async () => {
-    // A new rate-limit window: the test before spent the API key's budget of its last route's class.
+    // A second after the rate-limit test, whose last route may have spent the token's budget of this class.
     t.clock.advance(1_000);
     const response = await t.request({ method: "POST", url: "/v1/graphql", body: { query: `{ ${" ".repeat(100_000)} viewer { __typename } }` } });
     assert.equal(response.status, 400);

@@ -31,7 +31,7 @@ interface Setup {
   legacyToken: string;
   /** A new valid US number on each call. */
   phone(): string;
-  ids: { privacyRequest: string; upload: string; type: string; message: string; reminder: string };
+  ids: { privacyRequest: string; upload: string; type: string; message: string; reminder: string; journey: string };
 }
 
 const tactical = (s: Setup, method: string, url: string, body?: Json) => s.t.as(s.legacyToken, { method, url, body });
@@ -115,6 +115,14 @@ const VALID_REQUESTS: Record<string, RequestMaker> = {
     url: "/events/reminders",
     body: { eventType: { uuid: s.ids.type }, phone: s.phone(), eventDateTime: "2026-03-08T15:00:00", subscriberTimeZone: "America/New_York" },
   }),
+  "POST /v1/journeys": async () => ({ method: "POST", url: "/v1/journeys", body: { template: "welcome" } }),
+  "GET /v1/journeys": async () => ({ method: "GET", url: "/v1/journeys" }),
+  "GET /v1/journeys/:id": async (s) => ({ method: "GET", url: `/v1/journeys/${s.ids.journey}` }),
+  "PUT /v1/journeys/:id": async (s) => ({ method: "PUT", url: `/v1/journeys/${s.ids.journey}`, body: { window: "P2D" } }),
+  "POST /v1/journeys/:id/pause": async (s) => ({ method: "POST", url: `/v1/journeys/${s.ids.journey}/pause` }),
+  "POST /v1/journeys/:id/resume": async (s) => ({ method: "POST", url: `/v1/journeys/${s.ids.journey}/resume` }),
+  "DELETE /v1/journeys/:id": async (s) => ({ method: "DELETE", url: `/v1/journeys/${(await ok(s.t.as(s.apiKey, { method: "POST", url: "/v1/journeys", body: { template: "welcome" } }))).id}` }),
+  "GET /v1/journeys/:id/stats": async (s) => ({ method: "GET", url: `/v1/journeys/${s.ids.journey}/stats` }),
   "GET /events/reminders/:uuid": async (s) => ({ method: "GET", url: `/events/reminders/${s.ids.reminder}` }),
   "PUT /events/reminders/:uuid": async (s) => ({ method: "PUT", url: `/events/reminders/${s.ids.reminder}`, body: { firstName: "Ada" } }),
   "POST /events/reminders/:uuid/cancel": async (s) => ({ method: "POST", url: `/events/reminders/${await reminder(s)}/cancel` }),
@@ -138,7 +146,8 @@ describe("scope matrix: every v1 and legacy route of the server", () => {
     const upload = (await ok(t.as(apiKey, { method: "POST", url: "/v1/product-catalog/uploads", body: {} }))).uploadId;
     const type = (await ok(tactical(s, "POST", "/events/types", { type: "Haircut" }))).uuid;
     const message = (await ok(tactical(s, "POST", "/events/types/messages", { eventType: { uuid: type }, messageType: "REMINDER", text: "Soon." }))).uuid;
-    s.ids = { privacyRequest, upload, type, message, reminder: "" };
+    const journey = (await ok(t.as(apiKey, { method: "POST", url: "/v1/journeys", body: { template: "cart_abandonment" } }))).id;
+    s.ids = { privacyRequest, upload, type, message, reminder: "", journey };
     s.ids.reminder = await reminder(s);
   });
 

@@ -1,7 +1,5 @@
-import { serverPlugins } from "../../server/server-kit.ts";
-import { oauthPlugin } from "../../plugins/oauth/index.ts";
+import { serverPluginsWithFastPasswords } from "../support/openapi-kit.ts";
 import { DEFAULT_RATE_LIMITS, type AnyRoute, type InjectResponse, type Scope } from "../../src/index.ts";
-import { fastPasswords } from "../support/oauth.ts";
 import { startTestKit, type Json, type TestKit } from "../support/test-kit.ts";
 
 /** What `provisionCompany` answers for a company of the self-hosted server. */
@@ -33,7 +31,7 @@ export interface SecurityKit extends TestKit {
  * requests within one fake second.
  */
 export async function startSecurityKit(): Promise<SecurityKit> {
-  const plugins = serverPlugins().map((plugin) => (plugin.name === "oauth" ? oauthPlugin({ passwordHasher: fastPasswords }) : plugin));
+  const plugins = serverPluginsWithFastPasswords();
   const rateLimits = Object.fromEntries([...Object.keys(DEFAULT_RATE_LIMITS), "default"].map((name) => [name, Infinity]));
   const t = await startTestKit({ plugins, config: { rateLimits } });
   const accounts = t.kit.plugin("accounts");

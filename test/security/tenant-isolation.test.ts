@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
+import { EMAIL_LINKS } from "../../plugins/subscriptions/index.ts";
 import type { AnyRoute, InjectResponse } from "../../src/index.ts";
 import { OUTBOX_COLLECTION, type OutboxMessage } from "../../src/messaging/outbox-record.ts";
+import { CONSOLE_REQUESTS } from "../plugins/console/requests.ts";
 import { InstallClient, REDIRECT_URI } from "../support/oauth.ts";
 import type { Json } from "../support/test-kit.ts";
 import { bodyOf, routeKey, startSecurityKit, type ProvisionedCompany, type SecurityKit } from "./support.ts";
@@ -47,6 +49,7 @@ interface World {
     bClient: { clientId: string; clientSecret: string };
     aCode: string;
     aWebhook: string;
+    journey: string;
   };
 }
 
@@ -88,6 +91,12 @@ const form = (url: string, fields: Record<string, string>): Probe => ({
   token: null,
 });
 const legacy = (w: World) => w.b.legacyToken;
+/** The path and query of a link B's emails would carry for an address. */
+const emailLink = (w: World, purpose: "confirm" | "unsubscribe", email: string) => {
+  const links = w.t.kit.resolve(EMAIL_LINKS);
+  const url = new URL(purpose === "confirm" ? links.confirmUrl(w.b.companyId, email, "MARKETING") : links.unsubscribeUrl(w.b.companyId, email, "MARKETING"));
+  return `${url.pathname}${url.search}`;
+};
 const phoneQuery = (phone: string) => `phone=${encodeURIComponent(phone)}`;
 const emailQuery = (email: string) => `email=${encodeURIComponent(email)}`;
 const graphqlUser = (args: string) =>
@@ -285,6 +294,31 @@ const ROWS: Row[] = [
     generated: ["id"],
     expect: "success",
   }),
+  // Journeys.
+  ...(
+    [
+      ["GET /v1/journeys/:id", "A's journey", "GET", ""],
+      ["PUT /v1/journeys/:id", "a change to A's journey", "PUT", ""],
+      ["POST /v1/journeys/:id/pause", "pausing A's journey", "POST", "/pause"],
+      ["POST /v1/journeys/:id/resume", "resuming A's journey", "POST", "/resume"],
+      ["DELETE /v1/journeys/:id", "deleting A's journey", "DELETE", ""],
+      ["GET /v1/journeys/:id/stats", "the figures of A's journey", "GET", "/stats"],
+    ] as const
+  ).map(
+    ([route, what, method, tail]): Row => ({
+      route,
+      what,
+      onA: (w) => ({ method, url: `/v1/journeys/${w.ids.journey}${tail}`, ...(method === "PUT" ? { body: { window: "P2D" } } : {}) }),
+      onNothing: () => ({ method, url: `/v1/journeys/${NOWHERE}${tail}`, ...(method === "PUT" ? { body: { window: "P2D" } } : {}) }),
+      expect: "not_found",
+    }),
+  ),
+  {
+    route: "GET /v1/journeys",
+    what: "the journey list holds none of A's journeys",
+    onA: () => ({ url: "/v1/journeys" }),
+    expect: (answer, w) => assert.ok(!answer.json<Json>().journeys.some((journey: Json) => journey.id === w.ids.journey)),
+  },
   // Catalog uploads.
   {
     route: "GET /v1/product-catalog/uploads/:uploadId",
@@ -308,6 +342,34 @@ const ROWS: Row[] = [
     onA: (w) => ({ method: "PUT", url: `/uploads/${encodeURIComponent(w.ids.uploadKey)}${w.ids.bUploadUrl.search}`, body: "{}\n", token: null }),
     onNothing: (w) => ({ method: "PUT", url: `/uploads/${encodeURIComponent(`catalog/${randomUUID()}`)}${w.ids.bUploadUrl.search}`, body: "{}\n", token: null }),
     expect: (answer) => assert.equal(answer.status, 403),
+  },
+  // The links of subscriber emails: signed by the kit for one company, B's link about A's subscriber acts at B only.
+  {
+    route: "GET /email/confirm",
+    what: "B's confirmation link for A's subscriber's address",
+    onA: (w, i) => ({ url: emailLink(w, "confirm", w.aEmail(i)), token: null }),
+    expect: (answer) => {
+      assert.equal(answer.status, 404);
+      assert.match(answer.body, /Nothing to confirm/);
+    },
+  },
+  {
+    route: "GET /email/unsubscribe",
+    what: "B's unsubscribe link for A's subscriber's address",
+    onA: (w, i) => ({ url: emailLink(w, "unsubscribe", w.aEmail(i)), token: null }),
+    expect: (answer, w) => {
+      assert.equal(answer.status, 200);
+      assert.ok(answer.body.includes(w.b.companyName), answer.body);
+    },
+  },
+  {
+    route: "POST /email/unsubscribe",
+    what: "B's one-click unsubscribe of A's subscriber's address",
+    onA: (w, i) => ({ ...form(emailLink(w, "unsubscribe", w.aEmail(i)), { "List-Unsubscribe": "One-Click" }) }),
+    expect: (answer, w) => {
+      assert.equal(answer.status, 200);
+      assert.ok(answer.body.includes(w.b.companyName), answer.body);
+    },
   },
   {
     route: "GET /docs/assets/:file",
@@ -434,12 +496,18 @@ const NAMES_NO_RESOURCE: Record<string, string> = {
   "GET /v1/me": "answers the caller's own company; takes no input",
   "POST /v1/product-catalog/uploads": "creates an upload of the caller's company; its only field is validateOnly",
   "POST /events/types": "creates a type of the caller's company from a name",
+  "POST /v1/journeys": "creates a journey of the caller's company from a definition that names no person or resource",
   "GET /openapi.json": "the kit's OpenAPI document, the same for every caller; takes no input",
   "GET /docs": "the API reference page, the same for every caller; takes no input",
 };
 
-/** Routes proven by their own test below rather than by a row (the install pages act for the signed-in user's company). */
-const OWN_TEST = ["GET /integrations/oauth-install", "POST /integrations/oauth-install"];
+/**
+ * Routes proven by their own test rather than by a row: the install pages act
+ * for the signed-in user's company (below), and so does every console page and
+ * action, which test/plugins/console/tenancy.test.ts walks as a user of
+ * company B with company A's ids.
+ */
+const OWN_TEST = ["GET /integrations/oauth-install", "POST /integrations/oauth-install", ...Object.keys(CONSOLE_REQUESTS)];
 
 const optIn = (phone: string, email: string) => ({ user: { phone, email }, locale: { language: "en", country: "US" }, subscriptionType: "MARKETING", singleOptIn: true });
 
@@ -514,6 +582,7 @@ describe("tenant isolation: company B's credentials on company A's resources", (
       privacy: await asA(`/v1/privacy/delete-request/${w.ids.privacyRequest}`),
       upload: await asA(`/v1/product-catalog/uploads/${w.ids.upload}`),
       uploads: await asA("/v1/product-catalog/uploads"),
+      journey: await asA(`/v1/journeys/${w.ids.journey}`),
       product: await t.kit.plugin("catalog").getProduct(w.a.companyId, "p-1"),
       type: await asA(`/events/types/${w.ids.type}`, w.a.legacyToken),
       message: await asA(`/events/types/messages/${w.ids.message}`, w.a.legacyToken),
@@ -560,6 +629,7 @@ describe("tenant isolation: company B's credentials on company A's resources", (
     const privacyRequest = (await asA(json("POST", "/v1/privacy/delete-request", { subjectPhone: "+19148449998" }))).id;
     for (let n = 0; n < 3; n++) await asA(json("POST", "/privacy/delete-request", { subjectEmail: `gone${n}@example.com` }, a.legacyToken));
     const privacyNumber = (await asA(json("POST", "/privacy/delete-request", { subjectEmail: "gone@example.com" }, a.legacyToken))).id;
+    const journey = (await asA(json("POST", "/v1/journeys", { template: "cart_abandonment" }))).id;
     const upload = await asA(json("POST", "/v1/product-catalog/uploads", {}));
     const uploadUrl = new URL(upload.uploadUrl);
     const product = { id: "p-1", name: "A's product", link: "https://a.example/p-1", lastUpdated: "2026-02-01T10:00:00Z", variants: [{ id: "p-1-v1", name: "A's variant", link: "https://a.example/v", prices: [{ currencyCode: "USD", amount: "20.00" }], availableForPurchase: true, lastUpdated: "2026-02-01T10:00:00Z" }] };
@@ -579,6 +649,7 @@ describe("tenant isolation: company B's credentials on company A's resources", (
     await oauth.users.create({ companyId: b.companyId, email: B_USER_EMAIL, password: PASSWORD });
     const aCode = await authorize(t, aApp.application.clientId, A_USER_EMAIL);
     w.ids = {
+      journey,
       privacyRequest,
       privacyNumber,
       upload: upload.uploadId,

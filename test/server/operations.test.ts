@@ -81,7 +81,7 @@ describe("operating the self-hosted server", () => {
     }
   });
 
-  it("answers GET / with a page linking the API reference and the install page", async () => {
+  it("answers GET / with a page linking the console, the API reference and the install page", async () => {
     const server = await startServer(configFromEnv({ REACHKIT_SECRET: TEST_SECRET, LOG_LEVEL: "error" }, { port: 0, dataDir: newDataDir() }), () => undefined);
     try {
       const home = await fetch(`${server.url}/`);
@@ -90,6 +90,10 @@ describe("operating the self-hosted server", () => {
       const page = await home.text();
       assert.match(page, /<a href="docs">API reference<\/a> \(<a href="openapi.json">OpenAPI document<\/a>\)/);
       for (const link of ["docs", "openapi.json"]) assert.equal((await fetch(new URL(link, `${server.url}/`))).status, 200, link);
+      assert.match(page, /<a href="console">Operator console<\/a>/);
+      const consolePage = await fetch(new URL("console", `${server.url}/`));
+      assert.equal(new URL(consolePage.url).pathname, "/console/sign-in", "the link reaches the console's sign-in");
+      assert.match(await consolePage.text(), /Sign in to the reachkit console/);
       const install = /<a href="(integrations\/oauth-install)">Install page<\/a>/.exec(page);
       assert.ok(install, page);
       const installPage = await fetch(new URL(install[1]!, `${server.url}/`));

@@ -32,6 +32,12 @@ describe("what the self-hosted server loads at start-up", () => {
     assert.equal(packages.has("prom-client"), false, "its index loads the OpenTelemetry API and the push gateway too");
   });
 
+  it("leaves nodemailer and the AWS SDK until the first email and the first S3 call", () => {
+    const packages = packagesLoadedBy("server/server-kit.ts");
+    // About 50 ms and 250 ms of CPU at every start and CLI call, for servers that may use neither.
+    assert.deepEqual([...packages].filter((name) => name === "nodemailer" || name.startsWith("@aws-sdk/")), []);
+  });
+
   it("leaves libphonenumber-js (about 9 MB) until the first phone number is read", () => {
     const packages = packagesLoadedBy("server/server-kit.ts");
     assert.ok(packages.has("better-sqlite3") && packages.has("valibot"), [...packages].join(", "));

@@ -1,4 +1,5 @@
 import { fakeClock, type FakeClock } from "../../adapters/clock/index.ts";
+import { memoryEmail, type MemoryEmail } from "../../adapters/email/memory/index.ts";
 import { memoryObjectStorage } from "../../adapters/object-storage/memory/index.ts";
 import { manualScheduler, type ManualScheduler } from "../../adapters/scheduler/manual/index.ts";
 import { memorySms, type MemorySms } from "../../adapters/sms/memory/index.ts";
@@ -11,6 +12,8 @@ import {
   type LogFields,
   type Logger,
   type InjectResponse,
+  type ObjectStorage,
+  type EmailSender,
   type Reachkit,
   type ReachkitConfigInput,
   type ReachkitPlugin,
@@ -29,6 +32,7 @@ export interface TestKit {
   clock: FakeClock;
   scheduler: ManualScheduler;
   sms: MemorySms;
+  email: MemoryEmail;
   /** The company made by `provisionCompany` ("Acme"). */
   company: { companyId: string; companyName: string; apiKey: string; legacyToken: string };
   /** Sends a request with `Authorization: Bearer <token>` (default: the API key). */
@@ -43,6 +47,10 @@ export interface TestKitOptions {
   config?: ReachkitConfigInput;
   clock?: FakeClock;
   sms?: MemorySms;
+  /** Sends the kit's emails instead of the memory adapter (which `email` then holds empty). */
+  emailSender?: EmailSender;
+  /** Default: memoryObjectStorage on the kit's clock. */
+  objectStorage?: (clock: FakeClock) => ObjectStorage;
   /** Skip creating the default company. */
   bare?: boolean;
 }
@@ -67,13 +75,15 @@ export async function startTestKit(options: TestKitOptions = {}): Promise<TestKi
   const clock = options.clock ?? fakeClock("2026-03-01T12:00:00.000Z");
   const scheduler = manualScheduler(clock);
   const sms = options.sms ?? memorySms();
+  const email = memoryEmail();
   const unhandledErrors = recordUnhandledErrors();
   const kit = createReachkit({
     storage: options.storage ?? (await testStorage()),
     scheduler,
     clock,
     sms,
-    objectStorage: memoryObjectStorage({ clock }),
+    email: options.emailSender ?? email,
+    objectStorage: options.objectStorage?.(clock) ?? memoryObjectStorage({ clock }),
     logger: unhandledErrors.logger,
     secret: TEST_SECRET,
     plugins: options.plugins ?? defaultPlugins(),
@@ -88,6 +98,7 @@ export async function startTestKit(options: TestKitOptions = {}): Promise<TestKi
     clock,
     scheduler,
     sms,
+    email,
     company,
     request({ token, ...request }) {
       const bearer = token === undefined ? company.apiKey : token;

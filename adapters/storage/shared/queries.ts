@@ -1,4 +1,4 @@
-import type { Page } from "../../../src/index.ts";
+import { InvalidCursorError, type Page } from "../../../src/index.ts";
 import { assertFieldName, isPlainObject } from "./documents.ts";
 
 /**
@@ -122,7 +122,7 @@ export function decodeCursor(cursor: string, keys: readonly SortKey[]): SqlValue
     if (typeof cursor !== "string" || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw new Error("not base64url");
     values = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
   } catch {
-    throw new Error("malformed cursor");
+    throw new InvalidCursorError();
   }
   const valid =
     Array.isArray(values) &&
@@ -132,7 +132,7 @@ export function decodeCursor(cursor: string, keys: readonly SortKey[]): SqlValue
         ? typeof v === "string"
         : v === null || typeof v === "string" || (typeof v === "number" && Number.isFinite(v)),
     );
-  if (!valid) throw new Error("malformed cursor (or it belongs to a different orderBy)");
+  if (!valid) throw new InvalidCursorError("malformed cursor (or it belongs to a different orderBy)");
   return values as SqlValue[];
 }
 

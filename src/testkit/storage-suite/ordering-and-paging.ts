@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { Collection, Doc, FindOptions } from "../../ports/storage.ts";
+import { InvalidCursorError, type Collection, type Doc, type FindOptions } from "../../ports/storage.ts";
 import { ids, type Person, type WithStorage } from "./shared.ts";
 
 export function orderingAndPagingTests(withStorage: WithStorage): void {
@@ -136,11 +136,11 @@ export function orderingAndPagingTests(withStorage: WithStorage): void {
         await rows.upsertMany(ROWS);
         const foreign = Buffer.from(JSON.stringify({ hello: "world" })).toString("base64url");
         for (const after of ["not a cursor!", "", "bm9wZQ", foreign]) {
-          await assert.rejects(rows.find({ limit: 5, after }), Error, `cursor ${JSON.stringify(after)}`);
+          await assert.rejects(rows.find({ limit: 5, after }), InvalidCursorError, `cursor ${JSON.stringify(after)}`);
         }
         // A cursor from a different orderBy does not fit either.
         const { nextCursor } = await rows.find({ limit: 5, orderBy: [{ field: "score" }, { field: "group" }] });
-        await assert.rejects(rows.find({ limit: 5, after: nextCursor }));
+        await assert.rejects(rows.find({ limit: 5, after: nextCursor }), InvalidCursorError);
       }));
   });
 }

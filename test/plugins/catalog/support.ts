@@ -1,7 +1,7 @@
 import { catalogPlugin, type CatalogOptions } from "../../../plugins/catalog/index.ts";
 import type { ReachkitConfigInput, Storage } from "../../../src/index.ts";
 import { withCollectionMethod } from "../../support/storage-wrappers.ts";
-import { defaultPlugins, startTestKit, type Json, type TestKit } from "../../support/test-kit.ts";
+import { defaultPlugins, startTestKit, type Json, type TestKit, type TestKitOptions } from "../../support/test-kit.ts";
 
 export interface CatalogTestKit extends TestKit {
   /** POST /v1/product-catalog/uploads; answers the upload object. */
@@ -18,9 +18,17 @@ export interface CatalogTestKit extends TestKit {
  * A test kit with the catalog plugin. Upload creation is not rate-limited
  * unless `config` says otherwise: tests make several uploads in one (fake) second.
  */
-export async function startCatalogKit(options: { catalog?: CatalogOptions; storage?: Storage; config?: ReachkitConfigInput } = {}): Promise<CatalogTestKit> {
+export async function startCatalogKit(
+  options: { catalog?: CatalogOptions; storage?: Storage; config?: ReachkitConfigInput } & Pick<TestKitOptions, "clock" | "objectStorage"> = {},
+): Promise<CatalogTestKit> {
   const config = options.config ?? { rateLimits: { "catalog-upload": Infinity } };
-  const t = await startTestKit({ plugins: [...defaultPlugins(), catalogPlugin(options.catalog)], storage: options.storage, config });
+  const t = await startTestKit({
+    plugins: [...defaultPlugins(), catalogPlugin(options.catalog)],
+    storage: options.storage,
+    config,
+    clock: options.clock,
+    objectStorage: options.objectStorage,
+  });
   const kit: CatalogTestKit = {
     ...t,
     async createUpload(body) {

@@ -184,6 +184,22 @@ describe("privacy processing", () => {
     await t.stop();
   });
 
+  it("deletes the emails the outbox keeps for the subject's address, and no one else's", async () => {
+    const t = await startPrivacyKit();
+    await seedSubject(t, t.company.legacyToken);
+    for (const to of [EMAIL, "bob@example.com"]) {
+      await t.kit.outbox.sendEmail({ companyId: t.company.companyId, to, subject: "Your receipt", text: "Thank you", kind: "transactional" });
+    }
+    await t.scheduler.flush();
+    await createRequest(t, { subjectEmail: EMAIL });
+    await t.scheduler.flush();
+    assert.deepEqual(
+      (await t.kit.outbox.list({ companyId: t.company.companyId })).map((message) => message.to),
+      ["bob@example.com"],
+    );
+    await t.stop();
+  });
+
   it("is at once by default, never later than thirty days", async () => {
     assert.throws(() => privacyPlugin({ processingDelayMs: MAX_PROCESSING_DELAY_MS + 1 }), /thirty days/);
     assert.throws(() => privacyPlugin({ processingDelayMs: -1 }), RangeError);

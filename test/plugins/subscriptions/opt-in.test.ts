@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { SubscriptionEvent } from "../../../plugins/subscriptions/index.ts";
+import { DEFAULT_REPEAT_TEXT_WINDOW_MS, type SubscriptionEvent } from "../../../plugins/subscriptions/index.ts";
+import type { JobDefinition } from "../../../src/index.ts";
 import { startTestKit, type Json, type TestKit } from "../../support/test-kit.ts";
 import { EMAIL, eligibilityRows, optIn, PHONE, textsTo } from "./support.ts";
 
@@ -135,10 +136,11 @@ describe("POST /v1/subscriptions", () => {
     await t.stop();
   });
 
-  it("asks again for the Y of a pending subscription, and a single opt-in of it confirms it", async () => {
+  it("asks again for the Y of a pending subscription (once the repeat window is over), and a single opt-in of it confirms it", async () => {
     const t = await startTestKit();
     await optIn(t, { user: { phone: PHONE } });
     await t.scheduler.flush();
+    await t.scheduler.advance(DEFAULT_REPEAT_TEXT_WINDOW_MS + 1);
     assert.equal(t.json(await optIn(t, { user: { phone: PHONE } })).subscriptionResponses[0].subscriptionCreationStatus, "PREVIOUSLY_CREATED");
     await t.scheduler.flush();
     assert.equal(textsTo(t, PHONE).length, 2);
@@ -175,7 +177,8 @@ describe("POST /v1/subscriptions", () => {
     await optIn(t, { user: { phone: PHONE, email: EMAIL } });
     await t.scheduler.flush();
     const [job] = await t.kit.jobs.list({ type: "subscriptions.opt-in" });
-    await t.kit.plugin("subscriptions").jobHandlers()["subscriptions.opt-in"](job!.payload as never, undefined as never);
+    const { handler } = t.kit.plugin("subscriptions").jobHandlers()["subscriptions.opt-in"] as JobDefinition<never>;
+    await handler(job!.payload as never, {} as never);
     await t.scheduler.flush();
     assert.equal(textsTo(t, PHONE).length, 1);
     assert.equal((await t.kit.plugin("subscriptions").changes(t.company.companyId, { phone: PHONE, email: EMAIL })).length, 2);

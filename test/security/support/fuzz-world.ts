@@ -4,6 +4,7 @@ import { manualScheduler } from "../../../adapters/scheduler/manual/index.ts";
 import { memorySms } from "../../../adapters/sms/memory/index.ts";
 import { memoryStorage } from "../../../adapters/storage/memory/index.ts";
 import { oauthPlugin } from "../../../plugins/oauth/index.ts";
+import { EMAIL_LINKS } from "../../../plugins/subscriptions/index.ts";
 import { serverPlugins } from "../../../server/server-kit.ts";
 import { createReachkit, DEFAULT_RATE_LIMITS, SCOPES, type InboundWebhookRequest, silentLogger, type InjectResponse, type LogFields, type Logger, type Reachkit } from "../../../src/index.ts";
 import { fastPasswords, hiddenFields, InstallClient, REDIRECT_URI, USER_EMAIL, USER_PASSWORD } from "../../support/oauth.ts";
@@ -19,6 +20,19 @@ export interface FuzzWorld {
   oauth: { clientId: string; clientSecret: string; redirectUri: string; email: string; password: string };
   /** Cookies of a browser signed in on the install page, and the CSRF token tied to them. */
   install: { cookie: string; csrfToken: string };
+  /**
+   * Browsers on the console: one signed out (its sign-in form's cookie and token),
+   * one signed in for every page and action, and one that the sign-out example ends.
+   */
+  console: {
+    signInForm: { cookie: string; csrfToken: string };
+    session: { cookie: string; csrfToken: string };
+    leaving: { cookie: string; csrfToken: string };
+    /** Records the console's actions name: an API key, an OAuth application and two users of the company. */
+    credentialId: string;
+    applicationId: string;
+    userIds: [string, string];
+  };
   /** A local date and time a week ahead, for appointments. */
   eventDateTime: string;
   ids: {
@@ -35,8 +49,13 @@ export interface FuzzWorld {
     uploadId: string;
     /** The pre-signed upload URL's path and query. */
     uploadPath: string;
+    /** A journey to read, change, pause, resume and delete. */
+    journeyId: string;
     /** A webhook of the API key's application. */
     webhookId: string;
+    /** Tokens of the links in the company's emails to ada@example.com (MARKETING). */
+    confirmEmailToken: string;
+    unsubscribeEmailToken: string;
   };
   /** Entries the kit logged at error level (an unhandled error, a failed resolver): each one a bug. */
   errors: { message: string; fields: LogFields }[];
@@ -135,6 +154,12 @@ export async function seedFuzzWorld(kit: Reachkit, options: { errors: FuzzWorld[
     "token exchange",
   );
   const consentPage = await browser.get(installPath);
+  const consoleBrowsers = await consoleSessions(kit);
+  const keyApplication = await kit.plugin("accounts").createApplication({ companyId: company.companyId, name: "Revocable", scopes: ["subscriptions:read"] });
+  const credential = await kit.plugin("accounts").issueCredential({ companyId: company.companyId, kind: "api_key", applicationId: keyApplication.id });
+  const ownApp = await oauthApi.applications.create({ companyId: company.companyId, name: "Own app", redirectUris: [REDIRECT_URI], scopes: ["subscriptions:read"] });
+  const consoleUsers = [];
+  for (const name of ["role", "delete"]) consoleUsers.push((await oauthApi.users.create({ companyId: company.companyId, email: `${name}@acme.example`, password: USER_PASSWORD, role: "viewer" })).id);
 
   const eventType = ok(await send("POST", "/events/types", legacyToken, { type: "Haircut" }), "event type");
   const message = ok(
@@ -166,8 +191,11 @@ export async function seedFuzzWorld(kit: Reachkit, options: { errors: FuzzWorld[
   const [reminderUuid, cancelReminderUuid, noShowReminderUuid] = [await newReminder(), await newReminder(), await newReminder()];
   const privacyRequest = ok(await send("POST", "/v1/privacy/delete-request", apiKey, { subjectPhone: "+19148440009" }), "privacy request");
   const upload = ok(await send("POST", "/v1/product-catalog/uploads", apiKey, {}), "catalog upload");
-  const uploadUrl = new URL(upload.uploadUrl);
   const webhook = ok(await send("POST", "/v1/webhooks", apiKey, { url: "https://hooks.example/reachkit", events: ["sms.subscribed"] }), "webhook");
+  const uploadUrl = new URL(upload.uploadUrl);
+  const journey = ok(await send("POST", "/v1/journeys", apiKey, { template: "cart_abandonment" }), "journey");
+  const links = kit.resolve(EMAIL_LINKS);
+  const tokenOf = (url: string) => new URL(url).searchParams.get("token")!;
 
   return {
     kit,
@@ -177,6 +205,12 @@ export async function seedFuzzWorld(kit: Reachkit, options: { errors: FuzzWorld[
     oauth: { clientId: application.clientId, clientSecret, redirectUri: REDIRECT_URI, email: USER_EMAIL, password: USER_PASSWORD },
     eventDateTime,
     install: { cookie: browser.jar.header().cookie ?? "", csrfToken: hiddenFields(consentPage.body).csrf_token ?? "" },
+    console: {
+      ...consoleBrowsers,
+      credentialId: credential.credential.id,
+      applicationId: ownApp.application.applicationId,
+      userIds: [consoleUsers[0]!, consoleUsers[1]!],
+    },
     ids: {
       signUpSourceId: company.signUpSources[0].id,
       inboundWebhookPath: company.inboundWebhookPath,
@@ -188,10 +222,37 @@ export async function seedFuzzWorld(kit: Reachkit, options: { errors: FuzzWorld[
       noShowReminderUuid,
       privacyRequestId: privacyRequest.id,
       uploadId: upload.uploadId,
-      uploadPath: `${uploadUrl.pathname}${uploadUrl.search}`,
+      journeyId: journey.id,
       webhookId: webhook.id,
+      uploadPath: `${uploadUrl.pathname}${uploadUrl.search}`,
+      confirmEmailToken: tokenOf(links.confirmUrl(company.companyId, "ada@example.com", "MARKETING")),
+      unsubscribeEmailToken: tokenOf(links.unsubscribeUrl(company.companyId, "ada@example.com", "MARKETING")),
     },
     errors,
     stop: () => kit.stop(),
   };
+}
+
+/** The cookies of a console browser, and the form token its last page carried. */
+async function consoleBrowser(kit: Reachkit, signIn: boolean): Promise<{ cookie: string; csrfToken: string }> {
+  const cookies = new Map<string, string>();
+  const send = async (method: string, url: string, body?: string) => {
+    const cookie = [...cookies].map(([name, value]) => `${name}=${value}`).join("; ");
+    const headers: Record<string, string> = { ...(cookie ? { cookie } : {}), ...(body ? { "content-type": "application/x-www-form-urlencoded" } : {}) };
+    const response = await kit.inject({ method, url, body, headers });
+    const set = /^([^=]+)=([^;]*)/.exec(response.headers["set-cookie"] ?? "");
+    if (set) cookies.set(set[1]!, set[2]!);
+    return response;
+  };
+  const form = await send("GET", "/console/sign-in");
+  const formToken = hiddenFields(form.body).csrf_token ?? "";
+  if (!signIn) return { cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join("; "), csrfToken: formToken };
+  const signedIn = await send("POST", "/console/sign-in", new URLSearchParams({ csrf_token: formToken, email: USER_EMAIL, password: USER_PASSWORD }).toString());
+  if (signedIn.status !== 303) throw new Error(`fuzz world: console sign-in answered ${signedIn.status}: ${signedIn.body.slice(0, 300)}`);
+  const page = await send("GET", "/console");
+  return { cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join("; "), csrfToken: hiddenFields(page.body).csrf_token ?? "" };
+}
+
+async function consoleSessions(kit: Reachkit): Promise<Pick<FuzzWorld["console"], "signInForm" | "session" | "leaving">> {
+  return { signInForm: await consoleBrowser(kit, false), session: await consoleBrowser(kit, true), leaving: await consoleBrowser(kit, true) };
 }

@@ -30,6 +30,14 @@ const reminder = (w: FuzzWorld) => ({
   metadata: { service: "haircut", price: 30 },
   sendEligibleSubscribersOnly: true,
 });
+/** A page of the signed-in console. */
+const consolePage = (w: FuzzWorld, query: Record<string, string> = {}, params: Record<string, string> = {}): RouteExample => ({ params, query, headers: { cookie: w.console.session.cookie } });
+/** A form of the signed-in console, with its token. */
+const consoleForm = (w: FuzzWorld, body: Record<string, string> = {}, params: Record<string, string> = {}): RouteExample => ({
+  params,
+  body: { csrf_token: w.console.session.csrfToken, ...body },
+  headers: { cookie: w.console.session.cookie },
+});
 const install = (w: FuzzWorld) => ({ client_id: w.oauth.clientId, redirect_uri: w.oauth.redirectUri, scope: "subscriptions:read subscriptions:write", state: "xyz" });
 
 /**
@@ -145,6 +153,58 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, (world: FuzzWorld) => Route
   "POST /v1/identity-resolution/user-identifiers": () => ({
     body: { phone: PHONE, email: "ada@example.com", clientUserId: "u-1", shopifyId: "s-1", klaviyoId: "k-1", customIdentifiers: [{ name: "loyaltyId", value: "L-9" }] },
   }),
+  "POST /v1/journeys": () => ({
+    body: {
+      template: "cart_abandonment",
+      name: "Carts left behind",
+      audience: { attributes: { tier: "gold" } },
+      steps: [{ type: "wait", duration: "PT2H" }, { type: "mms", text: "{firstName}, {productName} is still in your cart: {productLink} ({price})" }],
+      exitOn: ["purchase"],
+      window: "P1D",
+      status: "paused",
+    },
+  }),
+  "GET /v1/journeys": () => ({}),
+  "GET /v1/journeys/:id": (w) => ({ params: { id: w.ids.journeyId } }),
+  "PUT /v1/journeys/:id": (w) => ({ params: { id: w.ids.journeyId }, body: { name: "Carts", steps: [{ type: "sms", text: "Back for {productName}?" }], window: "PT12H", status: "active" } }),
+  "POST /v1/journeys/:id/pause": (w) => ({ params: { id: w.ids.journeyId } }),
+  "POST /v1/journeys/:id/resume": (w) => ({ params: { id: w.ids.journeyId } }),
+  "DELETE /v1/journeys/:id": (w) => ({ params: { id: w.ids.journeyId } }),
+  "GET /v1/journeys/:id/stats": (w) => ({ params: { id: w.ids.journeyId } }),
+  "GET /console/assets/:file": () => ({ params: { file: "console.js" } }),
+  "GET /console/sign-in": (w) => ({ query: { next: "/console/messages" }, headers: { cookie: w.console.signInForm.cookie } }),
+  "POST /console/sign-in": (w) => ({
+    body: { csrf_token: w.console.signInForm.csrfToken, email: w.oauth.email, password: w.oauth.password, next: "/console" },
+    headers: { cookie: w.console.signInForm.cookie },
+  }),
+  "POST /console/sign-out": (w) => ({ body: { csrf_token: w.console.leaving.csrfToken }, headers: { cookie: w.console.leaving.cookie } }),
+  "GET /console": (w) => consolePage(w, { days: "7" }),
+  "GET /console/subscribers": (w) => consolePage(w, { q: "+1914" }),
+  "GET /console/subscriber": (w) => consolePage(w, { phone: PHONE }),
+  "GET /console/messages": (w) => consolePage(w, { status: "sent", to: PHONE }),
+  "GET /console/catalog": (w) => consolePage(w),
+  "POST /console/catalog/uploads": (w) => consoleForm(w, { validateOnly: "true" }),
+  "GET /console/catalog/uploads/:uploadId": (w) => consolePage(w, {}, { uploadId: w.ids.uploadId }),
+  "GET /console/catalog/uploads/:uploadId/progress": (w) => consolePage(w, {}, { uploadId: w.ids.uploadId }),
+  "GET /console/products": (w) => consolePage(w, { q: "p-" }),
+  "GET /console/products/:productId": (w) => consolePage(w, {}, { productId: "p-1" }),
+  "GET /console/reminders": (w) => consolePage(w, { state: "scheduled", phone: PHONE }),
+  "GET /console/reminders/:uuid": (w) => consolePage(w, {}, { uuid: w.ids.reminderUuid }),
+  "POST /console/reminders/:uuid/cancel": (w) => consoleForm(w, {}, { uuid: w.ids.cancelReminderUuid }),
+  "POST /console/reminders/:uuid/no-show": (w) => consoleForm(w, {}, { uuid: w.ids.noShowReminderUuid }),
+  "GET /console/privacy": (w) => consolePage(w, { done: "requested" }),
+  "POST /console/privacy": (w) => consoleForm(w, { subjectPhone: "+19148440009", subjectEmail: "ada@example.com", requestMsg: "please" }),
+  "GET /console/settings": (w) => consolePage(w, { done: "sender-number" }),
+  "POST /console/settings/sign-up-units": (w) => consoleForm(w, { type: "MARKETING", language: "fr", country: "CA", name: "Quebec" }),
+  "POST /console/settings/sender-number": (w) => consoleForm(w, { number: "+15557654321" }),
+  "POST /console/settings/message-prefix": (w) => consoleForm(w, { template: "{company}: " }),
+  "POST /console/settings/api-keys": (w) => consoleForm(w, { name: "Sync", "scope:subscriptions:read": "yes" }),
+  "POST /console/settings/api-keys/:credentialId/revoke": (w) => consoleForm(w, {}, { credentialId: w.console.credentialId }),
+  "POST /console/settings/oauth-apps": (w) => consoleForm(w, { name: "Loyalty", redirectUris: "https://loyalty.example/callback" }),
+  "POST /console/settings/oauth-apps/:applicationId/rotate-secret": (w) => consoleForm(w, {}, { applicationId: w.console.applicationId }),
+  "POST /console/settings/users": (w) => consoleForm(w, { email: "support@acme.example", password: "a long enough password", role: "viewer" }),
+  "POST /console/settings/users/:userId/role": (w) => consoleForm(w, { role: "owner" }, { userId: w.console.userIds[0] }),
+  "POST /console/settings/users/:userId/delete": (w) => consoleForm(w, {}, { userId: w.console.userIds[1] }),
   "PUT /uploads/:key": (w) => {
     const url = new URL(w.ids.uploadPath, "http://x");
     return {
@@ -154,4 +214,7 @@ export const ROUTE_EXAMPLES: Readonly<Record<string, (world: FuzzWorld) => Route
       contentType: "application/x-ndjson",
     };
   },
+  "GET /email/confirm": (w) => ({ query: { token: w.ids.confirmEmailToken } }),
+  "GET /email/unsubscribe": (w) => ({ query: { token: w.ids.unsubscribeEmailToken } }),
+  "POST /email/unsubscribe": (w) => ({ query: { token: w.ids.unsubscribeEmailToken }, body: "List-Unsubscribe=One-Click", contentType: "application/x-www-form-urlencoded" }),
 };

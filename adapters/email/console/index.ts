@@ -1,0 +1,1 @@
+export { consoleEmail, type ConsoleEmailOptions } from "./console-email.ts";

@@ -1,0 +1,1 @@
+export { memoryEmail, type MemoryEmail, type MemoryEmailOptions, type DeliveredEmail } from "./memory-email.ts";

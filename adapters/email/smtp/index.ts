@@ -1,0 +1,1 @@
+export { smtpEmail, type SmtpEmailOptions } from "./smtp-email.ts";
