@@ -13,6 +13,10 @@ export const SENT_EVENTS = [
   "sms.undelivered",
   "sms.failed",
   "sms.inbound_message",
+  "email.sent",
+  "email.delivered",
+  "email.undelivered",
+  "email.failed",
   "custom_attribute.set",
   "catalog.variant.back_in_stock",
   "catalog.variant.low_inventory",
@@ -30,7 +34,6 @@ export const EVENT_ALIASES: Readonly<Record<string, (typeof SENT_EVENTS)[number]
 
 /** Accepted so that clients of the reference service can subscribe, never sent until reachkit produces them. */
 export const NOT_YET_SENT_EVENTS = [
-  "email.sent",
   "sms.message_link_click",
   "email.message_link_click",
   "email.opened",

@@ -65,6 +65,22 @@ describe("the events webhooks carry", () => {
     assert.equal(received().length, 4);
   });
 
+  it("email.sent and email.delivered from an email's delivery status", async () => {
+    const { t } = await kitListeningTo(["email.sent", "email.delivered"]);
+    const email = await t.kit.outbox.sendEmail({ companyId: t.company.companyId, to: "ada@example.com", subject: "Hello", text: "Hi Ada", kind: "newsletter" });
+    await t.scheduler.flush();
+    const [sent] = t.email.sent;
+    await t.kit.outbox.applyReceipt({ providerMessageId: sent!.providerMessageId, status: "delivered" });
+    await t.scheduler.flush();
+    assert.deepEqual(
+      received().map((event) => [event.type, event.subscriber.email, event.message.id, event.message.kind]),
+      [
+        ["email.sent", "ada@example.com", email.id, "newsletter"],
+        ["email.delivered", "ada@example.com", email.id, "newsletter"],
+      ],
+    );
+  });
+
   it("a pending double opt-in is not subscribed yet: sms.subscribed comes with the Y reply", async () => {
     const { t } = await kitListeningTo(["sms.subscribed"]);
     await t.request({ method: "POST", url: "/v1/subscriptions", body: { ...singleOptIn("+19148440002"), singleOptIn: false } });
