@@ -122,10 +122,9 @@ export class Deliveries {
     }
     const keys = await this.signingKeys.signingKeys(delivery.applicationId);
     const origin = new URL(webhook.url).origin;
-    const lane = this.lanes.offer(origin, () => this.#post(webhook, delivery, keys, context.signal));
+    const lane = this.lanes.offer(origin, delivery.id, () => this.#post(webhook, delivery, keys, context.signal));
     if ("retryInMs" in lane) {
-      // Spread over half the wait again, so a slow receiver's deferred deliveries do not all come back at once.
-      throw new RunLaterError(this.clock.now() + Math.round(lane.retryInMs * (1 + Math.random() / 2)), `the receiver ${origin} is slow`);
+      throw new RunLaterError(this.clock.now() + lane.retryInMs, `the receiver ${origin} is slow`);
     }
     context.releaseSlot();
     const result = await lane.sending;

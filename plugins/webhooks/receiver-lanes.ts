@@ -14,6 +14,8 @@ interface Lane {
   latencyMs: number;
   /** When each request in flight left. */
   inFlight: Set<number>;
+  /** Its deliveries put back in storage for later (their ids): each comes back in its turn. */
+  deferred: Set<string>;
 }
 
 /** What the lane says to a delivery: go (its request is queued), or come back later. */
@@ -23,7 +25,9 @@ export type LaneAnswer<T> = { sending: Promise<T> } | { retryInMs: number };
  * One lane per receiver (scheme, host and port): at most `concurrency`
  * requests in flight, the others queued behind them. A slow receiver (see
  * SLOW_RECEIVER_MS) keeps as many again queued; its further deliveries are put
- * back in storage for when its lane should have room. So a slow or dead
+ * back in storage, each for its turn behind those put back before it (so a dead
+ * receiver's thousands of deliveries come back about as fast as it could take
+ * them, not all at every lane's pass), with half a turn of jitter. So a slow or dead
  * receiver holds neither job-runner slots nor more than its lane's memory, and
  * the deliveries to healthy receivers go on; a healthy receiver's queue is
  * bounded by the job runner's limit on jobs waiting outside its slots.
@@ -34,13 +38,19 @@ export class ReceiverLanes {
   constructor(
     private readonly concurrency: number,
     private readonly now: () => number = () => performance.now(),
+    private readonly random: () => number = Math.random,
   ) {}
 
-  offer<T>(origin: string, send: () => Promise<T>): LaneAnswer<T> {
+  /** Offers delivery `id` to its receiver's lane. */
+  offer<T>(origin: string, id: string, send: () => Promise<T>): LaneAnswer<T> {
     const lane = this.#lane(origin);
     const length = lane.queue.size + lane.queue.pending;
     const pace = length < this.concurrency * 2 ? 0 : this.#pace(lane);
-    if (pace > SLOW_RECEIVER_MS) return { retryInMs: Math.ceil((length / this.concurrency) * pace) };
+    if (pace > SLOW_RECEIVER_MS) {
+      lane.deferred.add(id);
+      return { retryInMs: Math.ceil(((length + lane.deferred.size) / this.concurrency) * pace * (1 + this.random() / 2)) };
+    }
+    lane.deferred.delete(id);
     return { sending: this.#run(lane, send) };
   }
 
@@ -66,7 +76,7 @@ export class ReceiverLanes {
   #lane(origin: string): Lane {
     let lane = this.#lanes.get(origin);
     if (!lane) {
-      const created: Lane = { queue: new PQueue({ concurrency: this.concurrency }), latencyMs: 0, inFlight: new Set() };
+      const created: Lane = { queue: new PQueue({ concurrency: this.concurrency }), latencyMs: 0, inFlight: new Set(), deferred: new Set() };
       // An idle lane is forgotten, so the map holds only receivers with work (a slow one's pace is kept while it has any).
       created.queue.on("idle", () => {
         if (this.#lanes.get(origin) === created && created.queue.size === 0 && created.queue.pending === 0) this.#lanes.delete(origin);
