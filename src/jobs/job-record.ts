@@ -37,27 +37,25 @@ export const jobsCollection: CollectionSpec = {
   ],
 };
 
-/**
- * Thrown by a handler that cannot do its work yet and knows when it can (a
- * text held back by its sender's rate, a webhook delivery on its own retry
- * schedule or waiting for its receiver's room): the job is queued again for
- * `runAt`, and this run does not count as an attempt.
- */
-export class RunLaterError extends Error {
-  constructor(
-    /** Epoch ms. */
-    readonly runAt: number,
-    reason: string,
-  ) {
-    super(reason);
-    this.name = "RunLaterError";
-  }
-}
-
 /** Thrown by a handler for a failure that retrying cannot fix: the job goes straight to dead. */
 export class PermanentJobError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "PermanentJobError";
+  }
+}
+
+/**
+ * Thrown by a handler that cannot do its work yet and knows when it can: the job is queued again for
+ * `runAt`, and this run does not count as an attempt (a text held back by its sender's rate, a webhook
+ * delivery on its own retry schedule or waiting for its receiver's room).
+ */
+export class RunLaterError extends Error {
+  constructor(
+    readonly runAt: number,
+    reason: string,
+  ) {
+    super(reason);
+    this.name = "RunLaterError";
   }
 }

@@ -42,9 +42,9 @@ export interface JobDefinition<P> {
    * storage until it commits, so a handler must not wait on anything else (a
    * network call). Work that must wait for the commit goes to the storage's
    * `afterCommit` (where the event bus runs its ordinary listeners): it runs
-   * once the batch commits, never if the job's writes are undone. Batches form when the runner is alone on its storage (no
-   * `pollMs`); with other processes each job runs in a transaction of its
-   * own, with its done mark.
+   * once the batch commits, never if the job's writes are undone. Batches
+   * form when the runner is alone on its storage (no `pollMs`); with other
+   * processes each job runs in a transaction of its own, with its done mark.
    */
   batchSize?: number;
 }
