@@ -20,6 +20,7 @@ import { privacyPlugin } from "../plugins/privacy/index.ts";
 import { profilesPlugin } from "../plugins/profiles/index.ts";
 import { sendRulesPlugin } from "../plugins/send-rules/index.ts";
 import { subscriptionsPlugin } from "../plugins/subscriptions/index.ts";
+import { webhooksPlugin } from "../plugins/webhooks/index.ts";
 import { smsSenderOf, type SmsProvider } from "./sms-config.ts";
 import {
   createReachkit,
@@ -43,7 +44,7 @@ import { CONSOLE_DELIVERY, type DeliveryConfig, type EmailSetting, type ObjectSt
 const SQLITE_CACHE_KIB = 4096;
 
 /** Every plugin the self-hosted server runs. */
-export function serverPlugins(options: { privacyProcessingDelayMs?: number } = {}): ReachkitPlugin[] {
+export function serverPlugins(options: { privacyProcessingDelayMs?: number; webhooksAllowPrivateTargets?: boolean } = {}): ReachkitPlugin[] {
   return [
     accountsPlugin(),
     subscriptionsPlugin(),
@@ -58,6 +59,7 @@ export function serverPlugins(options: { privacyProcessingDelayMs?: number } = {
     journeysPlugin(),
     campaignsPlugin(),
     consolePlugin(),
+    webhooksPlugin({ allowPrivateTargets: options.webhooksAllowPrivateTargets ?? false }),
   ];
 }
 
@@ -75,6 +77,8 @@ export interface ServerKitOptions {
   sms?: SmsProvider;
   /** Where emails and objects go (default: printed emails, files in the data directory). */
   delivery?: DeliveryConfig;
+  /** Deliver webhooks to private, loopback and link-local addresses too (REACHKIT_WEBHOOKS_ALLOW_PRIVATE). */
+  webhooksAllowPrivateTargets?: boolean;
 }
 
 /**
@@ -98,7 +102,7 @@ export function createServerKit(options: ServerKitOptions): Reachkit {
     logger: options.logger,
     hosts: options.publicUrl,
     secret: options.secret,
-    plugins: serverPlugins({ privacyProcessingDelayMs: options.privacyProcessingDelayMs }),
+    plugins: serverPlugins({ privacyProcessingDelayMs: options.privacyProcessingDelayMs, webhooksAllowPrivateTargets: options.webhooksAllowPrivateTargets }),
     config: delivery.emailFrom ? { ...options.config, messaging: { ...options.config?.messaging, emailFrom: delivery.emailFrom } } : options.config,
   });
 }

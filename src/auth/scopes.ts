@@ -19,6 +19,7 @@ export const SCOPES = [
   "segments:read",
   "campaigns:write",
   "campaigns:read",
+  "webhooks:write",
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
@@ -41,6 +42,7 @@ export const SCOPE_DESCRIPTIONS: Readonly<Record<Scope, string>> = {
   "segments:read": "See your audience segments, their size and a sample of their people (reachkit's own API)",
   "campaigns:write": "Create, send, schedule and cancel your campaigns (reachkit's own API)",
   "campaigns:read": "See your campaigns and their results (reachkit's own API)",
+  "webhooks:write": "Receive events at your webhooks, and manage them",
 };
 
 export function isScope(value: string): value is Scope {

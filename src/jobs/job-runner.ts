@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import PQueue from "p-queue";
 import type { Clock } from "../ports/clock.ts";
 import type { Logger } from "../ports/logger.ts";
@@ -13,12 +14,14 @@ export interface JobContext {
   /** Aborted when the kit stops; long handlers may stop early and be retried. */
   signal: AbortSignal;
   /**
-   * Runs `work` once what the handler wrote is committed (domain events go
-   * here): at once, or, for a job run in a batch (`JobDefinition.batchSize`),
-   * after the batch's transaction commits, and not at all if the job's writes
-   * are undone.
+   * Gives the job's place among the runner's `concurrency` back while the
+   * handler waits on another system (a webhook receiver): the runner goes on
+   * claiming other jobs, and this one stays running, its lease renewed, until
+   * the handler settles. A handler that calls it bounds its own concurrency.
+   * Does nothing in a batch (`JobDefinition.batchSize`), whose handlers must
+   * not wait on other systems.
    */
-  whenCommitted(work: () => void | Promise<void>): Promise<void>;
+  releaseSlot(): void;
 }
 
 /** What a job did, in counts and names (an upload's lines, products saved, errors): logged with its outcome. */
@@ -37,9 +40,11 @@ export interface JobDefinition<P> {
    * undoes its own writes only (a savepoint) and is retried alone. For
    * handlers whose work is storage reads and writes: the batch holds the
    * storage until it commits, so a handler must not wait on anything else (a
-   * network call). Batches form when the runner is alone on its storage (no
-   * `pollMs`); with other processes each job runs in a transaction of its
-   * own, with its done mark.
+   * network call). Work that must wait for the commit goes to the storage's
+   * `afterCommit` (where the event bus runs its ordinary listeners): it runs
+   * once the batch commits, never if the job's writes are undone. Batches
+   * form when the runner is alone on its storage (no `pollMs`); with other
+   * processes each job runs in a transaction of its own, with its done mark.
    */
   batchSize?: number;
 }
@@ -60,6 +65,13 @@ export interface JobRunnerSettings {
   pollMs?: number;
 }
 
+/**
+ * Jobs whose handlers gave their slot back (waiting on another system) may
+ * number this many times the concurrency; beyond that the runner claims no more
+ * until some finish, so work that waits elsewhere never floods memory.
+ */
+export const RELEASED_PER_SLOT = 256;
+
 /** With several processes: how many times its room a runner looks at, to claim among them from a random start. */
 const CLAIM_WINDOW = 4;
 
@@ -73,7 +85,19 @@ export class JobRunner {
   readonly #queue: PQueue;
   /** Claimed but not started yet: given back if the kit stops first. */
   readonly #claimed = new Map<string, JobRecord>();
-  readonly #abort = new AbortController();
+  /** Its signal is every running job's: jobs that released their slot may number thousands, each listening. */
+  readonly #abort = (() => {
+    const controller = new AbortController();
+    setMaxListeners(0, controller.signal);
+    return controller;
+  })();
+  /** Every job running alone, those whose handlers released their slot included: the kit's stop waits for them. */
+  readonly #running = new Set<Promise<void>>();
+  /**
+   * Settles when a job finishes or the runner arms for now: what a wake waiting for jobs that released
+   * their slot awaits. One promise for every waiting wake (several run at once).
+   */
+  #change: { settled: Promise<void>; settle: () => void } | undefined;
   #started = false;
   #stopping = false;
   #ticking: Promise<void> | null = null;
@@ -137,12 +161,46 @@ export class JobRunner {
     }
     this.#claimed.clear();
     this.#abort.abort();
-    await this.#queue.onIdle();
+    await this.#idle();
   }
 
   async #wake(): Promise<void> {
     await this.#tick();
-    await this.#queue.onIdle();
+    await this.#idle();
+  }
+
+  /**
+   * Settles once no job runs, those that released their slot included. Meanwhile it serves the alarms
+   * for now that their released slots and finished jobs set: a scheduler may hold its next wake back
+   * until this one settles (the manual scheduler of tests does).
+   */
+  async #idle(): Promise<void> {
+    for (;;) {
+      await this.#queue.onIdle();
+      if (this.#running.size === 0) return;
+      // Without room (the jobs that released their slot are at their bound) a tick would claim nothing: wait for one to finish.
+      if (!this.#stopping && this.#armedAt !== null && this.#armedAt <= this.clock.now() && this.#room() > 0) {
+        // After the I/O that is ready: the answers to requests of jobs that released their slot are not held behind a run of claims.
+        await new Promise((resolve) => setImmediate(resolve));
+        await this.#tick();
+        continue;
+      }
+      await this.#nextChange();
+    }
+  }
+
+  #nextChange(): Promise<void> {
+    if (!this.#change) {
+      let settle!: () => void;
+      const settled = new Promise<void>((resolve) => (settle = resolve));
+      this.#change = { settled, settle };
+    }
+    return this.#change.settled;
+  }
+
+  #changed(): void {
+    this.#change?.settle();
+    this.#change = undefined;
   }
 
   #tick(): Promise<void> {
@@ -168,8 +226,15 @@ export class JobRunner {
     return this.#ticking;
   }
 
+  /** How many tasks the runner may claim now: twice its concurrency in its queue, none while the jobs that released their slot are at their bound. */
+  #room(): number {
+    const released = this.#running.size - this.#queue.pending;
+    if (released >= this.settings.concurrency * RELEASED_PER_SLOT) return 0;
+    return this.settings.concurrency * 2 - this.#queue.size - this.#queue.pending;
+  }
+
   async #claimDue(): Promise<void> {
-    const room = this.settings.concurrency * 2 - this.#queue.size - this.#queue.pending;
+    const room = this.#room();
     this.#backlog = false;
     if (room <= 0) {
       this.#backlog = true;
@@ -289,10 +354,24 @@ export class JobRunner {
     }
     this.#armedAt = at;
     this.scheduler.arm(at);
+    if (at !== null && at <= this.clock.now()) this.#changed();
   }
 
-  async #execute(job: JobRecord): Promise<void> {
+  /** Runs a job in its queue slot; resolves when it is done, or when its handler releases the slot. */
+  #execute(job: JobRecord): Promise<void> {
     this.#claimed.delete(job.id);
+    let releaseSlot!: () => void;
+    const released = new Promise<void>((resolve) => (releaseSlot = resolve));
+    const run: Promise<void> = this.#run(job, releaseSlot).finally(() => {
+      this.#running.delete(run);
+      this.#changed();
+    });
+    this.#running.add(run);
+    // A released slot is room for another claim.
+    return Promise.race([run, released.then(() => void (this.#stopping || this.#arm(this.clock.now())))]);
+  }
+
+  async #run(job: JobRecord, releaseSlot: () => void): Promise<void> {
     const logger = this.#loggerOf(job);
     const handler = this.#types.get(job.type)?.handler;
     if (!handler) return this.#finish(job, "dead", `no handler registered for job type "${job.type}"`, logger);
@@ -305,7 +384,7 @@ export class JobRunner {
     heartbeat.unref();
     const started = performance.now();
     try {
-      const outcome = await handler(job.payload, this.#context(job, logger, async (work) => void (await work())));
+      const outcome = await handler(job.payload, this.#context(job, logger, releaseSlot));
       logger.info("job done", { ...outcome, ms: Math.round(performance.now() - started) });
       await this.#finish(job, "done", null, logger);
     } catch (error) {
@@ -323,7 +402,8 @@ export class JobRunner {
    */
   async #executeBatch(handler: JobHandler<unknown>, batch: readonly JobRecord[]): Promise<void> {
     for (const job of batch) this.#claimed.delete(job.id);
-    let committed: Array<() => void | Promise<void>> = [];
+    /** The "job done" lines, logged once the batch has committed. */
+    let done: Array<() => void> = [];
     let failures: Array<{ job: JobRecord; error: unknown }> = [];
     try {
       await this.atomically(async () => {
@@ -333,16 +413,15 @@ export class JobRunner {
             await this.#finish(job, "dead", "lease expired on every attempt", logger);
             continue;
           }
-          const afterCommit: Array<() => void | Promise<void>> = [];
           const started = performance.now();
           try {
             const outcome = await this.atomically(async () => {
-              const outcome = await handler(job.payload, this.#context(job, logger, async (work) => void afterCommit.push(work)));
+              const outcome = await handler(job.payload, this.#context(job, logger, () => undefined));
               await this.#finish(job, "done", null, logger);
               return outcome;
             });
             const ms = Math.round(performance.now() - started);
-            committed.push(() => logger.info("job done", { ...outcome, ms }), ...afterCommit);
+            done.push(() => logger.info("job done", { ...outcome, ms }));
           } catch (error) {
             failures.push({ job, error });
           }
@@ -350,22 +429,16 @@ export class JobRunner {
       });
     } catch (error) {
       // The commit failed: nothing of the batch was stored, and every job of it runs again.
-      committed = [];
+      done = [];
       failures = batch.map((job) => ({ job, error }));
     }
-    for (const work of committed) {
-      try {
-        await work();
-      } catch (error) {
-        this.logger.error("work after a job's commit failed", { error });
-      }
-    }
+    for (const log of done) log();
     for (const { job, error } of failures) await this.#failed(job, error, this.#loggerOf(job));
     this.#wakeForBacklog();
   }
 
-  #context(job: JobRecord, logger: Logger, whenCommitted: JobContext["whenCommitted"]): JobContext {
-    return { job, attempt: job.attempts, logger, signal: this.#abort.signal, whenCommitted };
+  #context(job: JobRecord, logger: Logger, releaseSlot: () => void): JobContext {
+    return { job, attempt: job.attempts, logger, signal: this.#abort.signal, releaseSlot };
   }
 
   #loggerOf(job: JobRecord): Logger {

@@ -85,7 +85,9 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
   if (options.sms) container.bind(SMS_SENDER, { useValue: options.sms });
   if (options.email) container.bind(EMAIL_SENDER, { useValue: options.email });
   if (options.objectStorage) container.bind(OBJECT_STORAGE, { useValue: options.objectStorage });
-  const events = new EventBus(logger);
+  const storage = options.storage;
+  // Ordinary listeners run after the change's commit; in-transaction listeners (webhook deliveries) join it.
+  const events = new EventBus(logger, storage.afterCommit ? (work) => storage.afterCommit!(work) : undefined);
   container.bind(EVENTS, { useValue: events });
   const metrics = new Metrics();
   container.bind(METRICS, { useValue: metrics });

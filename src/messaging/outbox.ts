@@ -408,11 +408,14 @@ export class Outbox {
       if (change.errorCode !== undefined) patch.errorCode = change.errorCode;
       if (current.sentAt === undefined && status !== "failed") patch.sentAt = now;
       if (status === "delivered") patch.deliveredAt = now;
-      const moved = await this.#messages.update(current.id, patch, { where: { status: current.status } });
-      if (moved) {
-        this.reached(status);
-        return this.#announce(current, moved, change);
-      }
+      const before = current;
+      // The event in the move's transaction: in-transaction listeners (webhook deliveries) commit with the move.
+      const moved = await this.storage.transaction(async () => {
+        const updated = await this.#messages.update(before.id, patch, { where: { status: before.status } });
+        if (updated) await this.#announce(before, updated, change);
+        return updated;
+      });
+      if (moved) return this.reached(status);
       current = await this.#messages.get(current.id);
     }
   }
@@ -433,7 +436,7 @@ export class Outbox {
       at,
     });
     if (change.optedOut) {
-      // After the commit: should the process die before a listener records it, the carrier refuses the next text to this number too.
+      // Its listeners run after the commit: should the process die before one records it, the carrier refuses the next text to this number too.
       await this.events.emit("sms.recipient_opted_out", {
         companyId: after.companyId,
         phone: after.to,

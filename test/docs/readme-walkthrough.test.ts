@@ -36,7 +36,7 @@ describe("the README walkthrough", () => {
   before(async () => {
     folder = temporaryDirectory("readme");
     const port = await freePort();
-    const env = { PORT: String(port), REACHKIT_DATA_DIR: join(folder, "data"), REACHKIT_SECRET: TEST_SECRET, REACHKIT_SMS_LOG: join(folder, "texts.jsonl") };
+    const env = { PORT: String(port), REACHKIT_DATA_DIR: join(folder, "data"), REACHKIT_SECRET: TEST_SECRET, REACHKIT_SMS_LOG: join(folder, "texts.jsonl"), REACHKIT_WEBHOOKS_ALLOW_PRIVATE: "true" };
     server = await startExampleProcess(join(root, "server/main.ts"), env);
     const steps = ranWithoutBrowser.map((step, index) => `jobs_idle\nprintf '\\n${MARK}%d\\n' ${index}\n${step.command.replaceAll("localhost:3000", `localhost:${port}`)}\n`);
     const script = join(folder, "walkthrough.sh");

@@ -24,6 +24,8 @@ export class CrashableServer {
   /** The API key and legacy token printed at the first start. */
   apiKey = "";
   legacyToken = "";
+  /** The webhook signing key of the company's application, printed at the first start. */
+  webhookSigningKey = "";
   /** The JSON log lines of the runs that ended, in order. */
   readonly logs: Array<Record<string, unknown>> = [];
   #current: ExampleProcess | undefined;
@@ -41,6 +43,7 @@ export class CrashableServer {
     this.#current = started;
     this.apiKey ||= started.apiKey;
     this.legacyToken ||= /legacyToken:\s+(\S+)/.exec(started.printed)?.[1] ?? "";
+    this.webhookSigningKey ||= /webhookSigningKey:\s+(\S+)/.exec(started.printed)?.[1] ?? "";
   }
 
   get url(): string {

@@ -18,8 +18,11 @@ interface ValidRequest {
   body?: Json;
 }
 
-/** A request the route accepts from a credential of the company, made fresh for each call (some spend state). */
-type RequestMaker = (s: Setup) => Promise<ValidRequest>;
+/**
+ * A request the route accepts from a credential of the company, made fresh for each call (some spend
+ * state). `token` is the credential it is made for: a webhook belongs to its token's application.
+ */
+type RequestMaker = (s: Setup, token: string) => Promise<ValidRequest>;
 
 interface Setup {
   t: SecurityKit;
@@ -59,6 +62,14 @@ async function reminder(s: Setup): Promise<string> {
 }
 
 let messageNumber = 0;
+let webhookNumber = 0;
+const webhookUrl = () => `https://hooks.example/${++webhookNumber}`;
+
+/** A webhook of the token's application, or an id nobody has when the token may not make one (the answer is 401 or 403 before any lookup). */
+async function webhookOf(s: Setup, token: string): Promise<string> {
+  const created = await s.t.as(token, { method: "POST", url: "/v1/webhooks", body: { url: webhookUrl(), events: ["sms.subscribed"] } });
+  return created.status === 201 ? created.json<Json>().id : "no-such-webhook";
+}
 
 const VALID_REQUESTS: Record<string, RequestMaker> = {
   "GET /v1/me": async () => ({ method: "GET", url: "/v1/me" }),
@@ -75,6 +86,10 @@ const VALID_REQUESTS: Record<string, RequestMaker> = {
     url: "/v1/graphql",
     body: { query: `{ viewer { installedApplication { installerCompany { id name } } } }`, variables: { unused: s.companyId } },
   }),
+  "GET /v1/webhooks": async () => ({ method: "GET", url: "/v1/webhooks" }),
+  "POST /v1/webhooks": async () => ({ method: "POST", url: "/v1/webhooks", body: { url: webhookUrl(), events: ["sms.subscribed", "sms.unsubscribed"] } }),
+  "PUT /v1/webhooks/:webhookId": async (s, token) => ({ method: "PUT", url: `/v1/webhooks/${await webhookOf(s, token)}`, body: { events: ["email.subscribed"] } }),
+  "DELETE /v1/webhooks/:webhookId": async (s, token) => ({ method: "DELETE", url: `/v1/webhooks/${await webhookOf(s, token)}` }),
   "POST /v1/privacy/delete-request": async (s) => ({ method: "POST", url: "/v1/privacy/delete-request", body: { subjectPhone: s.phone() } }),
   "GET /v1/privacy/delete-request/:id": async (s) => ({ method: "GET", url: `/v1/privacy/delete-request/${s.ids.privacyRequest}` }),
   "POST /v1/product-catalog/uploads": async () => ({ method: "POST", url: "/v1/product-catalog/uploads", body: {} }),
@@ -178,7 +193,7 @@ describe("scope matrix: every v1 and legacy route of the server", () => {
       if (needed.length === 0) continue;
       for (const kind of ["api_key", "oauth"] as const) {
         const token = await t.tokenWith(s.companyId, SCOPES.filter((scope) => !needed.includes(scope)), kind);
-        const response = await t.as(token, await VALID_REQUESTS[routeKey(route)]!(s));
+        const response = await t.as(token, await VALID_REQUESTS[routeKey(route)]!(s, token));
         assert.equal(response.status, 403, `${routeKey(route)} with a ${kind} lacking ${needed.join("|")}: ${response.status} ${response.body}`);
         assert.equal(response.json<Json>().error.code, "forbidden");
         assert.match(response.json<Json>().error.message, new RegExp(needed[0]!));
@@ -193,7 +208,7 @@ describe("scope matrix: every v1 and legacy route of the server", () => {
       for (const scopes of needed.length === 0 ? [[]] : needed.map((scope) => [scope])) {
         for (const kind of ["api_key", "oauth"] as const) {
           const token = await t.tokenWith(s.companyId, scopes, kind);
-          const response = await t.as(token, await VALID_REQUESTS[routeKey(route)]!(s));
+          const response = await t.as(token, await VALID_REQUESTS[routeKey(route)]!(s, token));
           assert.ok(response.status >= 200 && response.status < 300, `${routeKey(route)} with a ${kind} holding only [${scopes}]: ${response.status} ${response.body}`);
           tried++;
         }
@@ -204,7 +219,7 @@ describe("scope matrix: every v1 and legacy route of the server", () => {
 
   it("refuses a legacy token on every v1 route with 401", async () => {
     for (const route of t.routes.filter(isV1)) {
-      const response = await t.as(s.legacyToken, await VALID_REQUESTS[routeKey(route)]!(s));
+      const response = await t.as(s.legacyToken, await VALID_REQUESTS[routeKey(route)]!(s, s.legacyToken));
       assert.equal(response.status, 401, `${routeKey(route)} with a legacy token: ${response.status} ${response.body}`);
       assert.equal(response.json<Json>().error.message, "legacy tokens work only on legacy routes");
     }
@@ -215,7 +230,7 @@ describe("scope matrix: every v1 and legacy route of the server", () => {
     for (const route of t.routes.filter(isLegacy)) {
       const expected = route.auth.kind === "legacy" ? (route.auth.invalidTokenStatus ?? 401) : 401;
       for (const token of [s.apiKey, oauthToken]) {
-        const response = await t.as(token, await VALID_REQUESTS[routeKey(route)]!(s));
+        const response = await t.as(token, await VALID_REQUESTS[routeKey(route)]!(s, token));
         assert.equal(response.status, expected, `${routeKey(route)} with a v1 token: ${response.status} ${response.body}`);
         assert.equal(response.json<Json>().error.message, "this route needs a legacy token, not a v1 token");
       }
@@ -224,7 +239,7 @@ describe("scope matrix: every v1 and legacy route of the server", () => {
 
   it("serves every legacy route to the company's legacy token", async () => {
     for (const route of t.routes.filter(isLegacy)) {
-      const response = await t.as(s.legacyToken, await VALID_REQUESTS[routeKey(route)]!(s));
+      const response = await t.as(s.legacyToken, await VALID_REQUESTS[routeKey(route)]!(s, s.legacyToken));
       assert.ok(response.status >= 200 && response.status < 300, `${routeKey(route)} with the legacy token: ${response.status} ${response.body}`);
     }
   });

@@ -48,6 +48,7 @@ interface World {
     aClientId: string;
     bClient: { clientId: string; clientSecret: string };
     aCode: string;
+    aWebhook: string;
     journey: string;
     segment: string;
     campaign: string;
@@ -493,6 +494,32 @@ const ROWS: Row[] = [
       expect: "not_found",
     }),
   ),
+  // Webhooks.
+  {
+    route: "GET /v1/webhooks",
+    what: "the webhook list holds none of A's webhooks",
+    onA: () => ({ url: "/v1/webhooks" }),
+    expect: (answer, w) => assert.ok(answer.json<Json>().webhooks.every((webhook: Json) => webhook.companyId === w.b.companyId && webhook.id !== w.ids.aWebhook), answer.body),
+  },
+  {
+    route: "POST /v1/webhooks",
+    what: "a webhook at the URL of A's webhook (B's own, signed with B's key)",
+    onA: () => json("POST", "/v1/webhooks", { url: A_WEBHOOK_URL, events: ["sms.subscribed"] }),
+    onNothing: () => json("POST", "/v1/webhooks", { url: "https://nobody.example/hooks", events: ["sms.subscribed"] }),
+    echoes: () => [[A_WEBHOOK_URL, "https://nobody.example/hooks"]],
+    generated: ["id"],
+    expect: (answer) => assert.equal(answer.status, 201),
+  },
+  ...(["PUT", "DELETE"] as const).map(
+    (method): Row => ({
+      route: `${method} /v1/webhooks/:webhookId`,
+      what: `${method} of A's webhook`,
+      onA: (w) => json(method, `/v1/webhooks/${w.ids.aWebhook}`, method === "PUT" ? { disabled: true } : undefined),
+      onNothing: () => json(method, `/v1/webhooks/${NOWHERE}`, method === "PUT" ? { disabled: true } : undefined),
+      echoes: (w) => [[w.ids.aWebhook, NOWHERE]],
+      expect: "not_found",
+    }),
+  ),
   // OAuth: codes, sign-in and install.
   {
     route: "POST /v1/authorization-codes/tokens",
@@ -512,6 +539,7 @@ const ROWS: Row[] = [
 ];
 
 const NOWHERE = "00000000-0000-4000-8000-000000000000";
+const A_WEBHOOK_URL = "https://a.example/hooks";
 /** A's people carry clientUserIds; fresh ones belong to nobody. */
 const aClientUserId = (i: number) => `a-client-${i}`;
 const freshClientUserId = (i: number) => `z-client-${i}`;
@@ -619,6 +647,7 @@ describe("tenant isolation: company B's credentials on company A's resources", (
       type: await asA(`/events/types/${w.ids.type}`, w.a.legacyToken),
       message: await asA(`/events/types/messages/${w.ids.message}`, w.a.legacyToken),
       reminder: await asA(`/events/reminders/${w.ids.reminder}`, w.a.legacyToken),
+      webhooks: await asA("/v1/webhooks"),
       outbox: (await t.kit.storage.collection<OutboxMessage>(OUTBOX_COLLECTION).find({ where: { companyId: w.a.companyId }, limit: 10_000 })).items.length,
       attributes: await Promise.all(ROWS.map((_, i) => asA(`/v1/attributes/custom?${emailQuery(w.aEmail(i))}`))),
       profiles: await Promise.all(ROWS.map((_, i) => profileOf(t, w.a.companyId, w.aPhone(i)))),
@@ -671,6 +700,7 @@ describe("tenant isolation: company B's credentials on company A's resources", (
     const type = (await asA(json("POST", "/events/types", { type: "Haircut" }, a.legacyToken))).uuid;
     const message = (await asA(json("POST", "/events/types/messages", { eventType: { uuid: type }, messageType: "REMINDER", text: "Soon" }, a.legacyToken))).uuid;
     const reminder = (await asA(json("POST", "/events/reminders", reminderBody(type, w.aPhone(0)), a.legacyToken))).uuid;
+    const aWebhook = (await asA(json("POST", "/v1/webhooks", { url: A_WEBHOOK_URL, events: ["sms.subscribed"] }))).id;
     await t.scheduler.flush();
     // B has an upload of its own (its signed URL) and a public OAuth application; A installs A's application.
     const bUpload = await send(w, json("POST", "/v1/product-catalog/uploads", {}));
@@ -697,6 +727,7 @@ describe("tenant isolation: company B's credentials on company A's resources", (
       aClientId: aApp.application.clientId,
       bClient: { clientId: bApp.application.clientId, clientSecret: bApp.clientSecret },
       aCode,
+      aWebhook,
     };
     (w.ids as Json).aClientSecret = aApp.clientSecret;
     before_ = await aSnapshot();

@@ -1,3 +1,4 @@
+import { webhooksAllowPrivateFromEnv } from "../../server/config.ts";
 import { createServerKit, serverPlugins } from "../../server/server-kit.ts";
 import { cliCommands, runCli, silentLogger, type Reachkit } from "../../src/index.ts";
 import { TEST_SECRET, type Json } from "./test-kit.ts";
@@ -5,9 +6,9 @@ import { temporaryDirectory } from "./temp-dir.ts";
 
 export const newDataDir = () => temporaryDirectory("cli");
 
-/** The self-hosted kit of a data directory, started without its job runner. */
+/** The self-hosted kit of a data directory, started without its job runner (REACHKIT_WEBHOOKS_ALLOW_PRIVATE read as the CLI reads it). */
 export async function openServerKit(dataDir: string, publicUrl = "http://localhost:3000"): Promise<Reachkit> {
-  const kit = createServerKit({ dataDir, publicUrl, secret: TEST_SECRET, logger: silentLogger() });
+  const kit = createServerKit({ dataDir, publicUrl, secret: TEST_SECRET, logger: silentLogger(), webhooksAllowPrivateTargets: webhooksAllowPrivateFromEnv(process.env) });
   await kit.start({ runJobs: false });
   return kit;
 }

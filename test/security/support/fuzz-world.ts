@@ -55,6 +55,8 @@ export interface FuzzWorld {
     segmentId: string;
     campaignId: string;
     shortCode: string;
+    /** A webhook of the API key's application. */
+    webhookId: string;
     /** Tokens of the links in the company's emails to ada@example.com (MARKETING). */
     confirmEmailToken: string;
     unsubscribeEmailToken: string;
@@ -193,6 +195,7 @@ export async function seedFuzzWorld(kit: Reachkit, options: { errors: FuzzWorld[
   const [reminderUuid, cancelReminderUuid, noShowReminderUuid] = [await newReminder(), await newReminder(), await newReminder()];
   const privacyRequest = ok(await send("POST", "/v1/privacy/delete-request", apiKey, { subjectPhone: "+19148440009" }), "privacy request");
   const upload = ok(await send("POST", "/v1/product-catalog/uploads", apiKey, {}), "catalog upload");
+  const webhook = ok(await send("POST", "/v1/webhooks", apiKey, { url: "https://hooks.example/reachkit", events: ["sms.subscribed"] }), "webhook");
   const uploadUrl = new URL(upload.uploadUrl);
   const journey = ok(await send("POST", "/v1/journeys", apiKey, { template: "cart_abandonment" }), "journey");
   const segment = ok(await send("POST", "/v1/segments", apiKey, { name: "Gold", rule: { attribute: { name: "tier", op: "eq", value: "gold" } } }), "segment");
@@ -230,6 +233,7 @@ export async function seedFuzzWorld(kit: Reachkit, options: { errors: FuzzWorld[
       segmentId: segment.id,
       campaignId: campaign.id,
       shortCode: shortLink.code,
+      webhookId: webhook.id,
       uploadPath: `${uploadUrl.pathname}${uploadUrl.search}`,
       confirmEmailToken: tokenOf(links.confirmUrl(company.companyId, "ada@example.com", "MARKETING")),
       unsubscribeEmailToken: tokenOf(links.unsubscribeUrl(company.companyId, "ada@example.com", "MARKETING")),
