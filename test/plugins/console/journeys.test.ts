@@ -80,9 +80,9 @@ describe("console journeys and sending rules", () => {
   });
 });
 
-describe("a console without the journeys and send-rules plugins", () => {
+describe("a console without the journeys, campaigns and send-rules plugins", () => {
   it("has no journeys pages, no journeys on a person's page and no sending rules", async () => {
-    const t = await startTestKit({ plugins: serverPluginsWithFastPasswords().filter((plugin) => plugin.name !== "journeys" && plugin.name !== "sendRules") });
+    const t = await startTestKit({ plugins: serverPluginsWithFastPasswords().filter((plugin) => !["journeys", "campaigns", "sendRules"].includes(plugin.name)) });
     try {
       await t.kit.plugin("oauth").users.create({ companyId: t.company.companyId, email: OWNER, password: PASSWORD });
       await t.request({ method: "POST", url: "/v1/subscriptions", body: { user: { phone: "+13125550100" }, locale: { language: "en", country: "US" }, subscriptionType: "MARKETING", singleOptIn: true } });
