@@ -281,6 +281,12 @@ async function ingestion(): Promise<Record<string, unknown>> {
     firstViewCpuMicrosSixActive: firstViewCpuMicros,
     rounds,
     windowSeconds: seconds,
+    // Each window's events per second and CPU per event: a window with less CPU per second than its neighbours was
+    // either given less of the machine or waited.
+    windows: {
+      sixActive: active.map((w) => ({ perSecond: Math.round(w.perSecond), cpuMicros: Math.round(w.cpuMicros) })),
+      none: none.map((w) => ({ perSecond: Math.round(w.perSecond), cpuMicros: Math.round(w.cpuMicros) })),
+    },
     loadBefore,
     loadAfter,
   };
