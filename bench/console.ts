@@ -20,6 +20,7 @@ import { SUBSCRIBERS, type Subscriber } from "../plugins/subscriptions/records.t
 import { serverPlugins } from "../server/server-kit.ts";
 import { createReachkit, silentLogger, type OutboxMessage, type OutboxStatus } from "../src/index.ts";
 import { OUTBOX_COLLECTION } from "../src/messaging/outbox-record.ts";
+import { indexedStatement } from "./servers/baseline-sql.ts";
 import { report } from "./support.ts";
 
 const COUNT = Number(process.env.BENCH_CONSOLE_SUBSCRIBERS ?? 1_000_000);
@@ -131,10 +132,12 @@ const pages: Record<string, string> = {
 
 // The baseline: the same keyset reads on the same indexes, by a prepared statement, rendered by one template string.
 const db = new Database(join(directory, "reachkit.db"), { readonly: true });
-const subscriberRows = db.prepare(
+const subscriberRows = indexedStatement(
+  db,
   `SELECT doc FROM "${SUBSCRIBERS}" WHERE "f_companyId" = ? AND ("f_createdAt" < ? OR ("f_createdAt" = ? AND id < ?)) ORDER BY "f_createdAt" DESC, id DESC LIMIT 51`,
 );
-const messageRows = db.prepare(
+const messageRows = indexedStatement(
+  db,
   `SELECT doc FROM "${OUTBOX_COLLECTION}" WHERE "f_companyId" = ? AND ("f_createdAt" < ? OR ("f_createdAt" = ? AND id < ?)) ORDER BY "f_createdAt" DESC, id DESC LIMIT 51`,
 );
 function bareTable(rows: Array<{ doc: string }>, cells: (doc: Record<string, unknown>) => unknown[]): string {
