@@ -23,6 +23,17 @@ export async function openServerKit(dataDir: string, publicUrl = "http://localho
   return kit;
 }
 
+/** A new data directory holding one company, for CLI tests: its folder and the company's id. */
+export async function dataDirWithCompany(name = "Acme"): Promise<{ dataDir: string; companyId: string }> {
+  const dataDir = newDataDir();
+  const kit = await openServerKit(dataDir);
+  try {
+    return { dataDir, companyId: (await kit.provisionCompany({ name })).company.id };
+  } finally {
+    await kit.stop();
+  }
+}
+
 export interface CliRun {
   code: number;
   stdout: string;

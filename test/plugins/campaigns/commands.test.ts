@@ -2,17 +2,13 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { before, describe, it } from "node:test";
-import { cli, newDataDir, openServerKit } from "../../support/cli.ts";
+import { cli, dataDirWithCompany } from "../../support/cli.ts";
 
 describe("segments and campaigns CLI commands", () => {
-  const dataDir = newDataDir();
+  let dataDir = "";
   let companyId = "";
 
-  before(async () => {
-    const kit = await openServerKit(dataDir);
-    companyId = (await kit.provisionCompany({ name: "Acme" })).company.id;
-    await kit.stop();
-  });
+  before(async () => ({ dataDir, companyId } = await dataDirWithCompany()));
 
   it("creates and previews a segment, creates a campaign to it, estimates, schedules, cancels and reads its results", async () => {
     const segmentFile = join(dataDir, "segment.json");
