@@ -4,15 +4,13 @@
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
-import { nodeHandler } from "../../../adapters/http/node/index.ts";
 import type { ManualScheduler } from "../../../adapters/scheduler/manual/index.ts";
 import type { Reachkit } from "../../../src/index.ts";
 import { launchChromium, type LaunchedChromium } from "../../support/chromium.ts";
+import { loopbackServer, type LoopbackServer } from "../../support/loopback-server.ts";
 import { serverPluginsWithFastPasswords, startServerPluginsKitWith } from "../../support/openapi-kit.ts";
 import type { Json } from "../../support/test-kit.ts";
 import { OWNER, PASSWORD, VIEWER } from "./support.ts";
@@ -32,7 +30,7 @@ interface AxeViolation {
 describe("the console in Chromium", () => {
   let chromium: LaunchedChromium;
   let kit: Reachkit;
-  let server: Server;
+  let server: LoopbackServer;
   let url: string;
   let world: ConsoleWorld;
   let page: Page;
@@ -66,14 +64,12 @@ describe("the console in Chromium", () => {
   before(
     async () => {
       chromium = await launchChromium();
-      let handler: ReturnType<typeof nodeHandler> | undefined;
-      server = createServer((request, response) => handler!(request, response));
-      await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
-      url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      server = await loopbackServer();
+      url = server.url;
       // The seed makes two uploads in one fake second.
       const started = await startServerPluginsKitWith(url, { plugins: serverPluginsWithFastPasswords(), config: { rateLimits: { "catalog-upload": Infinity } } });
       ({ kit, scheduler } = started);
-      handler = nodeHandler(kit);
+      server.serve(kit);
       const company = (await kit.provisionCompany({ name: "Acme Outfitters" })).output as Json;
       world = await seedConsoleWorld(kit, started.sms, company, scheduler);
       const users = kit.plugin("oauth").users;
@@ -96,7 +92,7 @@ describe("the console in Chromium", () => {
   after(async () => {
     await chromium?.close();
     await kit?.stop();
-    await new Promise((done) => server?.close(done));
+    await server?.close();
   });
 
   it("sends a visitor to the sign-in form, refuses a wrong password, and signs the owner in to the overview's charts", async () => {
