@@ -4,7 +4,6 @@ import {
   inject,
   injectable,
   JOBS,
-  LOGGER,
   RunLaterError,
   sortableId,
   STORAGE,
@@ -16,7 +15,6 @@ import {
   type JobContext,
   type JobOutcome,
   type Jobs,
-  type Logger,
   type ReachkitEvents,
   type Storage,
 } from "../../src/index.ts";
@@ -54,7 +52,6 @@ export class Deliveries {
   constructor(
     @inject(STORAGE) storage: Storage,
     @inject(CLOCK) private readonly clock: Clock,
-    @inject(LOGGER) private readonly logger: Logger,
     @inject(JOBS) private readonly jobs: Jobs,
     @inject(ACCOUNTS) private readonly accounts: Accounts,
     @inject(WEBHOOK_REGISTRY) private readonly registry: WebhookRegistry,
