@@ -2,7 +2,7 @@ import PQueue from "p-queue";
 import type { Clock } from "../ports/clock.ts";
 import type { Logger } from "../ports/logger.ts";
 import type { Scheduler } from "../ports/scheduler.ts";
-import type { Collection } from "../ports/storage.ts";
+import type { Collection, Where } from "../ports/storage.ts";
 import { PermanentJobError, RunLaterError, type JobRecord } from "./job-record.ts";
 
 export interface JobContext {
@@ -19,6 +19,13 @@ export interface JobContext {
    * are undone.
    */
   whenCommitted(work: () => void | Promise<void>): Promise<void>;
+  /**
+   * Marks the job done at once, in the caller's transaction, for a handler
+   * that commits its outcome in a transaction of its own (beside the outcomes
+   * of other jobs): the job's end commits with it. Called last; the runner
+   * then leaves the job as it is.
+   */
+  markDone(): Promise<void>;
 }
 
 /** What a job did, in counts and names (an upload's lines, products saved, errors): logged with its outcome. */
@@ -42,6 +49,13 @@ export interface JobDefinition<P> {
    * own, with its done mark.
    */
   batchSize?: number;
+  /**
+   * Jobs of this type run in slots of their own, this many at once, beside
+   * the runner's `concurrency`: for jobs that wait on a remote service (a
+   * provider's answer), so that a slow service holds these slots only and
+   * every other job keeps moving.
+   */
+  slots?: number;
 }
 
 export interface JobRunnerSettings {
@@ -63,14 +77,22 @@ export interface JobRunnerSettings {
 /** With several processes: how many times its room a runner looks at, to claim among them from a random start. */
 const CLAIM_WINDOW = 4;
 
+/** Slots that run jobs, and which jobs they claim: the runner's own (every type without slots of its own), or one type's. */
+interface Lane {
+  queue: PQueue;
+  concurrency: number;
+  where: Where<JobRecord>;
+}
+
 /**
  * Claims due jobs with a conditional update (so several processes on one
  * database never run the same job twice at once), runs them through p-queue,
  * and arms the scheduler for the next due time: one alarm, never a timer per job.
  */
 export class JobRunner {
-  readonly #types = new Map<string, Required<JobDefinition<unknown>>>();
-  readonly #queue: PQueue;
+  readonly #types = new Map<string, Required<Omit<JobDefinition<unknown>, "slots">>>();
+  /** The runner's own slots first, then those of each type that has its own. */
+  readonly #lanes: Lane[];
   /** Claimed but not started yet: given back if the kit stops first. */
   readonly #claimed = new Map<string, JobRecord>();
   readonly #abort = new AbortController();
@@ -91,14 +113,29 @@ export class JobRunner {
     /** Runs a batch of claims atomically (the storage's transaction): one commit per tick, not one per job. */
     private readonly atomically: <R>(work: () => Promise<R>) => Promise<R>,
   ) {
-    this.#queue = new PQueue({ concurrency: settings.concurrency });
+    this.#lanes = [{ queue: new PQueue({ concurrency: settings.concurrency }), concurrency: settings.concurrency, where: { lane: null } }];
   }
 
   register(type: string, definition: JobDefinition<unknown>): void {
     if (this.#types.has(type)) throw new Error(`a handler for job type "${type}" is already registered`);
     const batchSize = definition.batchSize ?? 1;
     if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new RangeError(`job type "${type}": batchSize must be a whole number of at least 1, got ${String(batchSize)}`);
+    if (definition.slots !== undefined) this.#addLane(type, definition.slots);
     this.#types.set(type, { handler: definition.handler, batchSize });
+  }
+
+  #addLane(type: string, slots: number): void {
+    if (!Number.isSafeInteger(slots) || slots < 1) throw new RangeError(`job type "${type}": slots must be a whole number of at least 1, got ${String(slots)}`);
+    this.#lanes.push({ queue: new PQueue({ concurrency: slots }), concurrency: slots, where: { lane: type } });
+  }
+
+  /** The lane a job of this type is stored with: its type when it has slots of its own. */
+  laneOf(type: string): string | undefined {
+    return this.#lanes.some((lane) => lane.where.lane === type) ? type : undefined;
+  }
+
+  #whenIdle(): Promise<unknown> {
+    return Promise.all(this.#lanes.map((lane) => lane.queue.onIdle()));
   }
 
   async start(requeueRunning: boolean): Promise<void> {
@@ -125,7 +162,7 @@ export class JobRunner {
     if (this.#stopping) return;
     this.#stopping = true;
     await this.scheduler.stop();
-    this.#queue.clear();
+    for (const lane of this.#lanes) lane.queue.clear();
     await this.#ticking;
     const now = this.clock.now();
     for (const job of this.#claimed.values()) {
@@ -137,12 +174,12 @@ export class JobRunner {
     }
     this.#claimed.clear();
     this.#abort.abort();
-    await this.#queue.onIdle();
+    await this.#whenIdle();
   }
 
   async #wake(): Promise<void> {
     await this.#tick();
-    await this.#queue.onIdle();
+    await this.#whenIdle();
   }
 
   #tick(): Promise<void> {
@@ -169,24 +206,30 @@ export class JobRunner {
   }
 
   async #claimDue(): Promise<void> {
-    const room = this.settings.concurrency * 2 - this.#queue.size - this.#queue.pending;
     this.#backlog = false;
-    if (room <= 0) {
-      this.#backlog = true;
-      return;
+    const open: Array<{ lane: Lane; room: number }> = [];
+    for (const lane of this.#lanes) {
+      const room = lane.concurrency * 2 - lane.queue.size - lane.queue.pending;
+      if (room > 0) open.push({ lane, room });
+      else this.#backlog = true;
     }
-    const tasks: JobRecord[][] = [];
+    if (open.length === 0) return;
     if (!this.#sharesStorage) {
       // Alone on its storage, the runner claims a wake's jobs in one transaction: one commit, and a failed
       // claim leaves every job queued.
-      await this.atomically(() => this.#claimInBatches(room, tasks));
-      tasks.forEach((task) => this.#start(task));
+      const tasks: Array<{ lane: Lane; task: JobRecord[] }> = [];
+      await this.atomically(async () => {
+        const now = await this.#requeueExpiredLeases();
+        for (const { lane, room } of open) for (const task of await this.#claimInBatches(lane, room, now)) tasks.push({ lane, task });
+      });
+      tasks.forEach(({ lane, task }) => this.#start(lane, task));
     } else {
       // With other processes on the database, each claim is a statement of its own and its job starts at
       // once (a failed claim leaves the jobs won before it running here). A transaction would hold the row
       // locks of its claims until it commits: the other processes' claims of the same rows would wait on
       // them, and every other storage call of theirs would wait behind their own open claim transaction.
-      await this.#claimShared(room, (job) => this.#start([job]));
+      const now = await this.#requeueExpiredLeases();
+      for (const { lane, room } of open) await this.#claimShared(lane, room, now, (job) => this.#start(lane, [job]));
     }
   }
 
@@ -195,10 +238,10 @@ export class JobRunner {
     return this.settings.pollMs !== undefined;
   }
 
-  #start(task: JobRecord[]): void {
+  #start(lane: Lane, task: JobRecord[]): void {
     for (const job of task) this.#claimed.set(job.id, job);
     const type = this.#types.get(task[0]!.type);
-    void this.#queue.add(() => (type && type.batchSize > 1 ? this.#executeBatch(type.handler, task) : this.#execute(task[0]!)));
+    void lane.queue.add(() => (type && type.batchSize > 1 ? this.#executeBatch(type.handler, task) : this.#execute(task[0]!)));
   }
 
   /**
@@ -206,37 +249,36 @@ export class JobRunner {
    * of the job before it while that one is of its type and has room, so batches are runs of consecutive
    * jobs and every job starts after those due before it.
    */
-  async #claimInBatches(room: number, tasks: JobRecord[][]): Promise<void> {
-    const now = await this.#requeueExpiredLeases();
+  async #claimInBatches(lane: Lane, room: number, now: number): Promise<JobRecord[][]> {
+    const tasks: JobRecord[][] = [];
     let page = room;
     let after: string | undefined;
     for (;;) {
-      const due = await this.jobs.find({ where: { status: "queued", runAt: { lte: now } }, orderBy: [{ field: "runAt" }], limit: page, after });
+      const due = await this.jobs.find({ where: { ...lane.where, status: "queued", runAt: { lte: now } }, orderBy: [{ field: "runAt" }], limit: page, after });
       for (const job of due.items) {
         const open = tasks.at(-1);
         const joins = open !== undefined && open[0]!.type === job.type && open.length < (this.#types.get(job.type)?.batchSize ?? 1);
         if (!joins && tasks.length === room) {
           this.#backlog = true;
-          return;
+          return tasks;
         }
         const claim = await this.#claim(job, now);
         if (!claim) continue;
         if (joins) open.push(claim);
         else tasks.push([claim]);
       }
-      if (due.nextCursor === undefined) return;
+      if (due.nextCursor === undefined) return tasks;
       after = due.nextCursor;
       // Past the first page the due jobs are filling a batch: read them a batch at a time.
       page = Math.max(room, ...[...this.#types.values()].map((type) => type.batchSize));
     }
   }
 
-  async #claimShared(room: number, won: (job: JobRecord) => void): Promise<void> {
-    const now = await this.#requeueExpiredLeases();
+  async #claimShared(lane: Lane, room: number, now: number, won: (job: JobRecord) => void): Promise<void> {
     // With other processes on the database, every one sees the same oldest due jobs: each looks at a wider
     // window and tries it from a random starting point, so they rarely race for one row.
     const due = await this.jobs.find({
-      where: { status: "queued", runAt: { lte: now } },
+      where: { ...lane.where, status: "queued", runAt: { lte: now } },
       orderBy: [{ field: "runAt" }],
       limit: room * CLAIM_WINDOW,
     });
@@ -304,10 +346,15 @@ export class JobRunner {
     }, Math.max(1_000, this.settings.leaseMs / 3));
     heartbeat.unref();
     const started = performance.now();
-    try {
-      const outcome = await handler(job.payload, this.#context(job, logger, async (work) => void (await work())));
-      logger.info("job done", { ...outcome, ms: Math.round(performance.now() - started) });
+    let markedDone = false;
+    const markDone = async () => {
       await this.#finish(job, "done", null, logger);
+      markedDone = true;
+    };
+    try {
+      const outcome = await handler(job.payload, this.#context(job, logger, async (work) => void (await work()), markDone));
+      logger.info("job done", { ...outcome, ms: Math.round(performance.now() - started) });
+      if (!markedDone) await this.#finish(job, "done", null, logger);
     } catch (error) {
       await this.#failed(job, error, logger);
     } finally {
@@ -337,8 +384,10 @@ export class JobRunner {
           const started = performance.now();
           try {
             const outcome = await this.atomically(async () => {
-              const outcome = await handler(job.payload, this.#context(job, logger, async (work) => void afterCommit.push(work)));
-              await this.#finish(job, "done", null, logger);
+              const finish = () => this.#finish(job, "done", null, logger);
+              const outcome = await handler(job.payload, this.#context(job, logger, async (work) => void afterCommit.push(work), finish));
+              // Fenced by the job's status: a handler that marked it done already leaves nothing to write.
+              await finish();
               return outcome;
             });
             const ms = Math.round(performance.now() - started);
@@ -364,8 +413,8 @@ export class JobRunner {
     this.#wakeForBacklog();
   }
 
-  #context(job: JobRecord, logger: Logger, whenCommitted: JobContext["whenCommitted"]): JobContext {
-    return { job, attempt: job.attempts, logger, signal: this.#abort.signal, whenCommitted };
+  #context(job: JobRecord, logger: Logger, whenCommitted: JobContext["whenCommitted"], markDone: JobContext["markDone"]): JobContext {
+    return { job, attempt: job.attempts, logger, signal: this.#abort.signal, whenCommitted, markDone };
   }
 
   #loggerOf(job: JobRecord): Logger {
@@ -397,7 +446,10 @@ export class JobRunner {
 
   /** A task ended with more jobs due than the queue had room for: wake the runner to claim them. */
   #wakeForBacklog(): void {
-    if (this.#backlog && !this.#stopping) {
+    // Woken once a lane has a set of slots' worth of room (the finishing task still counts), not at every task's
+    // end: its queue still holds work for its slots meanwhile, and a wake claims that many jobs in one commit.
+    const roomForASet = this.#lanes.some((lane) => lane.queue.size + lane.queue.pending <= lane.concurrency);
+    if (this.#backlog && roomForASet && !this.#stopping) {
       this.#backlog = false;
       this.#arm(this.clock.now());
     }

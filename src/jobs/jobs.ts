@@ -87,7 +87,7 @@ export class Jobs {
         if (existing) {
           const replaced = await this.#jobs.update(
             existing.id,
-            { type: options.type, payload: options.payload, runAt, updatedAt: now, companyId: options.companyId ?? null },
+            { type: options.type, lane: this.#runner.laneOf(options.type), payload: options.payload, runAt, updatedAt: now, companyId: options.companyId ?? null },
             { where: { status: "queued" } },
           );
           if (replaced) return replaced;
@@ -98,6 +98,7 @@ export class Jobs {
       const record: JobRecord = {
         id: sortableId(now),
         type: options.type,
+        ...(this.#runner.laneOf(options.type) !== undefined ? { lane: options.type } : {}),
         key: options.key ?? null,
         activeKey: options.key ?? null,
         companyId: options.companyId ?? null,

@@ -107,7 +107,10 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
     (status) => metrics.countMessage(status),
   );
   container.bind(OUTBOX, { useValue: outbox });
-  jobs.register(OUTBOX_SEND_JOB, (payload: { messageId: string }, context) => outbox.deliver(payload, context));
+  jobs.register(OUTBOX_SEND_JOB, {
+    handler: (payload: { messageId: string }, context) => outbox.deliver(payload, context),
+    slots: config.messaging.sendsAtOnce,
+  });
   options.sms?.onReceipt?.((receipt) => outbox.applyReceipt(receipt));
 
   const publicUrl: PublicUrl = (group, path) => `${hosts[group]}${path}`;

@@ -1,6 +1,7 @@
 import PQueue from "p-queue";
 import type { Accounts, Company } from "../auth/accounts.ts";
 import type { EventBus } from "../events/event-bus.ts";
+import { GroupCommit } from "../kernel/group-commit.ts";
 import { sortableId } from "../kernel/ids.ts";
 import { defineToken } from "../kernel/token.ts";
 import { RunLaterError } from "../jobs/job-record.ts";
@@ -27,6 +28,11 @@ export interface MessagingSettings {
   duplicateWindowMs: number;
   /** The address emails come from; the company's name is shown beside it. */
   emailFrom: string;
+  /**
+   * Messages being sent at once, in job slots of their own beside the job runner's `concurrency`: a
+   * provider that is slow to answer holds these, never the slots of opt-ins and other jobs.
+   */
+  sendsAtOnce: number;
 }
 
 export const DEFAULT_MESSAGING_SETTINGS: MessagingSettings = {
@@ -35,6 +41,7 @@ export const DEFAULT_MESSAGING_SETTINGS: MessagingSettings = {
   defaultSender: "+15550000000",
   duplicateWindowMs: 5 * 60_000,
   emailFrom: "no-reply@reachkit.invalid",
+  sendsAtOnce: 8,
 };
 
 export interface OutboundMessage {
@@ -93,8 +100,13 @@ interface Attempt {
   final: boolean;
   /** When its job fell due; absent for an attempt made outside a job (`sendNow`), which is not held back. */
   dueAt?: number;
+  /** Marks its job done, with the outcome it commits; absent outside a job. */
+  markDone?: () => Promise<void>;
   logger: Logger;
 }
+
+/** Runs a message's update: at once, or with the writes of the deliveries beside it. */
+type Write = (update: () => Promise<OutboxMessage | undefined>) => Promise<OutboxMessage | undefined>;
 
 /** How a message's status moves, with what the provider said. */
 interface StatusChange {
@@ -122,6 +134,8 @@ export class Outbox {
   readonly #schedules = new Map<string, SenderSchedule>();
   /** Settles when the delivery started last has handed its text to its sender's queue (or given up). */
   #lastHandOff: Promise<void> = Promise.resolve();
+  /** The in-flight marks and outcomes of the deliveries under way, a commit for all that are written together. */
+  readonly #deliveryWrites: GroupCommit;
 
   constructor(
     private readonly storage: Storage,
@@ -137,6 +151,7 @@ export class Outbox {
     private readonly reached: (status: OutboxStatus) => void = () => undefined,
   ) {
     this.#messages = storage.collection(OUTBOX_COLLECTION);
+    this.#deliveryWrites = new GroupCommit((work) => storage.transaction(work));
   }
 
   /** Records a text and queues its delivery. Returns the stored message (maybe suppressed, maybe an earlier one). */
@@ -258,7 +273,12 @@ export class Outbox {
 
   /** The job handler that delivers one message. */
   deliver(payload: { messageId: string }, context: JobContext): Promise<JobOutcome | undefined> {
-    return this.#inTurn(payload.messageId, { final: context.attempt >= context.job.maxAttempts, dueAt: context.job.runAt, logger: context.logger });
+    return this.#inTurn(payload.messageId, {
+      final: context.attempt >= context.job.maxAttempts,
+      dueAt: context.job.runAt,
+      markDone: context.markDone,
+      logger: context.logger,
+    });
   }
 
   async #inTurn(messageId: string, attempt: Attempt): Promise<JobOutcome | undefined> {
@@ -292,22 +312,35 @@ export class Outbox {
     const later = attempt.dueAt === undefined ? undefined : this.#schedule(message.from)?.holdBack(this.clock.now(), attempt.dueAt);
     if (later !== undefined) throw new RunLaterError(later, `the sender ${message.from} sends ${this.#rate(message.from)} texts a second`);
     const earlierAttemptAt = message.inFlightSince;
-    // Committed before the text leaves: if the process dies before the outcome is recorded, the next attempt knows.
-    await this.#messages.update(message.id, { attempts: message.attempts + 1, inFlightSince: earlierAttemptAt ?? this.clock.now(), updatedAt: this.clock.now() });
+    const inFlight = this.#deliveryWrites.run(
+      // Committed before the text leaves: if the process dies before the outcome is recorded, the next attempt knows.
+      () => this.#messages.update(message.id, { attempts: message.attempts + 1, inFlightSince: earlierAttemptAt ?? this.clock.now(), updatedAt: this.clock.now() }),
+      // Handed to the sender's queue as its mark commits, in the order the marks were written: the order of the texts.
+      () => ({
+        sending: this.#limiter(message.from).add(() =>
+          sender.send({
+            from: message.from,
+            to: message.to,
+            body: message.body,
+            ...(message.mediaUrl !== undefined ? { mediaUrl: message.mediaUrl } : {}),
+            idempotencyKey: message.id,
+            ...(earlierAttemptAt !== undefined ? { earlierAttemptAt } : {}),
+          }),
+        ),
+      }),
+    );
+    turn.handedOff();
+    const { sending } = await inFlight;
     try {
-      const sending = this.#limiter(message.from).add(() =>
-        sender.send({
-          from: message.from,
-          to: message.to,
-          body: message.body,
-          ...(message.mediaUrl !== undefined ? { mediaUrl: message.mediaUrl } : {}),
-          idempotencyKey: message.id,
-          ...(earlierAttemptAt !== undefined ? { earlierAttemptAt } : {}),
+      const sent = await sending;
+      // With the outcomes of the texts answered beside it, and its job's end: one commit for them all.
+      await this.#move(message, { status: "sent", providerMessageId: sent?.providerMessageId }, (update) =>
+        this.#deliveryWrites.run(async () => {
+          const moved = await update();
+          if (moved) await attempt.markDone?.();
+          return moved;
         }),
       );
-      turn.handedOff();
-      const sent = await sending;
-      await this.#move(message, { status: "sent", providerMessageId: sent?.providerMessageId });
       return { messageId: message.id, status: "sent" };
     } catch (error) {
       const failure = error instanceof SmsSendError ? error : undefined;
@@ -394,7 +427,7 @@ export class Outbox {
    * Moves a message to a later status if it has not moved there or beyond
    * meanwhile (a receipt can overtake the send's own commit), then announces it.
    */
-  async #move(message: OutboxMessage, change: StatusChange): Promise<void> {
+  async #move(message: OutboxMessage, change: StatusChange, write: Write = (update) => update()): Promise<void> {
     let current: OutboxMessage | undefined = message;
     // A concurrent move (the send's commit and a receipt) makes the conditional update miss once; read and try again.
     for (let tries = 0; current && tries < 3; tries++) {
@@ -408,7 +441,7 @@ export class Outbox {
       if (change.errorCode !== undefined) patch.errorCode = change.errorCode;
       if (current.sentAt === undefined && status !== "failed") patch.sentAt = now;
       if (status === "delivered") patch.deliveredAt = now;
-      const moved = await this.#messages.update(current.id, patch, { where: { status: current.status } });
+      const moved = await write(() => this.#messages.update(current!.id, patch, { where: { status: current!.status } }));
       if (moved) {
         this.reached(status);
         return this.#announce(current, moved, change);

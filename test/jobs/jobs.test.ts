@@ -334,6 +334,60 @@ describe("durable jobs", () => {
     await kit.stop();
   });
 
+  it("runs a type with slots of its own in them: its jobs waiting on a remote service leave the runner's slots to the others", async () => {
+    const clock = fakeClock("2026-03-01T00:00:00.000Z");
+    const scheduler = manualScheduler(clock);
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const remote: number[] = [];
+    const local: number[] = [];
+    const kit = createReachkit({
+      storage: memoryStorage(),
+      scheduler,
+      clock,
+      logger: silentLogger(),
+      secret: TEST_SECRET,
+      plugins: [
+        definePlugin({
+          name: "test-jobs",
+          jobs: () => ({
+            remote: { handler: async (payload: number) => void (remote.push(payload), await answered), slots: 2 },
+            local: async (payload: number) => void local.push(payload),
+          }),
+        }),
+      ],
+      config: { jobs: { concurrency: 1 } },
+    });
+    await kit.start();
+    for (let i = 0; i < 4; i++) await kit.jobs.enqueue({ type: "remote", payload: i });
+    await kit.jobs.enqueue({ type: "local", payload: 9 });
+    const running = scheduler.flush();
+    for (let turn = 0; turn < 100 && local.length === 0; turn++) await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(local, [9], "the local job ran while the remote ones waited");
+    assert.deepEqual(remote, [0, 1], "two remote jobs at once, in their two slots");
+    answer();
+    await running;
+    await scheduler.flush();
+    assert.deepEqual(remote, [0, 1, 2, 3]);
+    assert.equal((await kit.jobs.list({ status: "done" })).length, 5);
+    await kit.stop();
+  });
+
+  it("refuses slots that are not a whole number of at least 1", () => {
+    const kitWith = (jobs: Record<string, { handler: () => Promise<void>; slots?: number }>) =>
+      createReachkit({
+        storage: memoryStorage(),
+        scheduler: manualScheduler(fakeClock()),
+        logger: silentLogger(),
+        secret: TEST_SECRET,
+        plugins: [definePlugin({ name: "bad", jobs: () => jobs })],
+      });
+    const handler = async () => undefined;
+    for (const slots of [0, -1, 1.5, Number.NaN, Infinity]) {
+      assert.throws(() => kitWith({ work: { handler, slots } }), /job type "work": slots must be a whole number of at least 1/);
+    }
+  });
+
   it("runs jobs that a job enqueues for a later time within the same advance", async () => {
     const trail: string[] = [];
     const { kit, clock, scheduler } = jobKit({
