@@ -150,6 +150,9 @@ export class Outbox {
     /** Told each time a message reaches a status (the metrics count them). */
     private readonly reached: (status: OutboxStatus) => void = () => undefined,
   ) {
+    if (!Number.isSafeInteger(settings.sendsAtOnce) || settings.sendsAtOnce < 1) {
+      throw new RangeError(`messaging.sendsAtOnce must be a whole number of at least 1, got ${String(settings.sendsAtOnce)}`);
+    }
     this.#messages = storage.collection(OUTBOX_COLLECTION);
     this.#deliveryWrites = new GroupCommit((work) => storage.transaction(work));
   }
@@ -441,7 +444,8 @@ export class Outbox {
       if (change.errorCode !== undefined) patch.errorCode = change.errorCode;
       if (current.sentAt === undefined && status !== "failed") patch.sentAt = now;
       if (status === "delivered") patch.deliveredAt = now;
-      const moved = await write(() => this.#messages.update(current!.id, patch, { where: { status: current!.status } }));
+      const { id, status: was } = current;
+      const moved = await write(() => this.#messages.update(id, patch, { where: { status: was } }));
       if (moved) {
         this.reached(status);
         return this.#announce(current, moved, change);
