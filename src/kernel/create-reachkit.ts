@@ -109,7 +109,7 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
   container.bind(OUTBOX, { useValue: outbox });
   jobs.register(OUTBOX_SEND_JOB, {
     handler: (payload: { messageId: string }, context) => outbox.deliver(payload, context),
-    slots: config.messaging.sendsAtOnce,
+    slots: config.messaging.sendsAtOnce * 2,
   });
   options.sms?.onReceipt?.((receipt) => outbox.applyReceipt(receipt));
 

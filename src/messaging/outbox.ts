@@ -29,8 +29,10 @@ export interface MessagingSettings {
   /** The address emails come from; the company's name is shown beside it. */
   emailFrom: string;
   /**
-   * Messages being sent at once, in job slots of their own beside the job runner's `concurrency`: a
-   * provider that is slow to answer holds these, never the slots of opt-ins and other jobs.
+   * Texts of one sender number waiting on the provider at once. Deliveries run in twice as many job
+   * slots of their own, beside the job runner's `concurrency`, so that the next texts are read and
+   * marked in flight while the provider answers: a provider slow to answer holds these, never the
+   * slots of opt-ins and other jobs.
    */
   sendsAtOnce: number;
 }
@@ -507,7 +509,8 @@ export class Outbox {
     if (!limiter) {
       const rate = this.#rate(from);
       // Strict: a sliding window, so no second ever holds more than `rate` sends (a fixed window lets two bursts meet at its edge).
-      limiter = Number.isFinite(rate) ? new PQueue({ intervalCap: rate, interval: 1000, strict: true }) : new PQueue();
+      const { sendsAtOnce: concurrency } = this.settings;
+      limiter = Number.isFinite(rate) ? new PQueue({ concurrency, intervalCap: rate, interval: 1000, strict: true }) : new PQueue({ concurrency });
       this.#limiters.set(from, limiter);
     }
     return limiter;

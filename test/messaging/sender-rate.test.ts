@@ -81,7 +81,7 @@ describe("a provider slow to answer", () => {
     const subscriptions = () => t.kit.plugin("subscriptions").subscriptions(t.company.companyId, { phone: TO });
     await until(async () => (await subscriptions()).length === 1, "the opt-in processed");
     assert.deepEqual((await subscriptions()).map((s) => s.state), ["pending"]);
-    assert.deepEqual(waiting, ["text 1", "text 2"], "no more texts at once than the sending slots");
+    assert.deepEqual(waiting, ["text 1", "text 2"], "no more texts of a sender waiting on the provider than sendsAtOnce");
     answer();
     await delivering;
     await t.scheduler.flush();
