@@ -4,7 +4,7 @@ import { describe, it } from "node:test";
 import { fakeClock } from "../../adapters/clock/index.ts";
 import { manualScheduler } from "../../adapters/scheduler/manual/index.ts";
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
-import { createReachkit, definePlugin, PermanentJobError, silentLogger, type JobHandler, type JobRecord, type Storage } from "../../src/index.ts";
+import { createReachkit, definePlugin, PermanentJobError, silentLogger, type JobDefinition, type JobHandler, type JobRecord, type Storage } from "../../src/index.ts";
 import { memoryStorage } from "../../adapters/storage/memory/index.ts";
 import { withCollectionMethod } from "../support/storage-wrappers.ts";
 import { TEST_SECRET } from "../support/test-kit.ts";
@@ -13,7 +13,7 @@ import { temporaryDirectory } from "../support/temp-dir.ts";
 const HOUR = 3_600_000;
 
 function jobKit(
-  handlers: Record<string, JobHandler<never>>,
+  handlers: Record<string, JobHandler<never> | JobDefinition<never>>,
   options: { file?: string; clock?: ReturnType<typeof fakeClock>; concurrency?: number; pollMs?: number } = {},
 ) {
   const clock = options.clock ?? fakeClock("2026-03-01T00:00:00.000Z");
@@ -335,29 +335,17 @@ describe("durable jobs", () => {
   });
 
   it("runs a type with slots of its own in them: its jobs waiting on a remote service leave the runner's slots to the others", async () => {
-    const clock = fakeClock("2026-03-01T00:00:00.000Z");
-    const scheduler = manualScheduler(clock);
     let answer!: () => void;
     const answered = new Promise<void>((resolve) => (answer = resolve));
     const remote: number[] = [];
     const local: number[] = [];
-    const kit = createReachkit({
-      storage: memoryStorage(),
-      scheduler,
-      clock,
-      logger: silentLogger(),
-      secret: TEST_SECRET,
-      plugins: [
-        definePlugin({
-          name: "test-jobs",
-          jobs: () => ({
-            remote: { handler: async (payload: number) => void (remote.push(payload), await answered), slots: 2 },
-            local: async (payload: number) => void local.push(payload),
-          }),
-        }),
-      ],
-      config: { jobs: { concurrency: 1 } },
-    });
+    const { kit, scheduler } = jobKit(
+      {
+        remote: { handler: async (payload: number) => void (remote.push(payload), await answered), slots: 2 },
+        local: async (payload: number) => void local.push(payload),
+      },
+      { concurrency: 1 },
+    );
     await kit.start();
     for (let i = 0; i < 4; i++) await kit.jobs.enqueue({ type: "remote", payload: i });
     await kit.jobs.enqueue({ type: "local", payload: 9 });
@@ -374,17 +362,8 @@ describe("durable jobs", () => {
   });
 
   it("refuses slots that are not a whole number of at least 1", () => {
-    const kitWith = (jobs: Record<string, { handler: () => Promise<void>; slots?: number }>) =>
-      createReachkit({
-        storage: memoryStorage(),
-        scheduler: manualScheduler(fakeClock()),
-        logger: silentLogger(),
-        secret: TEST_SECRET,
-        plugins: [definePlugin({ name: "bad", jobs: () => jobs })],
-      });
-    const handler = async () => undefined;
     for (const slots of [0, -1, 1.5, Number.NaN, Infinity]) {
-      assert.throws(() => kitWith({ work: { handler, slots } }), /job type "work": slots must be a whole number of at least 1/);
+      assert.throws(() => jobKit({ work: { handler: async () => undefined, slots } }), /job type "work": slots must be a whole number of at least 1/);
     }
   });
 

@@ -2,12 +2,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { JobRecord } from "../../src/index.ts";
 import { SenderSchedule } from "../../src/messaging/sender-schedule.ts";
-import { fakeClock } from "../../adapters/clock/index.ts";
-import { manualScheduler } from "../../adapters/scheduler/manual/index.ts";
 import { memorySms, type MemorySms } from "../../adapters/sms/memory/index.ts";
-import { memoryStorage } from "../../adapters/storage/memory/index.ts";
-import { createReachkit, silentLogger } from "../../src/index.ts";
-import { startTestKit, TEST_SECRET, type TestKit } from "../support/test-kit.ts";
+import { startTestKit, type TestKit } from "../support/test-kit.ts";
 
 const TO = "+15555550100";
 const SECOND = 1_000;
@@ -92,19 +88,9 @@ describe("a provider slow to answer", () => {
 });
 
 describe("messaging.sendsAtOnce", () => {
-  it("refuses a number of sending slots that is not a whole number of at least 1", () => {
+  it("refuses a number of texts at once that is not a whole number of at least 1", async () => {
     for (const sendsAtOnce of [0, -1, 2.5, Number.NaN, Infinity]) {
-      assert.throws(
-        () =>
-          createReachkit({
-            storage: memoryStorage(),
-            scheduler: manualScheduler(fakeClock()),
-            logger: silentLogger(),
-            secret: TEST_SECRET,
-            config: { messaging: { sendsAtOnce } },
-          }),
-        /messaging.sendsAtOnce must be a whole number of at least 1/,
-      );
+      await assert.rejects(startTestKit({ config: { messaging: { sendsAtOnce } } }), /messaging.sendsAtOnce must be a whole number of at least 1/);
     }
   });
 });
