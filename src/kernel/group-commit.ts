@@ -1,7 +1,6 @@
-/** What one caller wrote in a group, and what it runs once the group committed. */
+/** What one caller writes in a group, and how it learns the outcome. */
 interface Member {
   write: () => Promise<unknown>;
-  afterCommit: (written: unknown) => unknown;
   settle: (outcome: { ok: true; value: unknown } | { ok: false; error: unknown }) => void;
 }
 
@@ -9,12 +8,8 @@ interface Member {
  * Small writes of callers that run at the same time, committed together: each
  * caller's write joins the next group, and one storage transaction writes the
  * whole group (each member in a savepoint of its own, so a failing write undoes
- * only its own). A commit costs far more than a small update, so a hundred
- * deliveries finishing together cost one commit instead of a hundred.
- *
- * Groups commit one after another, and after each commit its members'
- * `afterCommit` run in the order they joined: what must follow the commit in
- * order (texts handed to their senders) keeps the order of the writes.
+ * only its own). A commit costs far more than a small update, so deliveries
+ * answered together cost one commit instead of one each.
  *
  * Only for callers outside a transaction: a caller inside one would wait for a
  * group that waits for the caller's transaction to end.
@@ -23,19 +18,30 @@ export class GroupCommit {
   #next: Member[] = [];
   #flushing: Promise<void> | undefined;
 
-  constructor(private readonly atomically: <R>(work: () => Promise<R>) => Promise<R>) {}
+  constructor(
+    private readonly atomically: <R>(work: () => Promise<R>) => Promise<R>,
+    /** How many callers may join the next group: once all have, it need not wait for more. */
+    private readonly participants: () => number,
+  ) {}
 
-  /** Writes `write` in the next group; once it committed, returns what `afterCommit` makes of its result. */
-  run<W, R = W>(write: () => Promise<W>, afterCommit: (written: W) => R = (written) => written as unknown as R): Promise<Awaited<R>> {
+  /** Writes `write` in the next group; resolves with its result once the group committed. */
+  run<W>(write: () => Promise<W>): Promise<W> {
     return new Promise((resolve, reject) => {
-      this.#next.push({
-        write,
-        afterCommit: afterCommit as (written: unknown) => unknown,
-        settle: (outcome) => (outcome.ok ? resolve(outcome.value as Awaited<R>) : reject(outcome.error)),
-      });
-      // Flushed once the callers of this turn of the event loop have joined.
-      this.#flushing ??= new Promise<void>((done) => setImmediate(done)).then(() => this.#flush());
+      this.#next.push({ write, settle: (outcome) => (outcome.ok ? resolve(outcome.value as W) : reject(outcome.error)) });
+      this.#schedule();
     });
+  }
+
+  /** A caller that could have joined will not (it ended without writing): the group may be complete. */
+  left(): void {
+    if (this.#next.length > 0) this.#schedule();
+  }
+
+  #schedule(): void {
+    if (this.#flushing) return;
+    // Once every caller that may join has, at once; else after the callers of this turn of the event loop.
+    const complete = this.#next.length >= this.participants();
+    this.#flushing = new Promise<void>((done) => (complete ? queueMicrotask(done) : setImmediate(done))).then(() => this.#flush());
   }
 
   async #flush(): Promise<void> {
@@ -59,15 +65,7 @@ export class GroupCommit {
         for (const member of group) member.settle({ ok: false, error });
         continue;
       }
-      group.forEach((member, index) => {
-        const outcome = written[index]!;
-        if (!outcome.ok) return member.settle(outcome);
-        try {
-          member.settle({ ok: true, value: member.afterCommit(outcome.value) });
-        } catch (error) {
-          member.settle({ ok: false, error });
-        }
-      });
+      group.forEach((member, index) => member.settle(written[index]!));
     }
     this.#flushing = undefined;
   }

@@ -136,8 +136,10 @@ export class Outbox {
   readonly #schedules = new Map<string, SenderSchedule>();
   /** Settles when the delivery started last has handed its text to its sender's queue (or given up). */
   #lastHandOff: Promise<void> = Promise.resolve();
-  /** The in-flight marks and outcomes of the deliveries under way, a commit for all that are written together. */
+  /** The outcomes of the deliveries answered together, with their jobs' ends: a commit for them all. */
   readonly #deliveryWrites: GroupCommit;
+  /** Deliveries started and not ended: those that may write with the next group. */
+  #underway = 0;
 
   constructor(
     private readonly storage: Storage,
@@ -156,7 +158,10 @@ export class Outbox {
       throw new RangeError(`messaging.sendsAtOnce must be a whole number of at least 1, got ${String(settings.sendsAtOnce)}`);
     }
     this.#messages = storage.collection(OUTBOX_COLLECTION);
-    this.#deliveryWrites = new GroupCommit((work) => storage.transaction(work));
+    this.#deliveryWrites = new GroupCommit(
+      (work) => storage.transaction(work),
+      () => this.#underway,
+    );
   }
 
   /** Records a text and queues its delivery. Returns the stored message (maybe suppressed, maybe an earlier one). */
@@ -295,10 +300,13 @@ export class Outbox {
     const ownHandOff = new Promise<void>((resolve) => (handOff = resolve));
     // A delivery that ends without sending still passes the turn on only after the ones before it.
     this.#lastHandOff = previousHandOff.then(() => ownHandOff);
+    this.#underway++;
     try {
       return await this.#deliver(messageId, attempt, { previous: previousHandOff, handedOff: handOff });
     } finally {
       handOff();
+      this.#underway--;
+      this.#deliveryWrites.left();
     }
   }
 
@@ -317,25 +325,19 @@ export class Outbox {
     const later = attempt.dueAt === undefined ? undefined : this.#schedule(message.from)?.holdBack(this.clock.now(), attempt.dueAt);
     if (later !== undefined) throw new RunLaterError(later, `the sender ${message.from} sends ${this.#rate(message.from)} texts a second`);
     const earlierAttemptAt = message.inFlightSince;
-    const inFlight = this.#deliveryWrites.run(
-      // Committed before the text leaves: if the process dies before the outcome is recorded, the next attempt knows.
-      () => this.#messages.update(message.id, { attempts: message.attempts + 1, inFlightSince: earlierAttemptAt ?? this.clock.now(), updatedAt: this.clock.now() }),
-      // Handed to the sender's queue as its mark commits, in the order the marks were written: the order of the texts.
-      () => ({
-        sending: this.#limiter(message.from).add(() =>
-          sender.send({
-            from: message.from,
-            to: message.to,
-            body: message.body,
-            ...(message.mediaUrl !== undefined ? { mediaUrl: message.mediaUrl } : {}),
-            idempotencyKey: message.id,
-            ...(earlierAttemptAt !== undefined ? { earlierAttemptAt } : {}),
-          }),
-        ),
+    // Committed before the text leaves: if the process dies before the outcome is recorded, the next attempt knows.
+    await this.#messages.update(message.id, { attempts: message.attempts + 1, inFlightSince: earlierAttemptAt ?? this.clock.now(), updatedAt: this.clock.now() });
+    const sending = this.#limiter(message.from).add(() =>
+      sender.send({
+        from: message.from,
+        to: message.to,
+        body: message.body,
+        ...(message.mediaUrl !== undefined ? { mediaUrl: message.mediaUrl } : {}),
+        idempotencyKey: message.id,
+        ...(earlierAttemptAt !== undefined ? { earlierAttemptAt } : {}),
       }),
     );
     turn.handedOff();
-    const { sending } = await inFlight;
     try {
       const sent = await sending;
       // With the outcomes of the texts answered beside it, and its job's end: one commit for them all.
