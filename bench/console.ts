@@ -20,6 +20,7 @@ import { SUBSCRIBERS, type Subscriber } from "../plugins/subscriptions/records.t
 import { serverPlugins } from "../server/server-kit.ts";
 import { createReachkit, silentLogger, type OutboxMessage, type OutboxStatus } from "../src/index.ts";
 import { OUTBOX_COLLECTION } from "../src/messaging/outbox-record.ts";
+import { indexedStatement } from "./servers/baseline-sql.ts";
 import { report } from "./support.ts";
 
 const COUNT = Number(process.env.BENCH_CONSOLE_SUBSCRIBERS ?? 1_000_000);
@@ -47,7 +48,11 @@ const company = (await kit.provisionCompany({ name: "Big Company" })).company;
 await kit.plugin("oauth").users.create({ companyId: company.id, email: "owner@big.example", password: PASSWORD });
 
 const phoneOf = (i: number) => `+1312${String(i).padStart(7, "0")}`;
-const STATUSES: OutboxStatus[] = ["sent", "sent", "sent", "sent", "sent", "sent", "sent", "sent", "failed", "suppressed"];
+const STATUSES: OutboxStatus[] = ["delivered", "delivered", "delivered", "delivered", "delivered", "sent", "sent", "undelivered", "failed", "suppressed"];
+const FAILURES: Partial<Record<OutboxStatus, Pick<OutboxMessage, "reason" | "errorCode">>> = {
+  failed: { reason: "The 'To' number is not a valid phone number", errorCode: "21211" },
+  undelivered: { reason: "Unknown destination handset", errorCode: "30005" },
+};
 
 // Seeding: direct bulk writes through the storage port, oldest first, spread over 90 days.
 const seeded = performance.now();
@@ -60,15 +65,19 @@ for (let first = 0; first < COUNT; first += CHUNK) {
     const at = start - 90 * DAY + Math.floor((i * 90 * DAY) / COUNT);
     people.push({ id: `sub-${String(i).padStart(8, "0")}`, companyId: company.id, phone: phoneOf(i), ...(i % 2 === 0 ? { email: `person${i}@example.com` } : {}), firstName: "Pat", createdAt: at, updatedAt: at });
     const status = STATUSES[i % STATUSES.length]!;
+    // One message in ten is an email (to a person who has an address).
+    const email = i % 10 === 4;
     texts.push({
       id: `msg-${String(i).padStart(8, "0")}`,
       companyId: company.id,
-      to: phoneOf(i),
-      from: "+15550000000",
+      ...(email
+        ? { channel: "email" as const, to: `person${i}@example.com`, from: "news@big.example", subject: `Your order ${i} has shipped` }
+        : { channel: "sms" as const, to: phoneOf(i), from: "+15550000000" }),
       body: `Big Company: your order ${i} has shipped.`,
       kind: "transactional",
       status,
-      ...(status === "failed" ? { reason: "21211: The 'To' number is not a valid phone number" } : {}),
+      ...FAILURES[status],
+      ...(status === "delivered" ? { deliveredAt: at } : {}),
       idempotencyKey: `msg-${i}`,
       attempts: 1,
       createdAt: at,
@@ -114,6 +123,7 @@ const pages: Record<string, string> = {
   "messages, a middle page": `/console/messages?after=${await middleCursor(outbox)}`,
   "messages, failed": "/console/messages?status=failed",
   "messages, failed, a middle page": `/console/messages?status=failed&after=${await middleCursor(outbox, { status: "failed" })}`,
+  "messages, undelivered": "/console/messages?status=undelivered",
   "messages to one phone": `/console/messages?to=${encodeURIComponent(phoneOf(Math.floor(COUNT / 3)))}`,
   // Not in the 300 ms target: the overview counts every row of the period.
   "overview, 7 days": "/console?days=7",
@@ -122,10 +132,12 @@ const pages: Record<string, string> = {
 
 // The baseline: the same keyset reads on the same indexes, by a prepared statement, rendered by one template string.
 const db = new Database(join(directory, "reachkit.db"), { readonly: true });
-const subscriberRows = db.prepare(
+const subscriberRows = indexedStatement(
+  db,
   `SELECT doc FROM "${SUBSCRIBERS}" WHERE "f_companyId" = ? AND ("f_createdAt" < ? OR ("f_createdAt" = ? AND id < ?)) ORDER BY "f_createdAt" DESC, id DESC LIMIT 51`,
 );
-const messageRows = db.prepare(
+const messageRows = indexedStatement(
+  db,
   `SELECT doc FROM "${OUTBOX_COLLECTION}" WHERE "f_companyId" = ? AND ("f_createdAt" < ? OR ("f_createdAt" = ? AND id < ?)) ORDER BY "f_createdAt" DESC, id DESC LIMIT 51`,
 );
 function bareTable(rows: Array<{ doc: string }>, cells: (doc: Record<string, unknown>) => unknown[]): string {
@@ -135,7 +147,7 @@ function bareTable(rows: Array<{ doc: string }>, cells: (doc: Record<string, unk
 }
 const baselines: Record<string, () => string> = {
   "subscribers page": () => bareTable(subscriberRows.all(company.id, start + DAY, start + DAY, "") as Array<{ doc: string }>, (s) => [s.phone, s.email, s.firstName, s.createdAt]),
-  "messages page": () => bareTable(messageRows.all(company.id, start + DAY, start + DAY, "") as Array<{ doc: string }>, (m) => [m.createdAt, m.to, m.kind, m.status, m.reason, m.body]),
+  "messages page": () => bareTable(messageRows.all(company.id, start + DAY, start + DAY, "") as Array<{ doc: string }>, (m) => [m.createdAt, m.to, m.channel, m.kind, m.status, m.errorCode, m.reason, m.subject, m.body]),
 };
 
 interface Timing {
@@ -168,7 +180,7 @@ for (const [name, url] of Object.entries(pages)) {
     if (answer.status !== 200) throw new Error(`${name}: ${answer.status} ${answer.body.slice(0, 300)}`);
     // A list page holds a whole page: 50 rows and the table's head.
     const rows = answer.body.match(/<tr>/g)?.length ?? 0;
-    if (/page|failed$/.test(name) && !name.startsWith("a subscriber") && rows !== 51) throw new Error(`${name}: ${rows - 1} rows`);
+    if (/page|failed$|undelivered$/.test(name) && !name.startsWith("a subscriber") && rows !== 51) throw new Error(`${name}: ${rows - 1} rows`);
   }
 }
 for (const run of Object.values(baselines)) for (let n = 0; n < 5; n++) run();

@@ -19,6 +19,7 @@ import { sqliteStorage } from "../adapters/storage/sqlite/index.ts";
 import { serverPlugins } from "../server/server-kit.ts";
 import { createReachkit, OUTBOX_SEND_JOB, silentLogger, systemClock, type Reachkit, type SmsSender } from "../src/index.ts";
 import { temporaryDirectory } from "../test/support/temp-dir.ts";
+import { indexedStatement } from "./servers/baseline-sql.ts";
 import { report } from "./support.ts";
 
 const requests = Number(process.argv[2] ?? 100_000);
@@ -176,12 +177,12 @@ function bareBackInStock(people: number): number {
       seed.identifier.run(`phone:${phoneOf(i)}`, `p${i}`, phoneOf(i));
     }
   })();
-  const page = db.prepare("SELECT id, profile FROM requests WHERE variant = 'v' AND state = 'waiting' ORDER BY seq LIMIT 250");
-  const answer = db.prepare("UPDATE requests SET state = 'answered' WHERE id = ? AND state = 'waiting'");
-  const phone = db.prepare("SELECT value FROM identifiers WHERE profile = ?");
-  const attributes = db.prepare("SELECT doc FROM attributes WHERE profile = ?");
-  const sub = db.prepare("SELECT doc FROM subs WHERE id = ?");
-  const today = db.prepare('SELECT count(*) AS n FROM sends WHERE "to" = ? AND at >= ?');
+  const page = indexedStatement(db, "SELECT id, profile FROM requests WHERE variant = 'v' AND state = 'waiting' ORDER BY seq LIMIT 250");
+  const answer = indexedStatement(db, "UPDATE requests SET state = 'answered' WHERE id = ? AND state = 'waiting'");
+  const phone = indexedStatement(db, "SELECT value FROM identifiers WHERE profile = ?");
+  const attributes = indexedStatement(db, "SELECT doc FROM attributes WHERE profile = ?");
+  const sub = indexedStatement(db, "SELECT doc FROM subs WHERE id = ?");
+  const today = indexedStatement(db, 'SELECT count(*) AS n FROM sends WHERE "to" = ? AND at >= ?');
   const enrollment = db.prepare("INSERT INTO enrollments VALUES (?, ?, 'j', 'completed', ?)");
   const log = db.prepare("INSERT INTO log VALUES (?, 'j', ?, ?)");
   const send = db.prepare("INSERT INTO sends VALUES (?, ?, ?)");
@@ -281,6 +282,12 @@ async function ingestion(): Promise<Record<string, unknown>> {
     firstViewCpuMicrosSixActive: firstViewCpuMicros,
     rounds,
     windowSeconds: seconds,
+    // Each window's events per second and CPU per event: a window with less CPU per second than its neighbours was
+    // either given less of the machine or waited.
+    windows: {
+      sixActive: active.map((w) => ({ perSecond: Math.round(w.perSecond), cpuMicros: Math.round(w.cpuMicros) })),
+      none: none.map((w) => ({ perSecond: Math.round(w.perSecond), cpuMicros: Math.round(w.cpuMicros) })),
+    },
     loadBefore,
     loadAfter,
   };

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { cliCommands, CliUsageError, runCli, silentLogger, stringOption, type CliCommand } from "../src/index.ts";
 import { backupCommand, restoreCommand } from "./backup.ts";
-import { configFromEnv, dataDirSecret, publicUrlFromEnv, type ServerConfig } from "./config.ts";
+import { configFromEnv, dataDirSecret, publicUrlFromEnv, webhooksAllowPrivateFromEnv, type ServerConfig } from "./config.ts";
 import { deliveryFromEnv } from "./delivery-config.ts";
 import { migrateStorage } from "./migrate-storage.ts";
 import { createServerKit, serverPlugins } from "./server-kit.ts";
@@ -46,6 +46,7 @@ const code = await runCli(process.argv.slice(2), {
       logger: silentLogger(),
       sms: smsProviderFromEnv(process.env),
       delivery: deliveryFromEnv(process.env),
+      webhooksAllowPrivateTargets: webhooksAllowPrivateFromEnv(process.env),
     });
     await kit.start({ runJobs: false });
     return kit;

@@ -25,6 +25,8 @@ export interface ServerConfig {
   jobConcurrency: number;
   /** Header size and count, header, request and keep-alive timeouts of the HTTP server. */
   limits: ServerLimits;
+  /** Deliver webhooks to private, loopback, link-local and metadata addresses too (REACHKIT_WEBHOOKS_ALLOW_PRIVATE=true). */
+  webhooksAllowPrivateTargets: boolean;
   /**
    * A PostgreSQL URL: the data lives there instead of the SQLite file in the
    * data directory, and several server processes can share it (docs/scaling.md).
@@ -121,7 +123,16 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: {
     jobConcurrency,
     limits: limitsFromEnv(env),
     delivery: deliveryFromEnv(env),
+    webhooksAllowPrivateTargets: webhooksAllowPrivateFromEnv(env),
   };
+}
+
+/** `REACHKIT_WEBHOOKS_ALLOW_PRIVATE`: `true` lets webhooks reach private addresses; unset or `false` keeps them public only. */
+export function webhooksAllowPrivateFromEnv(env: NodeJS.ProcessEnv): boolean {
+  const text = env.REACHKIT_WEBHOOKS_ALLOW_PRIVATE;
+  if (text === undefined || text === "" || text === "false") return false;
+  if (text === "true") return true;
+  throw new Error(`REACHKIT_WEBHOOKS_ALLOW_PRIVATE must be true or false, got "${text}"`);
 }
 
 /**

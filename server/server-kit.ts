@@ -9,6 +9,7 @@ import { postgresStorage } from "../adapters/storage/postgres/index.ts";
 import { sqliteStorage } from "../adapters/storage/sqlite/index.ts";
 import { accountsPlugin } from "../plugins/accounts/index.ts";
 import { appointmentsPlugin } from "../plugins/appointments/index.ts";
+import { campaignsPlugin } from "../plugins/campaigns/index.ts";
 import { catalogPlugin } from "../plugins/catalog/index.ts";
 import { consolePlugin } from "../plugins/console/index.ts";
 import { graphqlPlugin } from "../plugins/graphql/index.ts";
@@ -19,6 +20,7 @@ import { privacyPlugin } from "../plugins/privacy/index.ts";
 import { profilesPlugin } from "../plugins/profiles/index.ts";
 import { sendRulesPlugin } from "../plugins/send-rules/index.ts";
 import { subscriptionsPlugin } from "../plugins/subscriptions/index.ts";
+import { webhooksPlugin } from "../plugins/webhooks/index.ts";
 import { smsSenderOf, type SmsProvider } from "./sms-config.ts";
 import {
   createReachkit,
@@ -42,7 +44,7 @@ import { CONSOLE_DELIVERY, type DeliveryConfig, type EmailSetting, type ObjectSt
 const SQLITE_CACHE_KIB = 4096;
 
 /** Every plugin the self-hosted server runs. */
-export function serverPlugins(options: { privacyProcessingDelayMs?: number } = {}): ReachkitPlugin[] {
+export function serverPlugins(options: { privacyProcessingDelayMs?: number; webhooksAllowPrivateTargets?: boolean } = {}): ReachkitPlugin[] {
   return [
     accountsPlugin(),
     subscriptionsPlugin(),
@@ -55,7 +57,9 @@ export function serverPlugins(options: { privacyProcessingDelayMs?: number } = {
     profilesPlugin(),
     sendRulesPlugin(),
     journeysPlugin(),
+    campaignsPlugin(),
     consolePlugin(),
+    webhooksPlugin({ allowPrivateTargets: options.webhooksAllowPrivateTargets ?? false }),
   ];
 }
 
@@ -73,6 +77,8 @@ export interface ServerKitOptions {
   sms?: SmsProvider;
   /** Where emails and objects go (default: printed emails, files in the data directory). */
   delivery?: DeliveryConfig;
+  /** Deliver webhooks to private, loopback and link-local addresses too (REACHKIT_WEBHOOKS_ALLOW_PRIVATE). */
+  webhooksAllowPrivateTargets?: boolean;
 }
 
 /**
@@ -96,7 +102,7 @@ export function createServerKit(options: ServerKitOptions): Reachkit {
     logger: options.logger,
     hosts: options.publicUrl,
     secret: options.secret,
-    plugins: serverPlugins({ privacyProcessingDelayMs: options.privacyProcessingDelayMs }),
+    plugins: serverPlugins({ privacyProcessingDelayMs: options.privacyProcessingDelayMs, webhooksAllowPrivateTargets: options.webhooksAllowPrivateTargets }),
     config: delivery.emailFrom ? { ...options.config, messaging: { ...options.config?.messaging, emailFrom: delivery.emailFrom } } : options.config,
   });
 }

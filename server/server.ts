@@ -65,6 +65,7 @@ export async function startServer(config: ServerConfig, print: (text: string) =>
           jobs: { concurrency: config.jobConcurrency, leaseMs: config.jobLeaseMs, pollMs: config.jobPollMs },
         },
         privacyProcessingDelayMs: config.privacyDelayHours * 3_600_000,
+        webhooksAllowPrivateTargets: config.webhooksAllowPrivateTargets,
         sms: config.sms,
         delivery: config.delivery,
       },

@@ -27,6 +27,7 @@ export type {
 export { MAX_METADATA_BYTES, MAX_TEXT_LENGTH } from "./schemas.ts";
 export { DEFAULT_REMIND_TIME_OFFSET, SEND_STEP_JOB, stepJobKey, type SendStepJob } from "./reminder-plan.ts";
 export { StepSender, BUILT_IN_MACROS, type ReminderFacts } from "./step-sender.ts";
+export type { AppointmentStepEvent } from "./step-events.ts";
 export { textConsent, type ConsentDecision } from "./send-consent.ts";
 export { resolveEventDateTime, parseOffset, TimeZoneNames, MAX_OFFSET, type EventTime, type WallClockAdjustment } from "./event-time.ts";
 export { macrosOf } from "./macros.ts";

@@ -158,9 +158,7 @@ export class Reminders {
       if (step?.status !== "scheduled" || step.sendAt === undefined || step.sendAt > now) return;
       // Run late (the kit was down at its time): a reminder of an appointment that has begun is no use.
       const tooLate = job.step === "REMINDER" && now >= reminder.eventAt;
-      const outcome = tooLate
-        ? { ...step, status: "skipped" as const, reason: "time_passed" as const, at: now }
-        : await this.sender.send(reminder, job.step, now);
+      const outcome = tooLate ? await this.sender.skipLate(reminder, job.step, step, now) : await this.sender.send(reminder, job.step, now);
       const steps = { ...reminder.steps, [job.step]: outcome };
       await this.#reminders.update(reminder.id, { steps, state: progressOf(steps), updatedAt: now });
       const lateByMs = now - step.sendAt;

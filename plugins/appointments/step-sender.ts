@@ -1,11 +1,12 @@
-import { ACCOUNTS, fillPlaceholders, inject, injectable, OUTBOX, type Accounts, type Outbox } from "../../src/index.ts";
+import { ACCOUNTS, EVENTS, fillPlaceholders, inject, injectable, OUTBOX, type Accounts, type EventBus, type Outbox } from "../../src/index.ts";
 import { SUBSCRIPTIONS_SERVICE, type SubscriptionsService } from "../subscriptions/index.ts";
 import type { AppointmentMessages } from "./appointment-messages.ts";
 import { eventDateAndTime } from "./event-time.ts";
 import { macroValuesOf, missingMacros, type MacroValues } from "./macros.ts";
-import type { MessageType, Reminder, ReminderStep } from "./records.ts";
+import type { MessageType, Reminder, ReminderStep, SkipReason } from "./records.ts";
 import { textConsent } from "./send-consent.ts";
 import { APPOINTMENT_MESSAGES_SERVICE } from "./tokens.ts";
+import "./step-events.ts";
 
 /** Built-in macros filled from the reminder's own fields, when it has them. */
 const FIELD_MACROS = ["firstName", "lastName", "emailAddress"] as const;
@@ -25,6 +26,8 @@ export type ReminderFacts = Pick<
  * of that type, no consent (see `textConsent`), or a macro nothing fills. The
  * outbox's idempotency key is reminder × step × event time, so a step that runs
  * again sends nothing twice, and a moved appointment's new reminder is a new message.
+ * Each outcome is an event (`appointment.step.queued` or `.skipped`), emitted in
+ * the caller's transaction.
  */
 @injectable()
 export class StepSender {
@@ -33,9 +36,40 @@ export class StepSender {
     @inject(SUBSCRIPTIONS_SERVICE) private readonly subscriptions: SubscriptionsService,
     @inject(ACCOUNTS) private readonly accounts: Accounts,
     @inject(OUTBOX) private readonly outbox: Outbox,
+    @inject(EVENTS) private readonly events: EventBus,
   ) {}
 
   async send(reminder: Reminder, step: MessageType, now: number): Promise<ReminderStep> {
+    const outcome = await this.#send(reminder, step, now);
+    await this.announce(reminder, step, outcome);
+    return outcome;
+  }
+
+  /** A step skipped because its time passed (the job ran late): the outcome, announced. */
+  async skipLate(reminder: Reminder, step: MessageType, planned: ReminderStep, now: number): Promise<ReminderStep> {
+    const outcome = { ...planned, status: "skipped" as const, reason: "time_passed" as SkipReason, at: now };
+    await this.announce(reminder, step, outcome);
+    return outcome;
+  }
+
+  /** Emits the step's event, inside the caller's transaction. */
+  async announce(reminder: Reminder, step: MessageType, outcome: ReminderStep): Promise<void> {
+    if (outcome.status !== "queued" && outcome.status !== "skipped") return;
+    await this.events.emit(outcome.status === "queued" ? "appointment.step.queued" : "appointment.step.skipped", {
+      companyId: reminder.companyId,
+      reminderUuid: reminder.id,
+      eventTypeUuid: reminder.eventTypeId,
+      ...(reminder.externalEventId !== undefined ? { externalEventId: reminder.externalEventId } : {}),
+      step,
+      phone: reminder.phone,
+      eventAt: outcome.eventAt,
+      ...(outcome.messageId !== undefined ? { messageId: outcome.messageId } : {}),
+      ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
+      at: outcome.at ?? reminder.updatedAt,
+    });
+  }
+
+  async #send(reminder: Reminder, step: MessageType, now: number): Promise<ReminderStep> {
     const outcome = { eventAt: reminder.eventAt, at: now, ...(reminder.steps[step]?.sendAt !== undefined ? { sendAt: reminder.steps[step].sendAt } : {}) };
     const message = await this.messages.forStep(reminder.companyId, reminder.eventTypeId, step);
     if (!message) return { ...outcome, status: "skipped", reason: "no_message" };

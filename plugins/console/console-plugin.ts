@@ -2,14 +2,17 @@ import { definePlugin, type ContainerFacade, type Token } from "../../src/index.
 import { ACCOUNTS_SERVICE } from "../accounts/index.ts";
 import { APPOINTMENTS_SERVICE } from "../appointments/index.ts";
 import { CATALOG_API } from "../catalog/index.ts";
+import { JOURNEYS_SERVICE } from "../journeys/index.ts";
 import { LEGACY_SERVICE } from "../legacy/index.ts";
 import { OAUTH_API, SIGN_INS } from "../oauth/index.ts";
 import { PRIVACY_REQUESTS_SERVICE } from "../privacy/index.ts";
 import { PROFILES_SERVICE } from "../profiles/index.ts";
+import { SEND_POLICIES } from "../send-rules/index.ts";
 import { SUBSCRIPTIONS_SERVICE } from "../subscriptions/index.ts";
 import { assetRoutes } from "./assets.ts";
 import { catalogRoutes } from "./catalog.ts";
 import type { ConsoleDeps } from "./console-routes.ts";
+import { journeyRoutes } from "./journeys.ts";
 import type { SectionId } from "./layout.ts";
 import { messageRoutes } from "./messages.ts";
 import { overviewRoutes } from "./overview.ts";
@@ -29,7 +32,8 @@ const optional = <T>(container: ContainerFacade, token: Token<T>): T | undefined
  * The operator console at `/console` on the ui host: server-rendered pages for
  * the company's dashboard users (owners change things, viewers read), signed in
  * with the OAuth plugin's users, sessions and throttle. Pages of the catalog,
- * appointments, privacy, legacy and profiles plugins appear when the kit has them.
+ * appointments, privacy, legacy, profiles, journeys and send-rules plugins
+ * appear when the kit has them.
  */
 export function consolePlugin() {
   return definePlugin({
@@ -41,7 +45,10 @@ export function consolePlugin() {
       const privacy = optional(container, PRIVACY_REQUESTS_SERVICE);
       const legacy = optional(container, LEGACY_SERVICE);
       const profiles = optional(container, PROFILES_SERVICE);
+      const journeys = optional(container, JOURNEYS_SERVICE);
+      const sendPolicies = optional(container, SEND_POLICIES);
       const sections: SectionId[] = ["overview", "subscribers", "messages"];
+      if (journeys) sections.push("journeys");
       if (catalog) sections.push("catalog", "products");
       if (appointments) sections.push("reminders");
       if (privacy) sections.push("privacy");
@@ -61,12 +68,13 @@ export function consolePlugin() {
         ...assetRoutes(),
         ...signInRoutes(deps),
         ...overviewRoutes(deps, { subscriptions, outbox, clock, catalog }),
-        ...subscriberRoutes(deps, { subscriptions, outbox, appointments, profiles }),
+        ...subscriberRoutes(deps, { subscriptions, outbox, appointments, profiles, journeys }),
         ...messageRoutes(deps, outbox),
+        ...(journeys ? journeyRoutes(deps, journeys) : []),
         ...(catalog ? [...catalogRoutes(deps, catalog), ...productRoutes(deps, catalog)] : []),
         ...(appointments ? reminderRoutes(deps, appointments) : []),
         ...(privacy ? privacyRoutes(deps, privacy) : []),
-        ...settingsRoutes(deps, { accounts: resolve(ACCOUNTS_SERVICE), subscriptions, oauth: resolve(OAUTH_API), legacy }),
+        ...settingsRoutes(deps, { accounts: resolve(ACCOUNTS_SERVICE), subscriptions, oauth: resolve(OAUTH_API), legacy, sendPolicies }),
       ];
     },
   });

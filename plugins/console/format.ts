@@ -1,3 +1,4 @@
+import type { OutboxMessage } from "../../src/index.ts";
 import { html, type SafeHtml } from "./html.ts";
 
 /** A time as people read it, in UTC (the kit keeps no zone per company). */
@@ -64,3 +65,10 @@ export function searchForm(path: string, label: string, value: string | undefine
 <div><button type="submit">Search</button></div>
 </form>`;
 }
+
+/** The provider's error code and why a message failed, was not delivered or was suppressed. */
+export const whyNot = (message: OutboxMessage): SafeHtml =>
+  html`${message.errorCode ? html`<code>${message.errorCode}</code> ` : ""}${message.reason ?? ""}`;
+
+/** What was sent: an email's subject above its text. */
+export const content = (message: OutboxMessage): SafeHtml => html`${message.subject !== undefined ? html`<strong>${message.subject}</strong><br>` : ""}${message.body}`;

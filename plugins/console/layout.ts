@@ -7,6 +7,7 @@ export const SECTIONS = [
   { id: "overview", label: "Overview", path: "" },
   { id: "subscribers", label: "Subscribers", path: "/subscribers" },
   { id: "messages", label: "Messages", path: "/messages" },
+  { id: "journeys", label: "Journeys", path: "/journeys" },
   { id: "catalog", label: "Catalog uploads", path: "/catalog" },
   { id: "products", label: "Products", path: "/products" },
   { id: "reminders", label: "Reminders", path: "/reminders" },

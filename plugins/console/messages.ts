@@ -1,14 +1,18 @@
 import * as v from "valibot";
-import { OUTBOX_STATUSES, type AnyRoute, type Outbox, type OutboxStatus } from "../../src/index.ts";
+import { channelOf, OUTBOX_STATUSES, type AnyRoute, type Outbox, type OutboxMessage, type OutboxStatus } from "../../src/index.ts";
 import { pageRoute, queryText, type ConsoleDeps } from "./console-routes.ts";
 import { pageDocs } from "./docs.ts";
-import { pager, status, table, when } from "./format.ts";
-import { html } from "./html.ts";
+import { content, pager, status, table, when, whyNot } from "./format.ts";
+import { html, type SafeHtml } from "./html.ts";
 import { personLink } from "./subscribers.ts";
 
 const isStatus = (value: string | undefined): value is OutboxStatus => OUTBOX_STATUSES.includes(value as OutboxStatus);
 
-/** The outbox: every text of the company, newest first, by status or recipient, with the provider's error of each failure. */
+/** A recipient as a link to their page: a phone's or an email's. */
+const recipientLink = (base: string, message: OutboxMessage): SafeHtml =>
+  html`<a href="${personLink(base, channelOf(message) === "email" ? { email: message.to } : { phone: message.to })}">${message.to}</a>`;
+
+/** The outbox: every text and email of the company, newest first, by status or recipient, with the provider's error of each failure. */
 export function messageRoutes(deps: ConsoleDeps, outbox: Outbox): AnyRoute[] {
   return [
     pageRoute(deps, {
@@ -17,10 +21,12 @@ export function messageRoutes(deps: ConsoleDeps, outbox: Outbox): AnyRoute[] {
       summary: "Show the console's messages",
       docs: pageDocs({
         operationId: "showConsoleMessages",
-        description: "The company's texts, newest first, 50 a page: all, or in one status (queued, sent, failed, suppressed), or to one phone, each with why it failed or was suppressed.",
+        description:
+          "The company's texts and emails, newest first, 50 a page: all, or in one delivery status (queued, sent, delivered, undelivered, failed, suppressed), or to one phone or email address, " +
+          "each with its channel, an email's subject, and the provider's error code and reason when it failed, was not delivered or was suppressed.",
         query: v.object({
           status: v.optional(v.picklist(OUTBOX_STATUSES)),
-          to: v.optional(v.pipe(v.string(), v.description("E.164"))),
+          to: v.optional(v.pipe(v.string(), v.description("E.164, or an email address"))),
           after: v.optional(v.pipe(v.string(), v.description("The cursor of the next page"))),
         }),
         example: { query: { status: "sent" } },
@@ -33,9 +39,9 @@ export function messageRoutes(deps: ConsoleDeps, outbox: Outbox): AnyRoute[] {
         const page = await outbox.page(viewer.company.id, { status: statusFilter, to, after });
         const rows = page.items.map(
           (message) => html`<tr>
-<td>${when(message.createdAt)}</td><td><a href="${personLink(viewer.base, { phone: message.to })}">${message.to}</a></td><td>${message.kind}</td>
-<td>${status(message.status)}</td><td class="wrap">${message.reason ?? ""}</td><td class="wrap">${message.body}</td>
-<td>${message.sentAt ? when(message.sentAt) : ""}${message.providerMessageId ? html`<br><code>${message.providerMessageId}</code>` : ""}</td></tr>`,
+<td>${when(message.createdAt)}</td><td>${recipientLink(viewer.base, message)}</td><td>${channelOf(message)}<br><span class="muted">${message.kind}</span></td>
+<td>${status(message.status)}</td><td class="wrap">${whyNot(message)}</td><td class="wrap">${content(message)}</td>
+<td>${message.sentAt ? when(message.sentAt) : ""}${message.deliveredAt ? html`<br>delivered ${when(message.deliveredAt)}` : ""}${message.providerMessageId ? html`<br><code>${message.providerMessageId}</code>` : ""}</td></tr>`,
         );
         const path = `${viewer.base}/messages`;
         const options = ["", ...OUTBOX_STATUSES].map((value) => html`<option value="${value}"${value === (statusFilter ?? "") ? " selected" : ""}>${value || "any"}</option>`);
@@ -45,10 +51,10 @@ export function messageRoutes(deps: ConsoleDeps, outbox: Outbox): AnyRoute[] {
           body: html`<h1>Messages</h1>
 <form method="get" action="${path}" class="filters" role="search">
 <div><label for="status">Status</label><select id="status" name="status">${options}</select></div>
-<div><label for="to">To</label><input type="tel" id="to" name="to" value="${to ?? ""}" placeholder="+12025550123"></div>
+<div><label for="to">To (phone or email)</label><input type="text" id="to" name="to" value="${to ?? ""}" placeholder="+12025550123"></div>
 <div><button type="submit">Filter</button></div>
 </form>
-${table("Messages", ["Created", "To", "What", "Status", "Provider error or reason", "Text", "Sent"], rows, "No messages match.")}
+${table("Messages", ["Created", "To", "Channel and kind", "Status", "Provider error or reason", "Subject and text", "Sent"], rows, "No messages match.")}
 ${pager(path, { status: statusFilter, to, after }, page.nextCursor)}`,
         };
       },

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import type { AnyRoute, Clock, Outbox } from "../../src/index.ts";
+import type { AnyRoute, Clock, Outbox, OutboxStatus } from "../../src/index.ts";
 import type { CatalogApi } from "../catalog/index.ts";
 import type { SubscriptionsService } from "../subscriptions/index.ts";
 import { pageRoute, queryText, type ConsoleDeps } from "./console-routes.ts";
@@ -48,6 +48,21 @@ ${table(data.title, ["Day", ...data.series], rows, "")}
 </section>`;
 }
 
+/** The statuses of the messages chart: those a message ends in or waits in. */
+const CHART_STATUSES = ["delivered", "sent", "undelivered", "failed", "queued", "suppressed"] as const satisfies readonly OutboxStatus[];
+
+/**
+ * The share of messages that reached their recipient: delivered by receipt,
+ * or taken by the provider without a receipt (yet), over those and the ones
+ * undelivered by receipt or refused by the provider.
+ */
+export function deliveryRate(counts: { delivered: number; sent: number; undelivered: number; failed: number }) {
+  const reached = counts.delivered + counts.sent;
+  const handedOver = reached + counts.undelivered;
+  const tried = handedOver + counts.failed;
+  return { handedOver, delivered: counts.delivered, undelivered: counts.undelivered, shown: tried === 0 ? "none sent" : `${((100 * reached) / tried).toFixed(1)}%` };
+}
+
 /** Opt-ins and opt-outs, messages by status, the delivery rate and catalog uploads over a chosen period. */
 export function overviewRoutes(deps: ConsoleDeps, services: OverviewDeps): AnyRoute[] {
   return [
@@ -70,16 +85,16 @@ export function overviewRoutes(deps: ConsoleDeps, services: OverviewDeps): AnyRo
         const changes = await services.subscriptions.directory.dailyChanges(companyId, days, ["opt_in", "unsubscribed"]);
         const messages = await services.outbox.dailyCounts(companyId, days);
         const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
-        const sent = sum(messages.map((entry) => entry.counts.sent));
-        const failed = sum(messages.map((entry) => entry.counts.failed));
+        const total = (status: OutboxStatus) => sum(messages.map((entry) => entry.counts[status]));
+        const rate = deliveryRate({ delivered: total("delivered"), sent: total("sent"), undelivered: total("undelivered"), failed: total("failed") });
         const charts = [
           chart({ id: "consent", title: "Opt-ins and opt-outs", series: ["Opt-ins", "Opt-outs"], days: starts, values: [changes.map((entry) => entry.counts.opt_in ?? 0), changes.map((entry) => entry.counts.unsubscribed ?? 0)] }),
           chart({
             id: "messages",
             title: "Messages by status",
-            series: ["Sent", "Failed", "Queued", "Suppressed"],
+            series: CHART_STATUSES.map((status) => status[0]!.toUpperCase() + status.slice(1)),
             days: starts,
-            values: [messages.map((entry) => entry.counts.sent), messages.map((entry) => entry.counts.failed), messages.map((entry) => entry.counts.queued), messages.map((entry) => entry.counts.suppressed)],
+            values: CHART_STATUSES.map((status) => messages.map((entry) => entry.counts[status])),
           }),
         ];
         if (services.catalog) {
@@ -88,12 +103,11 @@ export function overviewRoutes(deps: ConsoleDeps, services: OverviewDeps): AnyRo
           charts.push(chart({ id: "uploads", title: "Catalog uploads", series: ["Uploads"], days: starts, values: [perDay], bars: true }));
         }
         const periods = PERIODS.map((count) => (count === period ? html`<strong aria-current="true">${count} days</strong>` : html`<a href="${viewer.base}?days=${count}">${count} days</a>`));
-        const rate = sent + failed === 0 ? "none sent" : `${((100 * sent) / (sent + failed)).toFixed(1)}%`;
         const totals = [
           ["Opt-ins", sum(changes.map((entry) => entry.counts.opt_in ?? 0))],
           ["Opt-outs", sum(changes.map((entry) => entry.counts.unsubscribed ?? 0))],
-          ["Messages sent", sent],
-          ["Delivery rate", rate],
+          ["Messages sent", rate.handedOver],
+          ["Delivery rate", rate.shown],
         ] as const;
         return {
           title: "Overview",
@@ -102,7 +116,7 @@ export function overviewRoutes(deps: ConsoleDeps, services: OverviewDeps): AnyRo
           body: html`<h1>Overview</h1>
 <p>Period: ${periods.map((link, index) => html`${index > 0 ? " · " : ""}${link}`)}</p>
 <div class="grid">${totals.map(([label, value]) => html`<section class="card"><h2>${label}</h2><p class="figure">${value}</p></section>`)}</div>
-<p class="muted">The delivery rate is the texts sent over those sent or failed, in the period.</p>
+<p class="muted">The delivery rate is the messages of the period that reached their recipient over those that went or failed: a message with the provider's receipt counts as its receipt says (delivered or undelivered); one without a receipt yet, or whose provider sends none (most emails), counts once the provider took it; a message the provider refused is failed. Of the ${rate.handedOver} sent, receipts say ${rate.delivered} delivered and ${rate.undelivered} undelivered.</p>
 ${charts}`,
         };
       },

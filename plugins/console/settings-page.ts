@@ -2,10 +2,12 @@ import { badRequest, HttpError, SCOPES, type Accounts, type Scope } from "../../
 import type { AccountsService } from "../accounts/index.ts";
 import type { LegacyService } from "../legacy/index.ts";
 import type { OAuthApi } from "../oauth/index.ts";
+import type { SendPolicies } from "../send-rules/index.ts";
 import type { SubscriptionsService } from "../subscriptions/index.ts";
 import { table, when } from "./format.ts";
 import { html, type SafeHtml } from "./html.ts";
 import { actionForm, type Viewer } from "./layout.ts";
+import { sendRulesSection } from "./send-rules-settings.ts";
 
 export interface SettingsDeps {
   accounts: AccountsService & Accounts;
@@ -13,6 +15,8 @@ export interface SettingsDeps {
   oauth: OAuthApi;
   /** Absent when the kit has no legacy plugin (no transactional message prefix). */
   legacy?: LegacyService;
+  /** Absent when the kit has no send-rules plugin (no time zone, quiet hours or daily cap). */
+  sendPolicies?: SendPolicies;
 }
 
 /** A form's scope checkboxes are named `scope:<scope>`: a form field named twice keeps its first value only. */
@@ -30,6 +34,7 @@ export const SETTINGS_NOTICES: Readonly<Record<string, string>> = {
   "sender-number": "The sender number is set.",
   "message-prefix": "The message prefix is saved.",
   "message-prefix-reset": "The message prefix is back to the default.",
+  "send-rules": "The sending rules are saved.",
   "key-revoked": "The key is revoked: it no longer works.",
   "user-created": "The user is created: they can sign in now.",
   "role-changed": "The role is changed.",
@@ -84,7 +89,8 @@ ${field("unit-country", "Country", html`<input type="text" id="unit-country" nam
 ${field("unit-name", "Name (optional)", html`<input type="text" id="unit-name" name="name">`)}
 <div><button type="submit">Add a sign-up unit</button></div>`,
   { class: "filters card", label: "New sign-up unit" },
-) : ""}`;
+) : ""}
+${deps.sendPolicies ? await sendRulesSection(viewer, deps.sendPolicies) : ""}`;
   if (!owner) return html`<h1>Settings</h1>${messaging}<p class="muted">API keys, applications and users are shown to owners only.</p>`;
   return html`<h1>Settings</h1>
 ${shown.secret ?? ""}

@@ -6,6 +6,7 @@ import { actionRoute, pageRoute, queryText, type ConsoleDeps, type Form } from "
 import { actionDocs, pageDocs } from "./docs.ts";
 import { html } from "./html.ts";
 import type { Viewer } from "./layout.ts";
+import { sendRulesRoute } from "./send-rules-settings.ts";
 import { operatorInput, SCOPE_FIELD, settingsBody, SETTINGS_NOTICES, tickedScopes, type SettingsDeps } from "./settings-page.ts";
 
 /** Example ids the API reference's story knows: a credential and an OAuth application of the story's company, a user it made. */
@@ -71,7 +72,7 @@ export function settingsRoutes(deps: ConsoleDeps, services: SettingsDeps): AnyRo
       summary: "Show the console's settings",
       docs: pageDocs({
         operationId: "showConsoleSettings",
-        description: "The company's sender number, message prefix and sign-up units; for owners also its API keys, OAuth applications and dashboard users, with the forms that change them.",
+        description: "The company's sender number, message prefix, sign-up units and sending rules (time zone, quiet hours, daily cap); for owners also its API keys, OAuth applications and dashboard users, with the forms that change them.",
         query: v.object({ done: v.optional(v.pipe(v.string(), v.description("The action just done (its message is shown)"))) }),
       }),
       async render(viewer, context) {
@@ -125,6 +126,7 @@ export function settingsRoutes(deps: ConsoleDeps, services: SettingsDeps): AnyRo
         await operatorInput("template", () => prefixes.set(viewer.company.id, form.template ?? ""));
       },
     }),
+    ...(services.sendPolicies ? [sendRulesRoute(deps, services.sendPolicies)] : []),
     actionRoute(deps, {
       path: "/settings/api-keys",
       section: "settings",

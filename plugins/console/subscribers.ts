@@ -1,12 +1,14 @@
 import * as v from "valibot";
-import type { AnyRoute, Outbox } from "../../src/index.ts";
+import { channelOf, type AnyRoute, type Outbox, type OutboxMessage } from "../../src/index.ts";
 import type { AppointmentsService } from "../appointments/index.ts";
+import type { JourneysService } from "../journeys/index.ts";
 import type { ProfilesService } from "../profiles/index.ts";
 import type { Subscriber, SubscriptionsService } from "../subscriptions/index.ts";
 import { pageRoute, queryText, type ConsoleDeps } from "./console-routes.ts";
 import { pageDocs, searchQuery } from "./docs.ts";
+import { personJourneys } from "./journeys.ts";
 import { profileSection } from "./profile-section.ts";
-import { pager, searchForm, status, table, when, withQuery } from "./format.ts";
+import { content, pager, searchForm, status, table, when, whyNot, withQuery } from "./format.ts";
 import { html, type SafeHtml } from "./html.ts";
 
 export interface SubscriberPagesDeps {
@@ -16,6 +18,8 @@ export interface SubscriberPagesDeps {
   appointments?: AppointmentsService;
   /** Absent when the kit has no profiles plugin. */
   profiles?: ProfilesService;
+  /** Absent when the kit has no journeys plugin. */
+  journeys?: JourneysService;
 }
 
 /** The link to a person's page: by phone, else by email. */
@@ -23,11 +27,14 @@ export function personLink(base: string, person: { phone?: string; email?: strin
   return withQuery(`${base}/subscriber`, person.phone ? { phone: person.phone } : { email: person.email });
 }
 
+/** Messages shown on a person's page, newest first. */
+const PERSON_MESSAGES = 50;
+
 const name = (subscriber: Subscriber) => [subscriber.firstName, subscriber.lastName].filter(Boolean).join(" ");
 
 /** The subscriber list (search by phone, email or id; keyset pages) and a person's page. */
 export function subscriberRoutes(deps: ConsoleDeps, services: SubscriberPagesDeps): AnyRoute[] {
-  const { subscriptions, outbox, appointments, profiles } = services;
+  const { subscriptions, outbox, appointments, profiles, journeys } = services;
   return [
     pageRoute(deps, {
       path: "/subscribers",
@@ -81,7 +88,7 @@ ${pager(path, { q, after }, page.nextCursor)}`,
         const [held, changes] = await Promise.all([subscriptions.subscriptions(companyId, user), subscriptions.changes(companyId, user)]);
         const profile = profiles ? await profileSection(profiles, companyId, user) : undefined;
         if (!subscriber && held.length === 0 && changes.length === 0 && !profile?.found) return notFound(viewer.base);
-        const messages = user.phone ? (await outbox.page(companyId, { to: user.phone, limit: 50 })).items : [];
+        const messages = await messagesTo(outbox, companyId, [user.phone, user.email]);
         const reminders = appointments && user.phone ? await appointments.reminders.list(companyId, { phone: user.phone, limit: 20 }) : [];
         const who = subscriber ? [name(subscriber), subscriber.phone, subscriber.email].filter(Boolean).join(" · ") : (user.phone ?? user.email ?? "");
         const body = html`<h1>${who}</h1>
@@ -103,14 +110,18 @@ ${table(
   "Nothing recorded.",
 )}
 ${profile?.html ?? ""}
+${journeys ? await personJourneys(journeys, viewer, user) : ""}
 <h2>Messages</h2>
 ${table(
   "Messages",
-  ["When", "What", "Status", "Text"],
-  messages.map((m) => html`<tr><td>${when(m.createdAt)}</td><td>${m.kind}</td><td>${status(m.status)}${m.reason ? html`<br><span class="muted">${m.reason}</span>` : ""}</td><td class="wrap">${m.body}</td></tr>`),
+  ["When", "Channel", "What", "Status", "Text"],
+  messages.map(
+    (m) =>
+      html`<tr><td>${when(m.createdAt)}</td><td>${channelOf(m)}</td><td>${m.kind}</td><td>${status(m.status)}${m.reason || m.errorCode ? html`<br><span class="muted">${whyNot(m)}</span>` : ""}</td><td class="wrap">${content(m)}</td></tr>`,
+  ),
   "No messages.",
 )}
-${user.phone ? html`<p><a href="${withQuery(`${viewer.base}/messages`, { to: user.phone })}">Every message to ${user.phone}</a></p>` : ""}
+${[user.phone, user.email].map((to) => (to ? html`<p><a href="${withQuery(`${viewer.base}/messages`, { to })}">Every message to ${to}</a></p>` : ""))}
 ${appointments ? html`<h2>Reminders</h2>
 ${table(
   "Reminders",
@@ -142,6 +153,15 @@ function details(subscriber: Subscriber | undefined): SafeHtml {
   return html`<section class="card"><dl class="fields">${fields
     .filter((field): field is [string, string] => field[1] !== undefined)
     .map(([label, value]) => html`<dt>${label}</dt><dd>${value}</dd>`)}</dl></section>`;
+}
+
+/** A person's latest messages to any of their addresses (a phone's texts, an email's emails), newest first. */
+async function messagesTo(outbox: Outbox, companyId: string, addresses: readonly (string | undefined)[]): Promise<OutboxMessage[]> {
+  const pages = await Promise.all(addresses.filter((to): to is string => to !== undefined).map((to) => outbox.page(companyId, { to, limit: PERSON_MESSAGES })));
+  return pages
+    .flatMap((page) => page.items)
+    .sort((a, b) => b.createdAt - a.createdAt)
+    .slice(0, PERSON_MESSAGES);
 }
 
 const notFound = (base: string) => ({

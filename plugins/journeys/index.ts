@@ -1,6 +1,7 @@
 export { journeysPlugin } from "./journeys-plugin.ts";
 export { JOURNEYS_SERVICE, JOURNEY_DEFINITIONS, JOURNEY_ENGINE, BACK_IN_STOCK } from "./tokens.ts";
 export { JourneysService } from "./journeys-service.ts";
+export { EXAMPLE_JOURNEY_ID } from "./openapi.ts";
 export { JOURNEY_TEMPLATES, TEMPLATE_NAMES } from "./templates.ts";
 export {
   TRIGGERS,

@@ -5,11 +5,13 @@ import {
   inject,
   injectable,
   JOBS,
+  LINK_SHORTENER,
   STORAGE,
   type Accounts,
   type Clock,
   type Collection,
   type Jobs,
+  type LinkShortener,
   type Storage,
 } from "../../src/index.ts";
 import { PROFILES_SERVICE, type PersonView, type ProfilesService } from "../profiles/index.ts";
@@ -53,6 +55,7 @@ export class JourneyEngine {
     @inject(SEND_RULES) private readonly sendRules: SendRules,
     @inject(JOURNEY_DEFINITIONS) private readonly definitions: JourneyDefinitions,
     @inject(JOURNEY_LOG_SERVICE) private readonly log: JourneyLog,
+    @inject(LINK_SHORTENER) private readonly links: LinkShortener,
   ) {
     this.enrollments = storage.collection(ENROLLMENTS);
   }
@@ -113,6 +116,11 @@ export class JourneyEngine {
   /** The enrollments of a person that sent a message since `since` (purchases within 7 days of one count for its journey). */
   async sentSince(companyId: string, profileId: string, since: number): Promise<EnrollmentRecord[]> {
     return (await this.enrollments.find({ where: { companyId, profileId, sentAt: { gte: since } } })).items;
+  }
+
+  /** A person's enrollments, ended ones too (at most `limit`): the journeys on their page in the console. */
+  async enrollmentsOf(companyId: string, profileId: string, limit: number): Promise<EnrollmentRecord[]> {
+    return (await this.enrollments.find({ where: { companyId, profileId }, limit })).items;
   }
 
   /** Removes people from every journey (privacy deletion): their enrollments, and the jobs of those still waiting. */
@@ -190,9 +198,11 @@ export class JourneyEngine {
     }
     const filled = fillTemplate(step.text, values);
     if (filled.missing) return { missing: "missing_macro" };
+    // Tracked short links where the campaigns plugin runs (one per journey, person and URL), else the links as written.
+    const body = await this.links.shortenText(journey.companyId, filled.text, { source: "journey", recipientId: `${journey.id}:${person.id}`, profileId: person.id, address: person.phone, channel: "sms" });
     const mediaUrl = step.type === "mms" ? (subject?.imageUrl ?? step.mediaUrl) : undefined;
     if (step.type === "mms" && mediaUrl === undefined) return { missing: "missing_macro" };
-    return { to: person.phone, body: filled.text, ...(mediaUrl !== undefined ? { mediaUrl } : {}) };
+    return { to: person.phone, body, ...(mediaUrl !== undefined ? { mediaUrl } : {}) };
   }
 
   async #wait(enrollment: EnrollmentRecord, step: number, dueAt: number, sentAt: number | undefined): Promise<void> {

@@ -5,9 +5,13 @@ import type { JourneyDefinition, TriggerType } from "./definition.ts";
 import type { CreateJourneyRequest, JourneyDefinitions, UpdateJourneyRequest } from "./journey-definitions.ts";
 import type { JourneyLog, JourneyStats } from "./journey-log.ts";
 import type { JourneyTriggers } from "./journey-triggers.ts";
-import type { JourneyRecord } from "./records.ts";
+import type { JourneyEngine } from "./journey-engine.ts";
+import type { EnrollmentRecord, JourneyRecord } from "./records.ts";
 import { JOURNEY_TEMPLATES } from "./templates.ts";
-import { BACK_IN_STOCK, JOURNEY_DEFINITIONS, JOURNEY_LOG_SERVICE, JOURNEY_TRIGGERS } from "./tokens.ts";
+import { BACK_IN_STOCK, JOURNEY_DEFINITIONS, JOURNEY_ENGINE, JOURNEY_LOG_SERVICE, JOURNEY_TRIGGERS } from "./tokens.ts";
+
+/** The most of a person's journey entries `journeysOf` reads (a person enters a journey once per product and window). */
+const PERSON_ENROLLMENTS = 100;
 
 /**
  * Journeys in process (`kit.plugin("journeys")`): what `/v1/journeys` and
@@ -23,6 +27,7 @@ export class JourneysService {
     @inject(JOURNEY_LOG_SERVICE) private readonly log: JourneyLog,
     @inject(BACK_IN_STOCK) private readonly backInStock: BackInStock,
     @inject(JOURNEY_TRIGGERS) private readonly triggers: JourneyTriggers,
+    @inject(JOURNEY_ENGINE) private readonly engine: JourneyEngine,
   ) {}
 
   /** The ready journeys, by name (each is also its trigger). */
@@ -65,6 +70,26 @@ export class JourneysService {
     return (await this.definitions.get(companyId, id)) ? this.log.stats(id) : undefined;
   }
 
+  /**
+   * The journeys a person (known by any of these identifiers) is or was in,
+   * latest entry first, each with its journey; entries of deleted journeys are left out.
+   */
+  async journeysOf(companyId: string, person: readonly Identifier[]): Promise<Array<{ journey: JourneyRecord; enrollment: EnrollmentRecord }>> {
+    const profileIds = new Set<string>();
+    for (const identifier of person) {
+      const profileId = await this.profiles.find(companyId, identifier);
+      if (profileId !== undefined) profileIds.add(profileId);
+    }
+    const entries = [];
+    for (const profileId of profileIds) {
+      for (const enrollment of await this.engine.enrollmentsOf(companyId, profileId, PERSON_ENROLLMENTS)) {
+        const journey = await this.definitions.get(companyId, enrollment.journeyId);
+        if (journey) entries.push({ journey, enrollment });
+      }
+    }
+    return entries.sort((a, b) => b.enrollment.enteredAt - a.enrollment.enteredAt).slice(0, PERSON_ENROLLMENTS);
+  }
+
   /** A back-in-stock request made in process (as the `back_in_stock_request` custom event makes it). */
   async requestBackInStock(companyId: string, person: Identifier, variantId: string): Promise<RequestOutcome> {
     return this.storage.transaction(async () => this.backInStock.request(companyId, await this.profiles.link(companyId, [person]), variantId));
@@ -72,10 +97,7 @@ export class JourneysService {
 
   /** Removes a subject from every journey (privacy deletion), whichever plugin's hook runs first. */
   async deleteSubjectData(subject: DataSubject): Promise<number> {
-    const profileIds = new Set<string>();
-    if (subject.phone !== undefined) profileIds.add((await this.profiles.find(subject.companyId, { kind: "phone", value: subject.phone.trim() })) ?? "");
-    if (subject.email !== undefined) profileIds.add((await this.profiles.find(subject.companyId, { kind: "email", value: subject.email.trim().toLowerCase() })) ?? "");
-    profileIds.delete("");
-    return profileIds.size === 0 ? 0 : this.triggers.forget(subject.companyId, [...profileIds]);
+    const profileIds = await this.profiles.subjectProfiles(subject);
+    return profileIds.length === 0 ? 0 : this.triggers.forget(subject.companyId, profileIds);
   }
 }

@@ -4,7 +4,9 @@ import { TRIGGERS } from "./definition.ts";
 import { EXIT_REASONS, SKIP_REASONS } from "./journey-log.ts";
 
 const TAG = "Journeys (reachkit)";
-const ID = "01JQ6Z7W5T9V3KX8M2B4C6D8EF";
+/** The id of the journey the API reference's story creates (the real one replaces it). */
+export const EXAMPLE_JOURNEY_ID = "01JQ6Z7W5T9V3KX8M2B4C6D8EF";
+const ID = EXAMPLE_JOURNEY_ID;
 const OWN = "reachkit's own API (not the reference service's); scopes `journeys:read` and `journeys:write`.";
 
 const step = v.object({ type: v.picklist(["wait", "sms", "mms", "email"]), duration: v.optional(v.string()), text: v.optional(v.string()), subject: v.optional(v.string()), mediaUrl: v.optional(v.string()) });

@@ -1,4 +1,4 @@
-import { ACCOUNTS, HttpError, inject, injectable, OUTBOX, type Accounts, type Outbox, type OutboxMessage } from "../../src/index.ts";
+import { ACCOUNTS, HttpError, inject, injectable, LINK_SHORTENER, OUTBOX, type Accounts, type LinkShortener, type Outbox, type OutboxMessage } from "../../src/index.ts";
 import { readPhoneNumber, SUBSCRIPTIONS_SERVICE, type SubscriptionsService } from "../subscriptions/index.ts";
 import type { LegacyPluginOptions } from "./legacy-plugin.ts";
 import { renderPrefix, type MessagePrefixes } from "./message-prefixes.ts";
@@ -35,6 +35,7 @@ export class TransactionalMessages {
     @inject(ACCOUNTS) private readonly accounts: Accounts,
     @inject(OUTBOX) private readonly outbox: Outbox,
     @inject(MESSAGE_PREFIXES_SERVICE) private readonly prefixes: MessagePrefixes,
+    @inject(LINK_SHORTENER) private readonly links: LinkShortener,
     @inject(LEGACY_SETTINGS) settings: Required<LegacyPluginOptions>,
   ) {
     this.regions = settings.messageRegions;
@@ -82,7 +83,9 @@ export class TransactionalMessages {
     const company = await this.accounts.getCompany(companyId);
     const { template } = await this.prefixes.template(companyId);
     const firstName = template.includes("{firstName}") ? (await this.subscriptions.findSubscriber(companyId, { phone: to }))?.firstName : undefined;
-    const text = `${renderPrefix(template, { company: company?.name ?? "", firstName })}${input.body}${input.link !== undefined ? ` ${input.link}` : ""}`;
+    // A tracked short link where the campaigns plugin runs (one per number and URL), else the link as given.
+    const link = input.link === undefined ? undefined : await this.links.shortenText(companyId, input.link, { source: "message", address: to, channel: "sms" });
+    const text = `${renderPrefix(template, { company: company?.name ?? "", firstName })}${input.body}${link !== undefined ? ` ${link}` : ""}`;
     if (text.length > MAX_MESSAGE_LENGTH) {
       throw new HttpError(400, "message_too_long", `with the prefix and link the message has ${text.length} characters; at most ${MAX_MESSAGE_LENGTH}`, [
         { path: "body", message: `the text as sent must be at most ${MAX_MESSAGE_LENGTH} characters` },

@@ -166,16 +166,19 @@ export class PrivacyRequests {
       removed += await outbox.deleteForRecipient(request.companyId, recipient);
     }
     const now = clock.now();
-    await this.#update(request, {
-      processed: true,
-      processingEndedAt: now,
-      removedRecords: removed,
-      subjectPhone: request.subjectPhone === undefined ? undefined : maskPhone(request.subjectPhone),
-      subjectEmail: request.subjectEmail === undefined ? undefined : maskEmail(request.subjectEmail),
-      clientUserId: undefined,
-      subjects: undefined,
+    // The event in the same transaction as the mark: its in-transaction listeners (webhooks) commit with it.
+    await this.storage.transaction(async () => {
+      await this.#update(request, {
+        processed: true,
+        processingEndedAt: now,
+        removedRecords: removed,
+        subjectPhone: request.subjectPhone === undefined ? undefined : maskPhone(request.subjectPhone),
+        subjectEmail: request.subjectEmail === undefined ? undefined : maskEmail(request.subjectEmail),
+        clientUserId: undefined,
+        subjects: undefined,
+      });
+      await events.emit("privacy.request.processed", { companyId: request.companyId, requestId: request.id, removedRecords: removed, at: now });
     });
-    await events.emit("privacy.request.processed", { companyId: request.companyId, requestId: request.id, removedRecords: removed, at: now });
     return { requestId: request.id, companyId: request.companyId, removedRecords: removed };
   }
 

@@ -1,6 +1,7 @@
 import {
   CLOCK,
   EVENTS,
+  GROUP_COMMIT,
   inject,
   injectable,
   invalidFields,
@@ -10,6 +11,7 @@ import {
   type Clock,
   type Collection,
   type EventBus,
+  type GroupCommit,
   type JsonValue,
   type Storage,
 } from "../../src/index.ts";
@@ -76,6 +78,16 @@ export interface TimelinePage {
   hasNextPage: boolean;
 }
 
+/** How a write of an event commits. */
+export interface RecordOptions {
+  /**
+   * Share the commit of the other events recorded in this event-loop turn
+   * (`GroupCommit`): for callers outside any transaction, such as the v1
+   * routes. Otherwise the event commits alone, or with the caller's transaction.
+   */
+  groupCommit?: boolean;
+}
+
 /** The position of an event in its timeline, which `page` takes as `after`. */
 export const timelineCursor = (event: Pick<EventRecord, "seq">) => event.seq;
 
@@ -93,22 +105,28 @@ export class EventTimeline {
     @inject(EVENTS) private readonly bus: EventBus,
     @inject(IDENTITY_GRAPH) private readonly identity: IdentityGraph,
     @inject(EVENT_PROPERTY_KEYS) private readonly propertyKeys: EventPropertyKeys,
+    @inject(GROUP_COMMIT) private readonly groupCommit: GroupCommit,
   ) {
     this.events = storage.collection(EVENTS_COLLECTION);
   }
 
   /** `POST /v1/events/custom`. */
-  async recordCustom(companyId: string, input: CustomEventInput): Promise<RecordedEvent> {
+  async recordCustom(companyId: string, input: CustomEventInput, options: RecordOptions = {}): Promise<RecordedEvent> {
     const now = this.#checkTime(input);
     const keys = input.properties === undefined ? [] : Object.keys(input.properties);
     const unseen = keys.length === 0 ? [] : await this.propertyKeys.unseen(companyId, input.type, keys);
     const profileId = await this.identity.link(companyId, input.user, { requireContact: true });
     await this.propertyKeys.add(companyId, input.type, unseen);
-    return this.#store(companyId, profileId, now, input, { kind: "custom", type: input.type, ...(input.properties !== undefined ? { properties: input.properties } : {}) });
+    return this.#store(companyId, profileId, now, input, { kind: "custom", type: input.type, ...(input.properties !== undefined ? { properties: input.properties } : {}) }, options);
   }
 
   /** `POST /v1/events/ecommerce/{product-view,add-to-cart,purchase}`. */
-  async recordEcommerce(companyId: string, kind: Exclude<EventKind, "custom">, input: EcommerceEventInput | PurchaseEventInput): Promise<RecordedEvent> {
+  async recordEcommerce(
+    companyId: string,
+    kind: Exclude<EventKind, "custom">,
+    input: EcommerceEventInput | PurchaseEventInput,
+    options: RecordOptions = {},
+  ): Promise<RecordedEvent> {
     const now = this.#checkTime(input);
     const profileId = await this.identity.link(companyId, input.user, { requireContact: true });
     const purchase = input as Partial<PurchaseEventInput>;
@@ -117,7 +135,7 @@ export class EventTimeline {
       items: input.items,
       ...(purchase.orderId !== undefined ? { orderId: purchase.orderId } : {}),
       ...(purchase.salesChannel !== undefined ? { salesChannel: purchase.salesChannel } : {}),
-    });
+    }, options);
   }
 
   /** A page of a profile's timeline, newest first; `after` is the cursor of the last event of the previous page. */
@@ -126,10 +144,20 @@ export class EventTimeline {
       throw new RangeError(`first must be an integer from 0 to ${MAX_PAGE_SIZE}`);
     }
     if (options.first === 0) return { events: [], hasNextPage: false };
+    // The company is checked once on the profile (its events and aliases are all the company's), not on each
+    // event: a condition on a field outside the index made PostgreSQL, before it had statistics, guess so few
+    // rows that it sorted them all rather than walk the index.
+    if ((await this.identity.profile(profileId))?.companyId !== companyId) return { events: [], hasNextPage: false };
     const ids = await this.identity.aliases(companyId, profileId);
     const page = await this.events.find({
-      where: { profileId: ids.length === 1 ? ids[0]! : { in: ids }, companyId, ...(options.after !== undefined ? { seq: { lt: options.after } } : {}) },
-      orderBy: [{ field: "seq", direction: "desc" }],
+      where: { profileId: ids.length === 1 ? ids[0]! : { in: ids }, ...(options.after !== undefined ? { seq: { lt: options.after } } : {}) },
+      // seq ends with the id, so no two events share it: the id, descending too, orders nothing more, and lets the
+      // read walk the (profileId, seq) index backwards, stopping after `first` (ascending, it made SQLite sort the
+      // person's every event to break ties that never occur).
+      orderBy: [
+        { field: "seq", direction: "desc" },
+        { field: "id", direction: "desc" },
+      ],
       limit: options.first,
     });
     return { events: page.items, hasNextPage: page.nextCursor !== undefined };
@@ -150,6 +178,7 @@ export class EventTimeline {
     now: number,
     input: EventFields,
     content: Pick<EventRecord, "kind" | "type" | "properties" | "items" | "orderId" | "salesChannel">,
+    options: RecordOptions,
   ): Promise<RecordedEvent> {
     const occurredAt = input.occurredAt ?? now;
     const late = now - occurredAt > LATE_EVENT_MS;
@@ -168,7 +197,7 @@ export class EventTimeline {
     if (late) return this.#insert(event, input, late);
     // The event and what its in-transaction listeners write (a journey's job) commit together: a crash
     // right after the insert cannot leave a stored event whose reaction was never recorded.
-    return this.storage.transaction(async () => {
+    const write = async () => {
       const recorded = await this.#insert(event, input, late);
       if (!recorded.duplicate) {
         await this.bus.emit("profile.event.recorded", {
@@ -184,7 +213,8 @@ export class EventTimeline {
         });
       }
       return recorded;
-    });
+    };
+    return options.groupCommit ? this.groupCommit.run(write) : this.storage.transaction(write);
   }
 
   async #insert(event: EventRecord, input: EventFields, late: boolean): Promise<RecordedEvent> {

@@ -1,5 +1,5 @@
 export { profilesPlugin, DEFAULT_EVENT_BODY_LIMIT_BYTES, type ProfilesPluginOptions } from "./profiles-plugin.ts";
-export { PROFILES_SERVICE, PROFILES_SETTINGS, IDENTITY_GRAPH, EVENT_TIMELINE, PROFILE_ATTRIBUTES, EVENT_PROPERTY_KEYS, type ProfilesSettings } from "./tokens.ts";
+export { PROFILES_SERVICE, PROFILES_SETTINGS, IDENTITY_GRAPH, EVENT_TIMELINE, PROFILE_ATTRIBUTES, PROFILE_PAGES, EVENT_PROPERTY_KEYS, type ProfilesSettings } from "./tokens.ts";
 export {
   ProfilesService,
   type ProfileView,
@@ -11,9 +11,10 @@ export {
   type AttributesRequest,
   type IdentifyRequest,
 } from "./profiles-service.ts";
-export { EventTimeline, LATE_EVENT_MS, MAX_CLOCK_AHEAD_MS, MAX_PAGE_SIZE, timelineCursor, type RecordedEvent, type TimelinePage, type ProfileEventRecorded, type ProfileErased } from "./event-timeline.ts";
+export { EventTimeline, LATE_EVENT_MS, MAX_CLOCK_AHEAD_MS, MAX_PAGE_SIZE, timelineCursor, type RecordedEvent, type RecordOptions, type TimelinePage, type ProfileEventRecorded, type ProfileErased } from "./event-timeline.ts";
 export { ProfileAttributes, type ProfileAttribute, type ProfileAttributesSet } from "./profile-attributes.ts";
 export { IdentityGraph } from "./identity-graph.ts";
+export { ProfilePages, MAX_PEOPLE_PAGE, type PagedPerson } from "./profile-pages.ts";
 export { EventPropertyKeys } from "./event-property-keys.ts";
 export {
   IDENTIFIER_KINDS,

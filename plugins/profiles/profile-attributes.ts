@@ -13,7 +13,7 @@ import {
   type Storage,
 } from "../../src/index.ts";
 import type { IdentityGraph } from "./identity-graph.ts";
-import { ATTRIBUTE_TYPES_COLLECTION, ATTRIBUTES, type AttributeRecord, type AttributeType, type AttributeTypeRecord, type AttributeValue } from "./records.ts";
+import { ATTRIBUTE_TYPES_COLLECTION, ATTRIBUTES, type AttributeRecord, type Identifier, type AttributeType, type AttributeTypeRecord, type AttributeValue } from "./records.ts";
 import type { AttributesInput } from "./schemas.ts";
 import { IDENTITY_GRAPH } from "./tokens.ts";
 
@@ -21,6 +21,8 @@ import { IDENTITY_GRAPH } from "./tokens.ts";
 export interface ProfileAttributesSet {
   companyId: string;
   profileId: string;
+  /** Whom the request named: its phone, email and external identifiers. */
+  user: Identifier[];
   attributes: Array<{ name: string; value: AttributeValue }>;
   at: number;
 }
@@ -86,9 +88,10 @@ export class ProfileAttributes {
       if (entries.length > 0) {
         await this.values.upsertMany(entries.map(([name, value]) => ({ id: `${profileId}:${name}`, companyId, profileId, name, value, setAt: now })));
       }
+      // In the transaction: in-transaction listeners (webhook deliveries) commit with the values.
+      if (entries.length > 0) await this.bus.emit("profile.attributes.set", { companyId, profileId, user: input.user, attributes: entries.map(([name, value]) => ({ name, value })), at: now });
       return profileId;
     });
-    if (entries.length > 0) await this.bus.emit("profile.attributes.set", { companyId, profileId, attributes: entries.map(([name, value]) => ({ name, value })), at: now });
     return profileId;
   }
 

@@ -4,10 +4,11 @@ import { EventPropertyKeys } from "./event-property-keys.ts";
 import { EventTimeline } from "./event-timeline.ts";
 import { IdentityGraph } from "./identity-graph.ts";
 import { ProfileAttributes } from "./profile-attributes.ts";
+import { ProfilePages } from "./profile-pages.ts";
 import { ProfilesService } from "./profiles-service.ts";
 import { profileCollections } from "./records.ts";
 import { profileRoutes } from "./routes.ts";
-import { EVENT_PROPERTY_KEYS, EVENT_TIMELINE, IDENTITY_GRAPH, PROFILE_ATTRIBUTES, PROFILES_SERVICE, PROFILES_SETTINGS, type ProfilesSettings } from "./tokens.ts";
+import { EVENT_PROPERTY_KEYS, EVENT_TIMELINE, IDENTITY_GRAPH, PROFILE_ATTRIBUTES, PROFILE_PAGES, PROFILES_SERVICE, PROFILES_SETTINGS, type ProfilesSettings } from "./tokens.ts";
 
 // Augments the module that declares the interface, not src/index.ts that re-exports it: with an
 // augmentation through the re-export, TypeScript 5.9 lost the augmentations of plugins it read later.
@@ -48,6 +49,7 @@ export function profilesPlugin(options: ProfilesPluginOptions = {}) {
       container.bind(EVENT_PROPERTY_KEYS, { useClass: EventPropertyKeys });
       container.bind(EVENT_TIMELINE, { useClass: EventTimeline });
       container.bind(PROFILE_ATTRIBUTES, { useClass: ProfileAttributes });
+      container.bind(PROFILE_PAGES, { useClass: ProfilePages });
       container.bind(PROFILES_SERVICE, { useClass: ProfilesService });
     },
     routes: ({ resolve }) => profileRoutes(resolve(PROFILES_SERVICE), resolve(PROFILES_SETTINGS)),

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { EVENTS, inject, injectable, parseOrThrow, STORAGE, type DataSubject, type EventBus, type Storage } from "../../src/index.ts";
-import type { EventTimeline, RecordedEvent, TimelinePage } from "./event-timeline.ts";
+import type { EventTimeline, RecordedEvent, RecordOptions, TimelinePage } from "./event-timeline.ts";
 import type { IdentityGraph } from "./identity-graph.ts";
 import type { ProfileAttribute, ProfileAttributes } from "./profile-attributes.ts";
 import type { AttributeValue, EventKind, Identifier, IdentifierKind } from "./records.ts";
@@ -70,15 +70,20 @@ export class ProfilesService {
     return this.identity.link(companyId, identifiers);
   }
 
-  async recordCustomEvent(companyId: string, request: CustomEventRequest): Promise<RecordedEvent> {
-    return this.timeline.recordCustom(companyId, parseOrThrow(profileSchemas.customEvent, request, "body"));
+  async recordCustomEvent(companyId: string, request: CustomEventRequest, options?: RecordOptions): Promise<RecordedEvent> {
+    return this.timeline.recordCustom(companyId, parseOrThrow(profileSchemas.customEvent, request, "body"), options);
   }
 
-  recordEcommerceEvent(companyId: string, kind: "product_view" | "add_to_cart", request: EcommerceEventRequest): Promise<RecordedEvent>;
-  recordEcommerceEvent(companyId: string, kind: "purchase", request: PurchaseEventRequest): Promise<RecordedEvent>;
-  async recordEcommerceEvent(companyId: string, kind: Exclude<EventKind, "custom">, request: EcommerceEventRequest | PurchaseEventRequest): Promise<RecordedEvent> {
+  recordEcommerceEvent(companyId: string, kind: "product_view" | "add_to_cart", request: EcommerceEventRequest, options?: RecordOptions): Promise<RecordedEvent>;
+  recordEcommerceEvent(companyId: string, kind: "purchase", request: PurchaseEventRequest, options?: RecordOptions): Promise<RecordedEvent>;
+  async recordEcommerceEvent(
+    companyId: string,
+    kind: Exclude<EventKind, "custom">,
+    request: EcommerceEventRequest | PurchaseEventRequest,
+    options?: RecordOptions,
+  ): Promise<RecordedEvent> {
     const schema = kind === "purchase" ? profileSchemas.purchaseEvent : profileSchemas.ecommerceEvent;
-    return this.timeline.recordEcommerce(companyId, kind, parseOrThrow(schema, request, "body"));
+    return this.timeline.recordEcommerce(companyId, kind, parseOrThrow(schema, request, "body"), options);
   }
 
   /** Sets custom attributes (`POST /v1/attributes/custom`); returns the profile. */
@@ -127,6 +132,15 @@ export class ProfilesService {
     const email = latest("email");
     const attributes = Object.fromEntries((await this.attributeStore.of(companyId, ids)).map(({ name, value }) => [name, value]));
     return { id, ...(phone !== undefined ? { phone } : {}), ...(email !== undefined ? { email } : {}), attributes };
+  }
+
+  /** The live profiles of a subject's phone and email (privacy deletion in other plugins). */
+  async subjectProfiles(subject: DataSubject): Promise<string[]> {
+    const profileIds = new Set<string>();
+    if (subject.phone !== undefined) profileIds.add((await this.find(subject.companyId, { kind: "phone", value: subject.phone.trim() })) ?? "");
+    if (subject.email !== undefined) profileIds.add((await this.find(subject.companyId, { kind: "email", value: subject.email.trim().toLowerCase() })) ?? "");
+    profileIds.delete("");
+    return [...profileIds];
   }
 
   /** A page of a profile's events, newest first (at most 100). */

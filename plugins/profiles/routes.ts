@@ -12,6 +12,9 @@ const ECOMMERCE = [
   { path: "purchase", kind: "purchase", schema: profileSchemas.purchaseEvent, docs: docs.purchaseDocs },
 ] as const;
 
+// A route handler runs outside any transaction: its event may share the turn's commit.
+const GROUP_COMMIT = { groupCommit: true } as const;
+
 const attributesQuery = v.object({ phone: singleQueryParam(), email: singleQueryParam() });
 
 /**
@@ -52,7 +55,7 @@ export function profileRoutes(service: ProfilesService, settings: ProfilesSettin
       summary: "Record a custom event",
       docs: docs.customEventDocs,
       async handler({ body, principal }) {
-        await service.recordCustomEvent(principal.companyId, body as CustomEventRequest);
+        await service.recordCustomEvent(principal.companyId, body as CustomEventRequest, GROUP_COMMIT);
         return reply.empty(200);
       },
     }),
@@ -67,7 +70,7 @@ export function profileRoutes(service: ProfilesService, settings: ProfilesSettin
         docs: routeDocs,
         async handler({ body, principal }) {
           // The purchase schema is a superset of the others: one signature takes all three.
-          await service.recordEcommerceEvent(principal.companyId, kind as "purchase", body as EcommerceEventRequest & PurchaseEventRequest);
+          await service.recordEcommerceEvent(principal.companyId, kind as "purchase", body as EcommerceEventRequest & PurchaseEventRequest, GROUP_COMMIT);
           return reply.empty(200);
         },
       }),

@@ -3,6 +3,7 @@ import type { EventPropertyKeys } from "./event-property-keys.ts";
 import type { EventTimeline } from "./event-timeline.ts";
 import type { IdentityGraph } from "./identity-graph.ts";
 import type { ProfileAttributes } from "./profile-attributes.ts";
+import type { ProfilePages } from "./profile-pages.ts";
 import type { ProfilesService } from "./profiles-service.ts";
 
 const PROVIDER = "reachkit/plugins/profiles (profilesPlugin)";
@@ -20,3 +21,5 @@ export const EVENT_TIMELINE = defineToken<EventTimeline>("EventTimeline", [PROVI
 export const PROFILE_ATTRIBUTES = defineToken<ProfileAttributes>("ProfileAttributes", [PROVIDER]);
 /** The profiles service, for host apps and other plugins (`requires: [PROFILES_SERVICE]`, then `resolve`). */
 export const PROFILES_SERVICE = defineToken<ProfilesService>("ProfilesService", [PROVIDER]);
+/** A company's live profiles read in pages with their identifiers, attributes and events (audiences: the campaigns plugin's segments). */
+export const PROFILE_PAGES = defineToken<ProfilePages>("ProfilePages", [PROVIDER]);

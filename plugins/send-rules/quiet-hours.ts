@@ -44,3 +44,18 @@ export function quietUntil(at: number, zone: string, hours: QuietHours): number 
 export function startOfLocalDay(at: number, zone: string): number {
   return DateTime.fromMillis(at, { zone }).startOf("day").toMillis();
 }
+
+/**
+ * The first instant of `[start, end]` inside quiet hours in `zone`, or
+ * undefined when the whole span is outside them: a campaign's estimate warns
+ * with it.
+ */
+export function quietHoursOverlap(start: number, end: number, zone: string, hours: QuietHours): number | undefined {
+  if (quietUntil(start, zone, hours) !== undefined) return start;
+  const begin = clockMinutes(hours.start)!;
+  if (begin === clockMinutes(hours.end)) return undefined;
+  const local = DateTime.fromMillis(start, { zone });
+  let next = local.startOf("day").set({ hour: Math.floor(begin / 60), minute: begin % 60 });
+  if (next.toMillis() <= start) next = next.plus({ days: 1 });
+  return next.toMillis() <= end ? next.toMillis() : undefined;
+}

@@ -24,12 +24,16 @@ export const TIME_ZONE_ATTRIBUTE = "timeZone";
 /** A text to one person, as journeys and campaigns hand it to the rules. */
 export interface RuledText {
   companyId: string;
-  /** E.164. The daily cap counts the marketing texts each number received, from journeys and campaigns alike. */
+  /** TEXT (default): an SMS or MMS; EMAIL: an email, whose consent is the address's EMAIL subscription. */
+  channel?: "TEXT" | "EMAIL";
+  /** E.164, or an email address. The daily cap counts the marketing messages each address received, from journeys and campaigns alike. */
   to: string;
   /** Marketing texts pass every rule; transactional ones need transactional consent only. */
   messageType: "MARKETING" | "TRANSACTIONAL";
   body: string;
   mediaUrl?: string;
+  /** An email's subject. */
+  subject?: string;
   /** The outbox kind (`journey`, `campaign`). */
   kind: string;
   /** Stable per logical message: a send that runs again is recognised, not sent or counted twice. */
@@ -79,7 +83,9 @@ export class SendRules {
     return this.storage.transaction(async () => {
       const recordId = `${text.companyId}:${text.idempotencyKey}`;
       if (marketing && (await this.sends.get(recordId))) return { status: "sent", message: await this.#toOutbox(text) };
-      const consent = await this.subscriptions.isEligible(text.companyId, { phone: text.to }, { type: text.messageType, channel: "TEXT" });
+      const channel = text.channel ?? "TEXT";
+      const user = channel === "TEXT" ? { phone: text.to } : { email: text.to };
+      const consent = await this.subscriptions.isEligible(text.companyId, user, { type: text.messageType, channel });
       if (!consent.isEligible) return { status: "skipped", reason: "no_consent" };
       if (!marketing) return { status: "sent", message: await this.#toOutbox(text) };
       const policy = await this.policies.get(text.companyId);
@@ -103,12 +109,17 @@ export class SendRules {
     return this.phoneZones.zoneOf(person.to) ?? policy.timeZone;
   }
 
-  /** Forgets the sends counted for a subject's phone (privacy requests). */
+  /** Forgets the sends counted for a subject's phone and email (privacy requests). */
   deleteSubjectData(subject: DataSubject): Promise<number> {
-    return subject.phone === undefined ? Promise.resolve(0) : this.sends.deleteWhere({ companyId: subject.companyId, to: subject.phone.trim() });
+    const addresses = [subject.phone?.trim(), subject.email?.trim().toLowerCase()].filter((address): address is string => address !== undefined);
+    return addresses.length === 0 ? Promise.resolve(0) : this.sends.deleteWhere({ companyId: subject.companyId, to: { in: addresses } });
   }
 
   #toOutbox(text: RuledText): Promise<OutboxMessage> {
+    if (text.channel === "EMAIL") {
+      const { companyId, to, body, subject, kind, idempotencyKey, tags } = text;
+      return this.outbox.sendEmail({ companyId, to, subject: subject ?? "", text: body, kind, idempotencyKey, ...(tags ? { tags } : {}) });
+    }
     return this.outbox.send({
       companyId: text.companyId,
       to: text.to,

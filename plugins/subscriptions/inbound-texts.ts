@@ -45,6 +45,24 @@ export interface InboundText {
   messageId?: string;
 }
 
+/** The `sms.inbound_message` event: a text a subscriber sent, keyword or not. */
+export interface InboundMessageEvent {
+  companyId: string;
+  from: string;
+  to: string;
+  body: string;
+  /** The provider's message id, when it gave one. */
+  messageId?: string;
+  at: number;
+}
+
+// Augments the module that declares the interface (see profile-attributes.ts for why not src/index.ts).
+declare module "../../src/events/event-bus.ts" {
+  interface ReachkitEvents {
+    "sms.inbound_message": InboundMessageEvent;
+  }
+}
+
 export interface InboundResult {
   /** The company whose sender number the text went to; undefined when none has it. */
   companyId?: string;
@@ -85,10 +103,13 @@ export class InboundTexts {
 
   async handle(companyId: string, text: InboundText): Promise<InboundResult> {
     const keyword = keywordOf(text.body);
-    if (!keyword) return { companyId, changed: 0 };
     const inboundId = text.messageId ?? randomUUID();
     const events: PendingEvent[] = [];
     const changed = await this.storage.transaction(async () => {
+      // Every text is an event, in the transaction of what its keyword changes.
+      const message = { companyId, from: text.from, to: text.to, body: text.body, at: this.clock.now() };
+      await this.events.emit("sms.inbound_message", text.messageId === undefined ? message : { ...message, messageId: text.messageId });
+      if (!keyword) return 0;
       const subscriber = await this.store.subscriberByPhone(companyId, text.from);
       const reply = (kind: NoticeKind, key: string) =>
         this.notices.send({ companyId, to: text.from, kind, locale: noticeLocale(subscriber?.locale), idempotencyKey: `${inboundId}:${key}` });
@@ -121,6 +142,6 @@ export class InboundTexts {
       await emitAll(this.events, events);
       return moved.length;
     });
-    return { companyId, keyword, changed };
+    return keyword ? { companyId, keyword, changed } : { companyId, changed };
   }
 }

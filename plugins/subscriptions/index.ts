@@ -25,7 +25,7 @@ export type { UnsubscribeAccepted, UnsubscribeApplied, UnsubscribeOptions, Unsub
 export type { OptInRequest, OptInUserInput, ExternalIdentifiersInput, UnsubscribeRequest, UserRef } from "./schemas.ts";
 export { E164 } from "./schemas.ts";
 export { readPhoneNumber, type PhoneNumber } from "./phone-numbers.ts";
-export { keywordOf, type KeywordAction, type InboundText, type InboundResult } from "./inbound-texts.ts";
+export { keywordOf, type KeywordAction, type InboundText, type InboundResult, type InboundMessageEvent } from "./inbound-texts.ts";
 export { SenderNumbers, SenderNumberTakenError, normalizeSenderNumber, fictitiousSenderNumber, INBOUND_PATH } from "./sender-numbers.ts";
 export {
   NoticeTemplates,

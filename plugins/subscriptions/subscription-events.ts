@@ -62,7 +62,7 @@ export function subscriptionEvent(
 
 /**
  * Emits the events of a change, inside its transaction: in-transaction
- * listeners (journeys) commit with it.
+ * listeners (webhook deliveries, journeys) commit with it, the others run after the commit.
  */
 export async function emitAll(events: EventBus, pending: readonly PendingEvent[]): Promise<void> {
   for (const event of pending) await events.emit(event.name, event.payload);

@@ -1,6 +1,6 @@
 /**
  * Every scope of the interface's scope table, plus the three the reference
- * also uses, then reachkit's own (`journeys:*`, for its own API).
+ * also uses, then reachkit's own (`journeys:*`, `segments:*`, `campaigns:*`, for its own API).
  */
 export const SCOPES = [
   "events:write",
@@ -15,6 +15,11 @@ export const SCOPES = [
   "identity:write",
   "journeys:write",
   "journeys:read",
+  "segments:write",
+  "segments:read",
+  "campaigns:write",
+  "campaigns:read",
+  "webhooks:write",
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
@@ -33,6 +38,11 @@ export const SCOPE_DESCRIPTIONS: Readonly<Record<Scope, string>> = {
   "identity:write": "Link a person's phone, email and ids in other systems",
   "journeys:write": "Create, change, pause and delete your automated journeys (reachkit's own API)",
   "journeys:read": "See your automated journeys and their results (reachkit's own API)",
+  "segments:write": "Create, change and delete your audience segments (reachkit's own API)",
+  "segments:read": "See your audience segments, their size and a sample of their people (reachkit's own API)",
+  "campaigns:write": "Create, send, schedule and cancel your campaigns (reachkit's own API)",
+  "campaigns:read": "See your campaigns and their results (reachkit's own API)",
+  "webhooks:write": "Receive events at your webhooks, and manage them",
 };
 
 export function isScope(value: string): value is Scope {

@@ -18,25 +18,32 @@ export type EventHandler<K extends EventName> = (payload: ReachkitEvents[K]) => 
 type AnyHandler = (payload: never) => void | Promise<void>;
 
 /**
- * In-process domain events, with two kinds of listeners:
+ * In-process domain events. Plugins emit an event inside the storage
+ * transaction of the change that caused it, and the bus has two kinds of
+ * listeners:
  *
- * - `on`: for host apps and for work that may be slow. A failing listener is
- *   logged and never fails the operation that emitted the event.
- * - `onInTransaction`: for a reaction that must never be lost. The profiles,
- *   subscriptions and catalog plugins emit their events inside the storage
- *   transaction of the change that caused them, so such a listener's writes
- *   (the durable job it enqueues) commit with the change or not at all: a
- *   crash cannot leave the change without its reaction. A failing listener
- *   fails the change. It must be quick and touch only the kit's storage: the
- *   storage waits for it. The journeys plugin listens this way.
+ * - `on`: runs once that transaction has committed (at once when the event is
+ *   emitted outside one), never when it rolls back. A failing listener is
+ *   logged and never fails the operation. For host apps, and for work that may
+ *   be slow or talk to other systems.
+ * - `onInTransaction`: for a reaction that must never be lost. It runs inside
+ *   the change's transaction, so its writes (the durable job it enqueues)
+ *   commit with the change or not at all: a crash cannot leave the change
+ *   without its reaction. A failing listener fails the change. It must be
+ *   quick and touch only the kit's storage: the storage waits for it. The
+ *   webhooks and journeys plugins listen this way.
  */
 export class EventBus {
   readonly #handlers = new Map<string, Set<AnyHandler>>();
   readonly #inTransaction = new Map<string, Set<AnyHandler>>();
 
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    /** The storage's `afterCommit`: without one, `on` listeners run when the event is emitted. */
+    private readonly afterCommit?: (work: () => unknown) => Promise<void>,
+  ) {}
 
-  /** Listens to one event; returns the function that stops listening. */
+  /** Listens to one event once its change has committed; returns the function that stops listening. */
   on<K extends EventName>(name: K, handler: EventHandler<K>): () => void {
     return listen(this.#handlers, name, handler as AnyHandler);
   }
@@ -47,22 +54,27 @@ export class EventBus {
   }
 
   /**
-   * Runs the in-transaction listeners in turn (rejects when one fails), then
-   * every other listener; resolves when all have settled.
+   * Emits an event; call it inside the transaction of the change that caused
+   * it. Runs the in-transaction listeners in turn (rejects if one fails), then
+   * hands the others to the storage to run after the commit. Resolves when the
+   * in-transaction listeners are done, and, outside a transaction, the others too.
    */
   async emit<K extends EventName>(name: K, payload: ReachkitEvents[K]): Promise<void> {
     for (const handler of this.#inTransaction.get(name) ?? []) await (handler as EventHandler<K>)(payload);
     const set = this.#handlers.get(name);
     if (!set || set.size === 0) return;
-    await Promise.all(
-      [...set].map(async (handler) => {
-        try {
-          await (handler as EventHandler<K>)(payload);
-        } catch (error) {
-          this.logger.error("event listener failed", { event: name, error });
-        }
-      }),
-    );
+    const listeners = [...set] as EventHandler<K>[];
+    const run = () =>
+      Promise.all(
+        listeners.map(async (handler) => {
+          try {
+            await handler(payload);
+          } catch (error) {
+            this.logger.error("event listener failed", { event: name, error });
+          }
+        }),
+      );
+    await (this.afterCommit ? this.afterCommit(run) : run());
   }
 }
 

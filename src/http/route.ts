@@ -5,8 +5,8 @@ import type { Scope } from "../auth/scopes.ts";
 import type { Logger } from "../ports/logger.ts";
 import type { RouteDocs } from "./route-docs.ts";
 
-/** The hosts of the interface: {base_url}, {messages_url}, {tactical_url}, {ui_url}. */
-export const HOST_GROUPS = ["api", "messages", "tactical", "ui"] as const;
+/** The hosts of the interface: {base_url}, {messages_url}, {tactical_url}, {ui_url}; and reachkit's short links' host. */
+export const HOST_GROUPS = ["api", "messages", "tactical", "ui", "short"] as const;
 export type HostGroup = (typeof HOST_GROUPS)[number];
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";

@@ -53,7 +53,8 @@ export class PermanentJobError extends Error {
 
 /**
  * Thrown by a handler that cannot do its work yet and knows when it can: the job is queued again for
- * `runAt`, and this run does not count as an attempt (a text held back by its sender's rate).
+ * `runAt`, and this run does not count as an attempt (a text held back by its sender's rate, a webhook
+ * delivery on its own retry schedule or waiting for its receiver's room).
  */
 export class RunLaterError extends Error {
   constructor(

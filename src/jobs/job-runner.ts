@@ -1,81 +1,19 @@
+import { setMaxListeners } from "node:events";
 import PQueue from "p-queue";
 import type { Clock } from "../ports/clock.ts";
 import type { Logger } from "../ports/logger.ts";
 import type { Scheduler } from "../ports/scheduler.ts";
 import type { Collection, Where } from "../ports/storage.ts";
-import { PermanentJobError, RunLaterError, type JobRecord } from "./job-record.ts";
+import type { JobContext, JobDefinition, JobHandler, JobRunnerSettings } from "./job-definition.ts";
+import type { JobRecord } from "./job-record.ts";
+import { JobRows } from "./job-rows.ts";
 
-export interface JobContext {
-  job: JobRecord;
-  /** 1 on the first run. */
-  attempt: number;
-  logger: Logger;
-  /** Aborted when the kit stops; long handlers may stop early and be retried. */
-  signal: AbortSignal;
-  /**
-   * Runs `work` once what the handler wrote is committed (domain events go
-   * here): at once, or, for a job run in a batch (`JobDefinition.batchSize`),
-   * after the batch's transaction commits, and not at all if the job's writes
-   * are undone.
-   */
-  whenCommitted(work: () => void | Promise<void>): Promise<void>;
-  /**
-   * Marks the job done at once, in the caller's transaction, for a handler
-   * that commits its outcome in a transaction of its own (beside the outcomes
-   * of other jobs): the job's end commits with it. Called last; the runner
-   * then leaves the job as it is.
-   */
-  markDone(): Promise<void>;
-}
-
-/** What a job did, in counts and names (an upload's lines, products saved, errors): logged with its outcome. */
-export type JobOutcome = Readonly<Record<string, string | number | boolean>>;
-
-export type JobHandler<P> = (payload: P, context: JobContext) => Promise<void | JobOutcome>;
-
-/** A job type's handler, and whether its jobs run in batches. */
-export interface JobDefinition<P> {
-  handler: JobHandler<P>;
-  /**
-   * Up to this many jobs of this type, due one after the other, run one
-   * after another in one storage transaction, each marked done in it
-   * (default 1: each job alone, marked done after its handler). One commit
-   * for the batch instead of two or more per job; a job whose handler throws
-   * undoes its own writes only (a savepoint) and is retried alone. For
-   * handlers whose work is storage reads and writes: the batch holds the
-   * storage until it commits, so a handler must not wait on anything else (a
-   * network call). Batches form when the runner is alone on its storage (no
-   * `pollMs`); with other processes each job runs in a transaction of its
-   * own, with its done mark.
-   */
-  batchSize?: number;
-  /**
-   * Jobs of this type run in slots of their own, this many at once, beside
-   * the runner's `concurrency`: for jobs that wait on a remote service (a
-   * provider's answer), so that a slow service holds these slots only and
-   * every other job keeps moving.
-   */
-  slots?: number;
-}
-
-export interface JobRunnerSettings {
-  /** Jobs running at once in this process. */
-  concurrency: number;
-  /** How long a claim holds before another worker may take the job over; renewed while it runs. */
-  leaseMs: number;
-  backoffBaseMs: number;
-  backoffMaxMs: number;
-  /**
-   * With several processes on one database: wake at least this often, so jobs
-   * that another process enqueued (or left behind when it died) are claimed
-   * here too. Unset, the runner wakes only for the jobs it knows of, which is
-   * every job when it is the only process.
-   */
-  pollMs?: number;
-}
-
-/** With several processes: how many times its room a runner looks at, to claim among them from a random start. */
-const CLAIM_WINDOW = 4;
+/**
+ * Jobs whose handlers gave their slot back (waiting on another system) may
+ * number this many times the concurrency; beyond that the runner claims no more
+ * until some finish, so work that waits elsewhere never floods memory.
+ */
+export const RELEASED_PER_SLOT = 256;
 
 /** Slots that run jobs, and which jobs they claim: the runner's own (every type without slots of its own), or one type's. */
 interface Lane {
@@ -85,27 +23,41 @@ interface Lane {
 }
 
 /**
- * Claims due jobs with a conditional update (so several processes on one
+ * Claims due jobs (JobRows: conditional updates, so several processes on one
  * database never run the same job twice at once), runs them through p-queue,
- * and arms the scheduler for the next due time: one alarm, never a timer per job.
+ * one queue per lane, and arms the scheduler for the next due time: one alarm,
+ * never a timer per job.
  */
 export class JobRunner {
   readonly #types = new Map<string, Required<Omit<JobDefinition<unknown>, "slots">>>();
   /** The runner's own slots first, then those of each type that has its own. */
   readonly #lanes: Lane[];
+  readonly #rows: JobRows;
   /** Claimed but not started yet: given back if the kit stops first. */
   readonly #claimed = new Map<string, JobRecord>();
-  readonly #abort = new AbortController();
+  /** Its signal is every running job's: jobs that released their slot may number thousands, each listening. */
+  readonly #abort = (() => {
+    const controller = new AbortController();
+    setMaxListeners(0, controller.signal);
+    return controller;
+  })();
+  /** Every job running alone, those whose handlers released their slot included: the kit's stop waits for them. */
+  readonly #running = new Set<Promise<void>>();
+  /**
+   * Settles when a job finishes or the runner arms for now: what a wake waiting for jobs that released
+   * their slot awaits. One promise for every waiting wake (several run at once).
+   */
+  #change: { settled: Promise<void>; settle: () => void } | undefined;
   #started = false;
   #stopping = false;
   #ticking: Promise<void> | null = null;
   #tickAgain = false;
   #armedAt: number | null = null;
-  /** More jobs were due than the queue had room for; a finishing job wakes the runner again. */
+  /** More jobs were due than the queues had room for; a finishing job wakes the runner again. */
   #backlog = false;
 
   constructor(
-    private readonly jobs: Collection<JobRecord>,
+    jobs: Collection<JobRecord>,
     private readonly clock: Clock,
     private readonly scheduler: Scheduler,
     private readonly logger: Logger,
@@ -113,6 +65,7 @@ export class JobRunner {
     /** Runs a batch of claims atomically (the storage's transaction): one commit per tick, not one per job. */
     private readonly atomically: <R>(work: () => Promise<R>) => Promise<R>,
   ) {
+    this.#rows = new JobRows(jobs, clock, settings);
     this.#lanes = [{ queue: new PQueue({ concurrency: settings.concurrency }), concurrency: settings.concurrency, where: { lane: null } }];
   }
 
@@ -134,14 +87,9 @@ export class JobRunner {
     return this.#lanes.some((lane) => lane.where.lane === type) ? type : undefined;
   }
 
-  #whenIdle(): Promise<unknown> {
-    return Promise.all(this.#lanes.map((lane) => lane.queue.onIdle()));
-  }
-
   async start(requeueRunning: boolean): Promise<void> {
     if (requeueRunning) {
-      const now = this.clock.now();
-      const requeued = await this.jobs.updateWhere({ status: "running" }, { status: "queued", leaseUntil: null, updatedAt: now });
+      const requeued = await this.#rows.requeueRunning();
       if (requeued > 0) this.logger.warn("jobs left running by a process that stopped without finishing them are queued again", { jobs: requeued });
     }
     this.#started = true;
@@ -164,22 +112,49 @@ export class JobRunner {
     await this.scheduler.stop();
     for (const lane of this.#lanes) lane.queue.clear();
     await this.#ticking;
-    const now = this.clock.now();
-    for (const job of this.#claimed.values()) {
-      await this.jobs.update(
-        job.id,
-        { status: "queued", attempts: job.attempts - 1, leaseUntil: null, updatedAt: now },
-        { where: { status: "running", attempts: job.attempts } },
-      );
-    }
+    for (const job of this.#claimed.values()) await this.#rows.giveBack(job);
     this.#claimed.clear();
     this.#abort.abort();
-    await this.#whenIdle();
+    await this.#idle();
   }
 
   async #wake(): Promise<void> {
     await this.#tick();
-    await this.#whenIdle();
+    await this.#idle();
+  }
+
+  /**
+   * Settles once no job runs, those that released their slot included. Meanwhile it serves the alarms
+   * for now that their released slots and finished jobs set: a scheduler may hold its next wake back
+   * until this one settles (the manual scheduler of tests does).
+   */
+  async #idle(): Promise<void> {
+    for (;;) {
+      await Promise.all(this.#lanes.map((lane) => lane.queue.onIdle()));
+      if (this.#running.size === 0) return;
+      // Without room (the jobs that released their slot are at their bound) a tick would claim nothing: wait for one to finish.
+      if (!this.#stopping && this.#armedAt !== null && this.#armedAt <= this.clock.now() && this.#lanes.some((lane) => this.#room(lane) > 0)) {
+        // After the I/O that is ready: the answers to requests of jobs that released their slot are not held behind a run of claims.
+        await new Promise((resolve) => setImmediate(resolve));
+        await this.#tick();
+        continue;
+      }
+      await this.#nextChange();
+    }
+  }
+
+  #nextChange(): Promise<void> {
+    if (!this.#change) {
+      let settle!: () => void;
+      const settled = new Promise<void>((resolve) => (settle = resolve));
+      this.#change = { settled, settle };
+    }
+    return this.#change.settled;
+  }
+
+  #changed(): void {
+    this.#change?.settle();
+    this.#change = undefined;
   }
 
   #tick(): Promise<void> {
@@ -193,7 +168,7 @@ export class JobRunner {
           this.#tickAgain = false;
           if (this.#stopping) return;
           await this.#claimDue();
-          await this.#rearm();
+          if (!this.#backlog) this.#arm(await this.#rows.nextWakeAt());
         } while (this.#tickAgain);
       } catch (error) {
         this.logger.error("job runner tick failed; retrying in 5 s", { error });
@@ -205,31 +180,46 @@ export class JobRunner {
     return this.#ticking;
   }
 
+  /** How many tasks a lane may claim now: twice its slots in its queue, none while the jobs that released their slot are at their bound. */
+  #room(lane: Lane): number {
+    const inSlots = this.#lanes.reduce((sum, each) => sum + each.queue.pending, 0);
+    if (this.#running.size - inSlots >= this.settings.concurrency * RELEASED_PER_SLOT) return 0;
+    return lane.concurrency * 2 - lane.queue.size - lane.queue.pending;
+  }
+
   async #claimDue(): Promise<void> {
     this.#backlog = false;
-    const open: Array<{ lane: Lane; room: number }> = [];
+    const open: Array<{ lane: Lane; room: number; where: Where<JobRecord> }> = [];
     for (const lane of this.#lanes) {
-      const room = lane.concurrency * 2 - lane.queue.size - lane.queue.pending;
-      if (room > 0) open.push({ lane, room });
+      const room = this.#room(lane);
+      if (room > 0) open.push({ lane, room, where: lane.where });
       else this.#backlog = true;
     }
     if (open.length === 0) return;
     if (!this.#sharesStorage) {
       // Alone on its storage, the runner claims a wake's jobs in one transaction: one commit, and a failed
       // claim leaves every job queued.
-      const tasks: Array<{ lane: Lane; task: JobRecord[] }> = [];
+      const started: Array<{ lane: Lane; task: JobRecord[] }> = [];
+      const batchSizeOf = (type: string) => this.#types.get(type)?.batchSize ?? 1;
+      const largestBatch = Math.max(1, ...[...this.#types.values()].map((type) => type.batchSize));
       await this.atomically(async () => {
-        const now = await this.#requeueExpiredLeases();
-        for (const { lane, room } of open) for (const task of await this.#claimInBatches(lane, room, now)) tasks.push({ lane, task });
+        const now = await this.#rows.requeueExpiredLeases();
+        for (const request of open) {
+          const { tasks, more } = await this.#rows.claimInBatches(request, now, batchSizeOf, largestBatch);
+          if (more) this.#backlog = true;
+          for (const task of tasks) started.push({ lane: request.lane, task });
+        }
       });
-      tasks.forEach(({ lane, task }) => this.#start(lane, task));
+      started.forEach(({ lane, task }) => this.#start(lane, task));
     } else {
       // With other processes on the database, each claim is a statement of its own and its job starts at
       // once (a failed claim leaves the jobs won before it running here). A transaction would hold the row
       // locks of its claims until it commits: the other processes' claims of the same rows would wait on
       // them, and every other storage call of theirs would wait behind their own open claim transaction.
-      const now = await this.#requeueExpiredLeases();
-      for (const { lane, room } of open) await this.#claimShared(lane, room, now, (job) => this.#start(lane, [job]));
+      const now = await this.#rows.requeueExpiredLeases();
+      for (const request of open) {
+        if (await this.#rows.claimShared(request, now, (job) => this.#start(request.lane, [job]))) this.#backlog = true;
+      }
     }
   }
 
@@ -244,85 +234,6 @@ export class JobRunner {
     void lane.queue.add(() => (type && type.batchSize > 1 ? this.#executeBatch(type.handler, task) : this.#execute(task[0]!)));
   }
 
-  /**
-   * Claims due jobs in order for up to `room` tasks: a job of a type with a batch size joins the task
-   * of the job before it while that one is of its type and has room, so batches are runs of consecutive
-   * jobs and every job starts after those due before it.
-   */
-  async #claimInBatches(lane: Lane, room: number, now: number): Promise<JobRecord[][]> {
-    const tasks: JobRecord[][] = [];
-    let page = room;
-    let after: string | undefined;
-    for (;;) {
-      const due = await this.jobs.find({ where: { ...lane.where, status: "queued", runAt: { lte: now } }, orderBy: [{ field: "runAt" }], limit: page, after });
-      for (const job of due.items) {
-        const open = tasks.at(-1);
-        const joins = open !== undefined && open[0]!.type === job.type && open.length < (this.#types.get(job.type)?.batchSize ?? 1);
-        if (!joins && tasks.length === room) {
-          this.#backlog = true;
-          return tasks;
-        }
-        const claim = await this.#claim(job, now);
-        if (!claim) continue;
-        if (joins) open.push(claim);
-        else tasks.push([claim]);
-      }
-      if (due.nextCursor === undefined) return tasks;
-      after = due.nextCursor;
-      // Past the first page the due jobs are filling a batch: read them a batch at a time.
-      page = Math.max(room, ...[...this.#types.values()].map((type) => type.batchSize));
-    }
-  }
-
-  async #claimShared(lane: Lane, room: number, now: number, won: (job: JobRecord) => void): Promise<void> {
-    // With other processes on the database, every one sees the same oldest due jobs: each looks at a wider
-    // window and tries it from a random starting point, so they rarely race for one row.
-    const due = await this.jobs.find({
-      where: { ...lane.where, status: "queued", runAt: { lte: now } },
-      orderBy: [{ field: "runAt" }],
-      limit: room * CLAIM_WINDOW,
-    });
-    const start = Math.floor(Math.random() * due.items.length);
-    let claims = 0;
-    let tried = 0;
-    for (; tried < due.items.length && claims < room; tried++) {
-      const claim = await this.#claim(due.items[(start + tried) % due.items.length]!, now);
-      if (!claim) continue; // another worker won it
-      claims++;
-      won(claim);
-    }
-    // A backlog waits for a job of its own to finish and wake the runner: only with a full queue. Claims
-    // lost to other processes leave room, and the runner re-arms for the due jobs left as usual (the stall
-    // of the three-process test: a runner that lost every claim of a wake waited for a job it did not have).
-    if (claims === room && (due.nextCursor !== undefined || tried < due.items.length)) this.#backlog = true;
-  }
-
-  /** A running job whose lease ran out belongs to a worker that died: queue it again. Returns now. */
-  async #requeueExpiredLeases(): Promise<number> {
-    const now = this.clock.now();
-    await this.jobs.updateWhere({ status: "running", leaseUntil: { lte: now } }, { status: "queued", leaseUntil: null, updatedAt: now });
-    return now;
-  }
-
-  /** Fenced by the attempt number: undefined when another worker claimed the job first. */
-  #claim(job: JobRecord, now: number): Promise<JobRecord | undefined> {
-    return this.jobs.update(
-      job.id,
-      { status: "running", attempts: job.attempts + 1, leaseUntil: now + this.settings.leaseMs, updatedAt: now },
-      { where: { status: "queued", attempts: job.attempts } },
-    );
-  }
-
-  async #rearm(): Promise<void> {
-    if (this.#backlog) return;
-    const [nextQueued, nextLease] = await Promise.all([
-      this.jobs.findOne({ status: "queued" }, [{ field: "runAt" }]),
-      this.jobs.findOne({ status: "running", leaseUntil: { exists: true } }, [{ field: "leaseUntil" }]),
-    ]);
-    const times = [nextQueued?.runAt, nextLease?.leaseUntil ?? undefined].filter((t): t is number => t !== undefined);
-    this.#arm(times.length > 0 ? Math.min(...times) : null);
-  }
-
   #arm(at: number | null): void {
     const { pollMs } = this.settings;
     if (pollMs !== undefined) {
@@ -331,30 +242,42 @@ export class JobRunner {
     }
     this.#armedAt = at;
     this.scheduler.arm(at);
+    if (at !== null && at <= this.clock.now()) this.#changed();
   }
 
-  async #execute(job: JobRecord): Promise<void> {
+  /** Runs a job in its queue slot; resolves when it is done, or when its handler releases the slot. */
+  #execute(job: JobRecord): Promise<void> {
     this.#claimed.delete(job.id);
+    let releaseSlot!: () => void;
+    const released = new Promise<void>((resolve) => (releaseSlot = resolve));
+    const run: Promise<void> = this.#run(job, releaseSlot).finally(() => {
+      this.#running.delete(run);
+      this.#changed();
+    });
+    this.#running.add(run);
+    // A released slot is room for another claim.
+    return Promise.race([run, released.then(() => void (this.#stopping || this.#arm(this.clock.now())))]);
+  }
+
+  async #run(job: JobRecord, releaseSlot: () => void): Promise<void> {
     const logger = this.#loggerOf(job);
     const handler = this.#types.get(job.type)?.handler;
-    if (!handler) return this.#finish(job, "dead", `no handler registered for job type "${job.type}"`, logger);
-    if (job.attempts > job.maxAttempts) return this.#finish(job, "dead", "lease expired on every attempt", logger);
+    if (!handler) return this.#rows.finish(job, "dead", `no handler registered for job type "${job.type}"`, logger);
+    if (job.attempts > job.maxAttempts) return this.#rows.finish(job, "dead", "lease expired on every attempt", logger);
     const heartbeat = setInterval(() => {
-      void this.jobs
-        .update(job.id, { leaseUntil: this.clock.now() + this.settings.leaseMs }, { where: { status: "running", attempts: job.attempts } })
-        .catch((error: unknown) => logger.warn("lease renewal failed", { error }));
+      void this.#rows.renewLease(job).catch((error: unknown) => logger.warn("lease renewal failed", { error }));
     }, Math.max(1_000, this.settings.leaseMs / 3));
     heartbeat.unref();
     const started = performance.now();
     let markedDone = false;
     const markDone = async () => {
-      await this.#finish(job, "done", null, logger);
+      await this.#rows.finish(job, "done", null, logger);
       markedDone = true;
     };
     try {
-      const outcome = await handler(job.payload, this.#context(job, logger, async (work) => void (await work()), markDone));
+      const outcome = await handler(job.payload, this.#context(job, logger, releaseSlot, markDone));
       logger.info("job done", { ...outcome, ms: Math.round(performance.now() - started) });
-      if (!markedDone) await this.#finish(job, "done", null, logger);
+      if (!markedDone) await this.#rows.finish(job, "done", null, logger);
     } catch (error) {
       await this.#failed(job, error, logger);
     } finally {
@@ -370,28 +293,28 @@ export class JobRunner {
    */
   async #executeBatch(handler: JobHandler<unknown>, batch: readonly JobRecord[]): Promise<void> {
     for (const job of batch) this.#claimed.delete(job.id);
-    let committed: Array<() => void | Promise<void>> = [];
+    /** The "job done" lines, logged once the batch has committed. */
+    let done: Array<() => void> = [];
     let failures: Array<{ job: JobRecord; error: unknown }> = [];
     try {
       await this.atomically(async () => {
         for (const job of batch) {
           const logger = this.#loggerOf(job);
           if (job.attempts > job.maxAttempts) {
-            await this.#finish(job, "dead", "lease expired on every attempt", logger);
+            await this.#rows.finish(job, "dead", "lease expired on every attempt", logger);
             continue;
           }
-          const afterCommit: Array<() => void | Promise<void>> = [];
           const started = performance.now();
           try {
             const outcome = await this.atomically(async () => {
-              const finish = () => this.#finish(job, "done", null, logger);
-              const outcome = await handler(job.payload, this.#context(job, logger, async (work) => void afterCommit.push(work), finish));
+              const finish = () => this.#rows.finish(job, "done", null, logger);
+              const outcome = await handler(job.payload, this.#context(job, logger, () => undefined, finish));
               // Fenced by the job's status: a handler that marked it done already leaves nothing to write.
               await finish();
               return outcome;
             });
             const ms = Math.round(performance.now() - started);
-            committed.push(() => logger.info("job done", { ...outcome, ms }), ...afterCommit);
+            done.push(() => logger.info("job done", { ...outcome, ms }));
           } catch (error) {
             failures.push({ job, error });
           }
@@ -399,52 +322,28 @@ export class JobRunner {
       });
     } catch (error) {
       // The commit failed: nothing of the batch was stored, and every job of it runs again.
-      committed = [];
+      done = [];
       failures = batch.map((job) => ({ job, error }));
     }
-    for (const work of committed) {
-      try {
-        await work();
-      } catch (error) {
-        this.logger.error("work after a job's commit failed", { error });
-      }
-    }
+    for (const log of done) log();
     for (const { job, error } of failures) await this.#failed(job, error, this.#loggerOf(job));
     this.#wakeForBacklog();
   }
 
-  #context(job: JobRecord, logger: Logger, whenCommitted: JobContext["whenCommitted"], markDone: JobContext["markDone"]): JobContext {
-    return { job, attempt: job.attempts, logger, signal: this.#abort.signal, whenCommitted, markDone };
+  #context(job: JobRecord, logger: Logger, releaseSlot: () => void, markDone: () => Promise<void>): JobContext {
+    return { job, attempt: job.attempts, logger, signal: this.#abort.signal, releaseSlot, markDone };
   }
 
   #loggerOf(job: JobRecord): Logger {
     return this.logger.child({ jobId: job.id, jobType: job.type, attempt: job.attempts });
   }
 
-  /** A handler threw: the job is dead, queued again after its backoff, or (RunLaterError) queued for later without using an attempt. */
   async #failed(job: JobRecord, error: unknown, logger: Logger): Promise<void> {
-    if (error instanceof RunLaterError) {
-      logger.debug("job runs later", { reason: error.message, runAt: new Date(error.runAt).toISOString() });
-      await this.jobs.update(
-        job.id,
-        { status: "queued", attempts: job.attempts - 1, leaseUntil: null, runAt: error.runAt, updatedAt: this.clock.now() },
-        { where: { status: "running", attempts: job.attempts } },
-      );
-      return this.notifyDue(error.runAt);
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    if (error instanceof PermanentJobError || job.attempts >= job.maxAttempts) return this.#finish(job, "dead", message, logger);
-    const runAt = this.clock.now() + this.#backoff(job.attempts);
-    logger.warn("job failed; will retry", { error, runAt: new Date(runAt).toISOString() });
-    await this.jobs.update(
-      job.id,
-      { status: "queued", leaseUntil: null, lastError: message, runAt, updatedAt: this.clock.now() },
-      { where: { status: "running", attempts: job.attempts } },
-    );
-    this.notifyDue(runAt);
+    const dueAgainAt = await this.#rows.failed(job, error, logger);
+    if (dueAgainAt !== undefined) this.notifyDue(dueAgainAt);
   }
 
-  /** A task ended with more jobs due than the queue had room for: wake the runner to claim them. */
+  /** A task ended with more jobs due than the queues had room for: wake the runner to claim them. */
   #wakeForBacklog(): void {
     // Woken once a lane has a set of slots' worth of room (the finishing task still counts), not at every task's
     // end: its queue still holds work for its slots meanwhile, and a wake claims that many jobs in one commit.
@@ -453,20 +352,5 @@ export class JobRunner {
       this.#backlog = false;
       this.#arm(this.clock.now());
     }
-  }
-
-  async #finish(job: JobRecord, status: "done" | "dead", error: string | null, logger: Logger): Promise<void> {
-    const now = this.clock.now();
-    if (status === "dead") logger.error("job is dead", { error });
-    await this.jobs.update(
-      job.id,
-      { status, activeKey: null, leaseUntil: null, lastError: error ?? job.lastError, updatedAt: now, finishedAt: now },
-      // Fenced by the attempt number: a worker that lost its lease cannot overwrite the new owner's result.
-      { where: { status: "running", attempts: job.attempts } },
-    );
-  }
-
-  #backoff(attempt: number): number {
-    return Math.min(this.settings.backoffMaxMs, this.settings.backoffBaseMs * 2 ** (attempt - 1));
   }
 }

@@ -5,7 +5,8 @@ import type { Logger } from "../ports/logger.ts";
 import type { Scheduler } from "../ports/scheduler.ts";
 import { UniqueConstraintError, type Collection, type Storage, type Where } from "../ports/storage.ts";
 import { JOBS_COLLECTION, type JobRecord, type JobStatus } from "./job-record.ts";
-import { JobRunner, type JobDefinition, type JobHandler, type JobRunnerSettings } from "./job-runner.ts";
+import type { JobDefinition, JobHandler, JobRunnerSettings } from "./job-definition.ts";
+import { JobRunner } from "./job-runner.ts";
 
 export interface EnqueueOptions<P> {
   type: string;

@@ -6,6 +6,7 @@ import { EventBus } from "../events/event-bus.ts";
 import { handleFetch } from "../http/fetch.ts";
 import { HttpCore } from "../http/http-core.ts";
 import { inject } from "../http/inject.ts";
+import { KEEP_LINKS, LINK_SHORTENER } from "../messaging/link-shortener.ts";
 import { HOST_GROUPS, type AnyRoute, type HostGroup } from "../http/route.ts";
 import { jobsCollection } from "../jobs/job-record.ts";
 import { JOBS, Jobs } from "../jobs/jobs.ts";
@@ -13,6 +14,7 @@ import { jsonLogger } from "../logging/json-logger.ts";
 import { outboxCollection } from "../messaging/outbox-record.ts";
 import { apiReferenceRoutes } from "../openapi/api-reference.ts";
 import { openApiDocument } from "../openapi/openapi-document.ts";
+import { GroupCommit, GROUP_COMMIT } from "./group-commit.ts";
 import { Outbox, OUTBOX, OUTBOX_SEND_JOB } from "../messaging/outbox.ts";
 import { Metrics, METRICS } from "../metrics/metrics.ts";
 import { CLOCK, type Clock } from "../ports/clock.ts";
@@ -84,7 +86,10 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
   if (options.sms) container.bind(SMS_SENDER, { useValue: options.sms });
   if (options.email) container.bind(EMAIL_SENDER, { useValue: options.email });
   if (options.objectStorage) container.bind(OBJECT_STORAGE, { useValue: options.objectStorage });
-  const events = new EventBus(logger);
+  const storage = options.storage;
+  container.bind(GROUP_COMMIT, { useValue: new GroupCommit(storage) });
+  // Ordinary listeners run after the change's commit; in-transaction listeners (webhook deliveries) join it.
+  const events = new EventBus(logger, storage.afterCommit ? (work) => storage.afterCommit!(work) : undefined);
   container.bind(EVENTS, { useValue: events });
   const metrics = new Metrics();
   container.bind(METRICS, { useValue: metrics });
@@ -107,6 +112,7 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
     (status) => metrics.countMessage(status),
   );
   container.bind(OUTBOX, { useValue: outbox });
+  container.bind(LINK_SHORTENER, { useValue: KEEP_LINKS });
   jobs.register(OUTBOX_SEND_JOB, {
     handler: (payload: { messageId: string }, context) => outbox.deliver(payload, context),
     slots: config.messaging.sendsAtOnce * 2,

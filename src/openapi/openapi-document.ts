@@ -17,6 +17,7 @@ const HOST_DESCRIPTIONS: Readonly<Record<HostGroup, string>> = {
   messages: "The archived messages host ({messages_url})",
   tactical: "The appointments and legacy privacy host ({tactical_url})",
   ui: "The install page host ({ui_url})",
+  short: "The short links' host (reachkit's own: tracked links in campaign messages)",
 };
 
 /** The JSON error of every failure (DESIGN.md §5). */

@@ -136,6 +136,15 @@ export interface Storage {
   collection<T extends Doc>(name: string): Collection<T>;
   /** Runs `fn` atomically: everything it wrote is rolled back if it throws. */
   transaction<R>(fn: () => Promise<R>): Promise<R>;
+  /**
+   * Runs `work` once the caller's transaction has committed (at once outside
+   * one), never if it rolls back, nor if the nested transaction that registered
+   * it rolls back. The outermost `transaction()` resolves after the work has
+   * settled; a failure of the work does not fail it. The kit's event bus runs
+   * its ordinary listeners this way. Optional for adapters: without it, those
+   * listeners run when the event is emitted, inside the transaction.
+   */
+  afterCommit?(work: () => unknown): Promise<void>;
   close(): Promise<void>;
 }
 

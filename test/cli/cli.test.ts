@@ -12,7 +12,7 @@ describe("reachkit CLI", () => {
     const dataDir = newDataDir();
     const first = await cli(dataDir, "init", "--company", "Acme Shoes", "--json");
     assert.equal(first.code, 0, first.stderr);
-    assert.deepEqual(Object.keys(first.json).sort(), ["apiKey", "companyId", "companyName", "inboundWebhookPath", "inboundWebhookUrl", "legacyToken", "senderNumber", "signUpSources"]);
+    assert.deepEqual(Object.keys(first.json).sort(), ["apiKey", "companyId", "companyName", "inboundWebhookPath", "inboundWebhookUrl", "legacyToken", "senderNumber", "signUpSources", "webhookSigningKey"]);
     assert.equal(first.json.companyName, "Acme Shoes");
     assert.deepEqual(
       first.json.signUpSources.map((s: Json) => [s.type, s.language, s.country]),

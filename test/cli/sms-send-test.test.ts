@@ -1,35 +1,14 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createServerKit, serverPlugins } from "../../server/server-kit.ts";
-import { cliCommands, runCli, silentLogger } from "../../src/index.ts";
-import { newDataDir } from "../support/cli.ts";
+import { cliWith, newDataDir } from "../support/cli.ts";
 import { MessagesApi } from "../support/messages-api.ts";
-import { TEST_SECRET, type Json } from "../support/test-kit.ts";
+import type { Json } from "../support/test-kit.ts";
 
 const PHONE = "+19148440001";
 
 /** `reachkit <args>` on a data directory whose server sends through Twilio to a local Messages API. */
-async function reachkit(dataDir: string, api: MessagesApi, ...args: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const code = await runCli([...args, "--data-dir", dataDir], {
-    commands: cliCommands(serverPlugins()),
-    defaultDataDir: dataDir,
-    stdout: (text) => void (stdout += text),
-    stderr: (text) => void (stderr += text),
-    async openKit(directory) {
-      const kit = createServerKit({
-        dataDir: directory,
-        publicUrl: "http://localhost:3000",
-        secret: TEST_SECRET,
-        logger: silentLogger(),
-        sms: { kind: "twilio", accountSid: api.accountSid, authToken: api.authToken, apiUrl: api.url },
-      });
-      await kit.start({ runJobs: false });
-      return kit;
-    },
-  });
-  return { code, stdout, stderr, json: stdout.startsWith("[") || stdout.startsWith("{") ? (JSON.parse(stdout) as Json) : undefined };
+function reachkit(dataDir: string, api: MessagesApi, ...args: string[]) {
+  return cliWith({ sms: { kind: "twilio", accountSid: api.accountSid, authToken: api.authToken, apiUrl: api.url } }, dataDir, ...args);
 }
 
 describe("reachkit sms send-test", () => {

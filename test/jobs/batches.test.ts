@@ -33,7 +33,7 @@ async function batchKit(options: BatchKitOptions = {}) {
     log.push(`run:${payload}`);
     await storage.collection<{ id: string }>(NOTES).insert({ id: `${payload}#${context.attempt}` });
     if (options.failFirst?.includes(payload) && context.attempt === 1) throw new Error(`${payload} failed`);
-    await context.whenCommitted(() => void log.push(`committed:${payload}`));
+    await storage.afterCommit!(() => void log.push(`committed:${payload}`));
   };
   const kit = createReachkit({
     storage: options.storage ?? memoryStorage(),

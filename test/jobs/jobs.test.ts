@@ -3,12 +3,14 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { fakeClock } from "../../adapters/clock/index.ts";
 import { manualScheduler } from "../../adapters/scheduler/manual/index.ts";
+import { nodeScheduleScheduler } from "../../adapters/scheduler/node-schedule/index.ts";
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
-import { createReachkit, definePlugin, PermanentJobError, silentLogger, type JobDefinition, type JobHandler, type JobRecord, type Storage } from "../../src/index.ts";
+import { createReachkit, definePlugin, PermanentJobError, RunLaterError, silentLogger, type JobDefinition, type JobHandler, type JobRecord, type Storage } from "../../src/index.ts";
 import { memoryStorage } from "../../adapters/storage/memory/index.ts";
 import { withCollectionMethod } from "../support/storage-wrappers.ts";
 import { TEST_SECRET } from "../support/test-kit.ts";
 import { temporaryDirectory } from "../support/temp-dir.ts";
+import { RELEASED_PER_SLOT } from "../../src/jobs/job-runner.ts";
 
 const HOUR = 3_600_000;
 
@@ -381,6 +383,128 @@ describe("durable jobs", () => {
     await kit.jobs.enqueue({ type: "first", payload: null, runAt: start + 500 });
     await scheduler.advance(10_000);
     assert.deepEqual(trail, [`first@${start + 500}`, `second@${start + 1_500}`]);
+    await kit.stop();
+  });
+
+  it("a handler that releases its slot lets the runner run other jobs meanwhile; it still finishes, and stop waits for it", async () => {
+    let release!: () => void;
+    const receiverAnswers = new Promise<void>((resolve) => (release = resolve));
+    const trail: string[] = [];
+    const { kit, scheduler } = jobKit(
+      {
+        waitsOnReceiver: async (_payload, context) => {
+          context.releaseSlot();
+          await receiverAnswers;
+          trail.push("slow done");
+        },
+        quick: async (n: number) => void trail.push(`quick ${n}`),
+      },
+      { concurrency: 1 },
+    );
+    await kit.start();
+    await kit.jobs.enqueue({ type: "waitsOnReceiver", payload: null });
+    for (let n = 1; n <= 3; n++) await kit.jobs.enqueue({ type: "quick", payload: n });
+    const flushing = scheduler.flush();
+    // With one slot, the quick jobs run only because the slow one gave its slot back.
+    while (trail.length < 3) await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(trail, ["quick 1", "quick 2", "quick 3"]);
+    assert.deepEqual((await kit.jobs.list({ status: "running" })).map((job) => job.type), ["waitsOnReceiver"]);
+    let stopped = false;
+    const stopping = kit.stop().then(() => (stopped = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(stopped, false, "stop waits for the job that released its slot");
+    release();
+    await Promise.all([flushing, stopping]);
+    assert.deepEqual(trail, ["quick 1", "quick 2", "quick 3", "slow done"]);
+  });
+
+  it("claims no more while the jobs that released their slot number RELEASED_PER_SLOT times the concurrency, and goes on as they finish", async () => {
+    let release!: () => void;
+    const receiverAnswers = new Promise<void>((resolve) => (release = resolve));
+    let started = 0;
+    const { kit, scheduler } = jobKit(
+      {
+        waitsOnReceiver: async (_payload, context) => {
+          started++;
+          context.releaseSlot();
+          await receiverAnswers;
+        },
+      },
+      { concurrency: 1 },
+    );
+    await kit.start();
+    for (let n = 0; n < RELEASED_PER_SLOT + 4; n++) await kit.jobs.enqueue({ type: "waitsOnReceiver", payload: null });
+    const flushing = scheduler.flush();
+    while (started < RELEASED_PER_SLOT) await new Promise((resolve) => setImmediate(resolve));
+    // The runner waits without claiming: timers still fire (it does not spin), and no further job starts.
+    for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setTimeout(resolve, 1));
+    assert.equal(started, RELEASED_PER_SLOT);
+    release();
+    await flushing;
+    assert.equal(started, RELEASED_PER_SLOT + 4);
+    assert.equal((await kit.jobs.list({ status: "done", limit: 1_000 })).length, RELEASED_PER_SLOT + 4);
+    await kit.stop();
+  });
+
+  it("with a real-time scheduler, every wake that waits for jobs that released their slot settles when they finish: stop resolves", { timeout: 30_000 }, async () => {
+    let release!: () => void;
+    const receiverAnswers = new Promise<void>((resolve) => (release = resolve));
+    let started = 0;
+    let finished = 0;
+    const putOff = new Set<number>();
+    const kit = createReachkit({
+      storage: memoryStorage(),
+      scheduler: nodeScheduleScheduler(),
+      logger: silentLogger(),
+      secret: TEST_SECRET,
+      plugins: [
+        definePlugin({
+          name: "test-jobs",
+          jobs: () => ({
+            waitsOnReceiver: (async (n: number, context) => {
+              // Put off once, each job to its own time: each comes back in a wake of its own.
+              if (!putOff.has(n)) {
+                putOff.add(n);
+                throw new RunLaterError(Date.now() + 40 * n, "later");
+              }
+              started++;
+              context.releaseSlot();
+              await receiverAnswers;
+              finished++;
+            }) as JobHandler<never>,
+          }),
+        }),
+      ],
+      config: { jobs: { concurrency: 1 } },
+    });
+    await kit.start();
+    for (let n = 1; n <= 5; n++) await kit.jobs.enqueue({ type: "waitsOnReceiver", payload: n });
+    while (started < 5) await new Promise((resolve) => setTimeout(resolve, 5));
+    release();
+    await kit.stop();
+    assert.equal(finished, 5);
+  });
+
+  it("a handler that throws RunLaterError runs again at the time it names, without using an attempt", async () => {
+    const runs: number[] = [];
+    const { kit, clock, scheduler } = jobKit({
+      later: async () => {
+        runs.push(clock.now());
+        // More runs than the kit's three attempts: none of the deferred ones counts.
+        if (runs.length <= 4) throw new RunLaterError(clock.now() + 7 * HOUR, "receiver busy");
+      },
+    });
+    await kit.start();
+    const start = clock.now();
+    await kit.jobs.enqueue({ type: "later", payload: null });
+    await scheduler.advance(7 * HOUR - 1);
+    assert.deepEqual(runs, [start]);
+    await scheduler.advance(1);
+    assert.deepEqual(runs, [start, start + 7 * HOUR]);
+    await scheduler.advance(3 * 7 * HOUR);
+    assert.equal(runs.length, 5);
+    const [done] = await kit.jobs.list({ status: "done" });
+    assert.equal(done?.attempts, 1);
     await kit.stop();
   });
 

@@ -2,13 +2,11 @@
 // playwright-core, against the kit on a real socket.
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { nodeHandler } from "../../adapters/http/node/index.ts";
 import type { Reachkit } from "../../src/index.ts";
 import { launchChromium, type LaunchedChromium } from "../support/chromium.ts";
+import { loopbackServer, type LoopbackServer } from "../support/loopback-server.ts";
 import { startServerPluginsKit } from "../support/openapi-kit.ts";
 import type { Json } from "../support/test-kit.ts";
 
@@ -17,18 +15,16 @@ const SCREENSHOTS = resolve(import.meta.dirname, "../../test-output/api-referenc
 describe("the API reference page in Chromium", () => {
   let chromium: LaunchedChromium;
   let kit: Reachkit;
-  let server: Server;
+  let server: LoopbackServer;
   let kitUrl: string;
 
   before(
     async () => {
       chromium = await launchChromium();
-      let handler: ReturnType<typeof nodeHandler> | undefined;
-      server = createServer((request, response) => handler!(request, response));
-      await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
-      kitUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      server = await loopbackServer();
+      kitUrl = server.url;
       kit = await startServerPluginsKit(kitUrl);
-      handler = nodeHandler(kit);
+      server.serve(kit);
       mkdirSync(SCREENSHOTS, { recursive: true });
     },
     { timeout: 10 * 60 * 1000 }, // a fresh machine installs Chromium first
@@ -37,7 +33,7 @@ describe("the API reference page in Chromium", () => {
   after(async () => {
     await chromium?.close();
     await kit?.stop();
-    await new Promise((done) => server?.close(done));
+    await server?.close();
   });
 
   it("lists every operation by name, with its example, loading nothing from another site and breaking no CSP rule", async () => {

@@ -94,7 +94,7 @@ describe("the OpenAPI document", () => {
     assert.equal(schemes.LegacyToken.scheme, "bearer");
     assert.equal(schemes.DashboardSession.in, "cookie");
     assert.equal(schemes.OAuthFlow.type, "oauth2");
-    assert.deepEqual(Object.keys(schemes.OAuthFlow.flows.authorizationCode.scopes).sort(), ["attributes:write", "ecommerce:write", "events:write", "identity:write", "journeys:read", "journeys:write", "privacy_requests:read", "privacy_requests:write", "product_catalogs:read", "product_catalogs:write", "subscriptions:read", "subscriptions:write"]);
+    assert.deepEqual(Object.keys(schemes.OAuthFlow.flows.authorizationCode.scopes).sort(), ["attributes:write", "campaigns:read", "campaigns:write", "ecommerce:write", "events:write", "identity:write", "journeys:read", "journeys:write", "privacy_requests:read", "privacy_requests:write", "product_catalogs:read", "product_catalogs:write", "segments:read", "segments:write", "subscriptions:read", "subscriptions:write", "webhooks:write"]);
     assert.deepEqual(document.paths["/v1/subscriptions"].post.security, [{ ApiKey: ["subscriptions:write"] }, { OAuthFlow: ["subscriptions:write"] }]);
     // The reference's specifications disagree on the read's scope: either works.
     assert.deepEqual(document.paths["/v1/subscriptions"].get.security, [

@@ -1,17 +1,10 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import { waitUntil } from "../support/wait.ts";
-import { CrashableServer, sleep, tally } from "./support.ts";
+import { afternoonZone, CrashableServer, sleep, tally } from "./support.ts";
 
 const PHONES = Array.from({ length: 6 }, (_, index) => `+1914844${String(6001 + index)}`);
 const JOURNEY_TEXT = /^Come back for Mug/;
-
-/** A fixed-offset zone where it is mid-afternoon now, so quiet hours never hold the texts back whenever the test runs. */
-function afternoonZone(): string {
-  const offset = 15 - new Date().getUTCHours();
-  const hours = ((offset + 36) % 24) - 12;
-  return hours === 0 ? "UTC" : `Etc/GMT${hours > 0 ? "-" : "+"}${Math.abs(hours)}`;
-}
 
 it("kill -9 while journey waits are pending: after the restart each person gets the journey's text once", { timeout: 90_000 }, async () => {
   const server = new CrashableServer();

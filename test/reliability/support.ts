@@ -24,6 +24,8 @@ export class CrashableServer {
   /** The API key and legacy token printed at the first start. */
   apiKey = "";
   legacyToken = "";
+  /** The webhook signing key of the company's application, printed at the first start. */
+  webhookSigningKey = "";
   /** The JSON log lines of the runs that ended, in order. */
   readonly logs: Array<Record<string, unknown>> = [];
   #current: ExampleProcess | undefined;
@@ -41,6 +43,7 @@ export class CrashableServer {
     this.#current = started;
     this.apiKey ||= started.apiKey;
     this.legacyToken ||= /legacyToken:\s+(\S+)/.exec(started.printed)?.[1] ?? "";
+    this.webhookSigningKey ||= /webhookSigningKey:\s+(\S+)/.exec(started.printed)?.[1] ?? "";
   }
 
   get url(): string {
@@ -113,4 +116,11 @@ export function tally(values: readonly string[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
   return counts;
+}
+
+/** A fixed-offset zone where it is mid-afternoon now, so quiet hours never hold marketing texts back whenever a test runs. */
+export function afternoonZone(): string {
+  const offset = 15 - new Date().getUTCHours();
+  const hours = ((offset + 36) % 24) - 12;
+  return hours === 0 ? "UTC" : `Etc/GMT${hours > 0 ? "-" : "+"}${Math.abs(hours)}`;
 }

@@ -18,8 +18,11 @@ interface ValidRequest {
   body?: Json;
 }
 
-/** A request the route accepts from a credential of the company, made fresh for each call (some spend state). */
-type RequestMaker = (s: Setup) => Promise<ValidRequest>;
+/**
+ * A request the route accepts from a credential of the company, made fresh for each call (some spend
+ * state). `token` is the credential it is made for: a webhook belongs to its token's application.
+ */
+type RequestMaker = (s: Setup, token: string) => Promise<ValidRequest>;
 
 interface Setup {
   t: SecurityKit;
@@ -28,7 +31,7 @@ interface Setup {
   legacyToken: string;
   /** A new valid US number on each call. */
   phone(): string;
-  ids: { privacyRequest: string; upload: string; type: string; message: string; reminder: string; journey: string };
+  ids: { privacyRequest: string; upload: string; type: string; message: string; reminder: string; journey: string; segment: string; campaign: string };
 }
 
 const tactical = (s: Setup, method: string, url: string, body?: Json) => s.t.as(s.legacyToken, { method, url, body });
@@ -45,12 +48,28 @@ async function activeSubscriber(s: Setup): Promise<string> {
   return phone;
 }
 
+const SEGMENT = { name: "Gold", rule: { attribute: { name: "tier", op: "eq", value: "gold" } } };
+const campaignBody = (s: Setup) => ({ name: "Sale", segmentId: s.ids.segment, channel: "sms", text: "20% off today" });
+
+/** A new draft campaign (sending, cancelling and deleting spend one). */
+async function campaign(s: Setup): Promise<string> {
+  return (await ok(s.t.as(s.apiKey, { method: "POST", url: "/v1/campaigns", body: campaignBody(s) }))).id;
+}
+
 async function reminder(s: Setup): Promise<string> {
   const body = { eventType: { uuid: s.ids.type }, phone: s.phone(), eventDateTime: "2026-03-08T15:00:00", subscriberTimeZone: "America/New_York" };
   return (await ok(tactical(s, "POST", "/events/reminders", body))).uuid;
 }
 
 let messageNumber = 0;
+let webhookNumber = 0;
+const webhookUrl = () => `https://hooks.example/${++webhookNumber}`;
+
+/** A webhook of the token's application, or an id nobody has when the token may not make one (the answer is 401 or 403 before any lookup). */
+async function webhookOf(s: Setup, token: string): Promise<string> {
+  const created = await s.t.as(token, { method: "POST", url: "/v1/webhooks", body: { url: webhookUrl(), events: ["sms.subscribed"] } });
+  return created.status === 201 ? created.json<Json>().id : "no-such-webhook";
+}
 
 const VALID_REQUESTS: Record<string, RequestMaker> = {
   "GET /v1/me": async () => ({ method: "GET", url: "/v1/me" }),
@@ -67,6 +86,10 @@ const VALID_REQUESTS: Record<string, RequestMaker> = {
     url: "/v1/graphql",
     body: { query: `{ viewer { installedApplication { installerCompany { id name } } } }`, variables: { unused: s.companyId } },
   }),
+  "GET /v1/webhooks": async () => ({ method: "GET", url: "/v1/webhooks" }),
+  "POST /v1/webhooks": async () => ({ method: "POST", url: "/v1/webhooks", body: { url: webhookUrl(), events: ["sms.subscribed", "sms.unsubscribed"] } }),
+  "PUT /v1/webhooks/:webhookId": async (s, token) => ({ method: "PUT", url: `/v1/webhooks/${await webhookOf(s, token)}`, body: { events: ["email.subscribed"] } }),
+  "DELETE /v1/webhooks/:webhookId": async (s, token) => ({ method: "DELETE", url: `/v1/webhooks/${await webhookOf(s, token)}` }),
   "POST /v1/privacy/delete-request": async (s) => ({ method: "POST", url: "/v1/privacy/delete-request", body: { subjectPhone: s.phone() } }),
   "GET /v1/privacy/delete-request/:id": async (s) => ({ method: "GET", url: `/v1/privacy/delete-request/${s.ids.privacyRequest}` }),
   "POST /v1/product-catalog/uploads": async () => ({ method: "POST", url: "/v1/product-catalog/uploads", body: {} }),
@@ -108,6 +131,22 @@ const VALID_REQUESTS: Record<string, RequestMaker> = {
   "POST /v1/journeys/:id/resume": async (s) => ({ method: "POST", url: `/v1/journeys/${s.ids.journey}/resume` }),
   "DELETE /v1/journeys/:id": async (s) => ({ method: "DELETE", url: `/v1/journeys/${(await ok(s.t.as(s.apiKey, { method: "POST", url: "/v1/journeys", body: { template: "welcome" } }))).id}` }),
   "GET /v1/journeys/:id/stats": async (s) => ({ method: "GET", url: `/v1/journeys/${s.ids.journey}/stats` }),
+  "POST /v1/segments": async () => ({ method: "POST", url: "/v1/segments", body: SEGMENT }),
+  "GET /v1/segments": async () => ({ method: "GET", url: "/v1/segments" }),
+  "GET /v1/segments/:id": async (s) => ({ method: "GET", url: `/v1/segments/${s.ids.segment}` }),
+  "PUT /v1/segments/:id": async (s) => ({ method: "PUT", url: `/v1/segments/${s.ids.segment}`, body: { name: "Gold" } }),
+  "DELETE /v1/segments/:id": async (s) => ({ method: "DELETE", url: `/v1/segments/${(await ok(s.t.as(s.apiKey, { method: "POST", url: "/v1/segments", body: SEGMENT }))).id}` }),
+  "GET /v1/segments/:id/preview": async (s) => ({ method: "GET", url: `/v1/segments/${s.ids.segment}/preview` }),
+  "POST /v1/campaigns": async (s) => ({ method: "POST", url: "/v1/campaigns", body: campaignBody(s) }),
+  "GET /v1/campaigns": async () => ({ method: "GET", url: "/v1/campaigns" }),
+  "GET /v1/campaigns/:id": async (s) => ({ method: "GET", url: `/v1/campaigns/${s.ids.campaign}` }),
+  "PUT /v1/campaigns/:id": async (s) => ({ method: "PUT", url: `/v1/campaigns/${s.ids.campaign}`, body: { name: "Sale, day 2" } }),
+  "DELETE /v1/campaigns/:id": async (s) => ({ method: "DELETE", url: `/v1/campaigns/${await campaign(s)}` }),
+  "POST /v1/campaigns/:id/send": async (s) => ({ method: "POST", url: `/v1/campaigns/${await campaign(s)}/send`, body: {} }),
+  "POST /v1/campaigns/:id/cancel": async (s) => ({ method: "POST", url: `/v1/campaigns/${await campaign(s)}/cancel` }),
+  "GET /v1/campaigns/:id/estimate": async (s) => ({ method: "GET", url: `/v1/campaigns/${s.ids.campaign}/estimate` }),
+  "GET /v1/campaigns/:id/results": async (s) => ({ method: "GET", url: `/v1/campaigns/${s.ids.campaign}/results` }),
+  "POST /v1/short-links": async () => ({ method: "POST", url: "/v1/short-links", body: { url: "https://shop.example.com/sale" } }),
   "GET /events/reminders/:uuid": async (s) => ({ method: "GET", url: `/events/reminders/${s.ids.reminder}` }),
   "PUT /events/reminders/:uuid": async (s) => ({ method: "PUT", url: `/events/reminders/${s.ids.reminder}`, body: { firstName: "Ada" } }),
   "POST /events/reminders/:uuid/cancel": async (s) => ({ method: "POST", url: `/events/reminders/${await reminder(s)}/cancel` }),
@@ -132,7 +171,9 @@ describe("scope matrix: every v1 and legacy route of the server", () => {
     const type = (await ok(tactical(s, "POST", "/events/types", { type: "Haircut" }))).uuid;
     const message = (await ok(tactical(s, "POST", "/events/types/messages", { eventType: { uuid: type }, messageType: "REMINDER", text: "Soon." }))).uuid;
     const journey = (await ok(t.as(apiKey, { method: "POST", url: "/v1/journeys", body: { template: "cart_abandonment" } }))).id;
-    s.ids = { privacyRequest, upload, type, message, reminder: "", journey };
+    const segment = (await ok(t.as(apiKey, { method: "POST", url: "/v1/segments", body: SEGMENT }))).id;
+    s.ids = { privacyRequest, upload, type, message, reminder: "", journey, segment, campaign: "" };
+    s.ids.campaign = await campaign(s);
     s.ids.reminder = await reminder(s);
   });
 
@@ -152,7 +193,7 @@ describe("scope matrix: every v1 and legacy route of the server", () => {
       if (needed.length === 0) continue;
       for (const kind of ["api_key", "oauth"] as const) {
         const token = await t.tokenWith(s.companyId, SCOPES.filter((scope) => !needed.includes(scope)), kind);
-        const response = await t.as(token, await VALID_REQUESTS[routeKey(route)]!(s));
+        const response = await t.as(token, await VALID_REQUESTS[routeKey(route)]!(s, token));
         assert.equal(response.status, 403, `${routeKey(route)} with a ${kind} lacking ${needed.join("|")}: ${response.status} ${response.body}`);
         assert.equal(response.json<Json>().error.code, "forbidden");
         assert.match(response.json<Json>().error.message, new RegExp(needed[0]!));
@@ -167,7 +208,7 @@ describe("scope matrix: every v1 and legacy route of the server", () => {
       for (const scopes of needed.length === 0 ? [[]] : needed.map((scope) => [scope])) {
         for (const kind of ["api_key", "oauth"] as const) {
           const token = await t.tokenWith(s.companyId, scopes, kind);
-          const response = await t.as(token, await VALID_REQUESTS[routeKey(route)]!(s));
+          const response = await t.as(token, await VALID_REQUESTS[routeKey(route)]!(s, token));
           assert.ok(response.status >= 200 && response.status < 300, `${routeKey(route)} with a ${kind} holding only [${scopes}]: ${response.status} ${response.body}`);
           tried++;
         }
@@ -178,7 +219,7 @@ describe("scope matrix: every v1 and legacy route of the server", () => {
 
   it("refuses a legacy token on every v1 route with 401", async () => {
     for (const route of t.routes.filter(isV1)) {
-      const response = await t.as(s.legacyToken, await VALID_REQUESTS[routeKey(route)]!(s));
+      const response = await t.as(s.legacyToken, await VALID_REQUESTS[routeKey(route)]!(s, s.legacyToken));
       assert.equal(response.status, 401, `${routeKey(route)} with a legacy token: ${response.status} ${response.body}`);
       assert.equal(response.json<Json>().error.message, "legacy tokens work only on legacy routes");
     }
@@ -189,7 +230,7 @@ describe("scope matrix: every v1 and legacy route of the server", () => {
     for (const route of t.routes.filter(isLegacy)) {
       const expected = route.auth.kind === "legacy" ? (route.auth.invalidTokenStatus ?? 401) : 401;
       for (const token of [s.apiKey, oauthToken]) {
-        const response = await t.as(token, await VALID_REQUESTS[routeKey(route)]!(s));
+        const response = await t.as(token, await VALID_REQUESTS[routeKey(route)]!(s, token));
         assert.equal(response.status, expected, `${routeKey(route)} with a v1 token: ${response.status} ${response.body}`);
         assert.equal(response.json<Json>().error.message, "this route needs a legacy token, not a v1 token");
       }
@@ -198,7 +239,7 @@ describe("scope matrix: every v1 and legacy route of the server", () => {
 
   it("serves every legacy route to the company's legacy token", async () => {
     for (const route of t.routes.filter(isLegacy)) {
-      const response = await t.as(s.legacyToken, await VALID_REQUESTS[routeKey(route)]!(s));
+      const response = await t.as(s.legacyToken, await VALID_REQUESTS[routeKey(route)]!(s, s.legacyToken));
       assert.ok(response.status >= 200 && response.status < 300, `${routeKey(route)} with the legacy token: ${response.status} ${response.body}`);
     }
   });

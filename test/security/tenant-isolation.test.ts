@@ -48,7 +48,11 @@ interface World {
     aClientId: string;
     bClient: { clientId: string; clientSecret: string };
     aCode: string;
+    aWebhook: string;
     journey: string;
+    segment: string;
+    campaign: string;
+    shortCode: string;
   };
 }
 
@@ -318,6 +322,59 @@ const ROWS: Row[] = [
     onA: () => ({ url: "/v1/journeys" }),
     expect: (answer, w) => assert.ok(!answer.json<Json>().journeys.some((journey: Json) => journey.id === w.ids.journey)),
   },
+  // Segments and campaigns.
+  ...(
+    [
+      ["GET /v1/segments/:id", "A's segment", "GET", "segments", ""],
+      ["PUT /v1/segments/:id", "a change to A's segment", "PUT", "segments", ""],
+      ["DELETE /v1/segments/:id", "deleting A's segment", "DELETE", "segments", ""],
+      ["GET /v1/segments/:id/preview", "the size and people of A's segment", "GET", "segments", "/preview"],
+      ["GET /v1/campaigns/:id", "A's campaign", "GET", "campaigns", ""],
+      ["PUT /v1/campaigns/:id", "a change to A's campaign", "PUT", "campaigns", ""],
+      ["DELETE /v1/campaigns/:id", "deleting A's campaign", "DELETE", "campaigns", ""],
+      ["POST /v1/campaigns/:id/send", "sending A's campaign", "POST", "campaigns", "/send"],
+      ["POST /v1/campaigns/:id/cancel", "cancelling A's campaign", "POST", "campaigns", "/cancel"],
+      ["GET /v1/campaigns/:id/estimate", "the estimate of A's campaign", "GET", "campaigns", "/estimate"],
+      ["GET /v1/campaigns/:id/results", "the results of A's campaign", "GET", "campaigns", "/results"],
+    ] as const
+  ).map(
+    ([route, what, method, kind, tail]): Row => ({
+      route,
+      what,
+      onA: (w) => ({ method, url: `/v1/${kind}/${kind === "segments" ? w.ids.segment : w.ids.campaign}${tail}`, ...(method === "PUT" || tail === "/send" ? { body: method === "PUT" ? { name: "B's" } : {} } : {}) }),
+      onNothing: () => ({ method, url: `/v1/${kind}/${NOWHERE}${tail}`, ...(method === "PUT" || tail === "/send" ? { body: method === "PUT" ? { name: "B's" } : {} } : {}) }),
+      expect: "not_found",
+    }),
+  ),
+  {
+    route: "GET /v1/segments",
+    what: "the segment list holds none of A's segments",
+    onA: () => ({ url: "/v1/segments" }),
+    expect: (answer, w) => assert.ok(!answer.json<Json>().segments.some((segment: Json) => segment.id === w.ids.segment)),
+  },
+  {
+    route: "GET /v1/campaigns",
+    what: "the campaign list holds none of A's campaigns",
+    onA: () => ({ url: "/v1/campaigns" }),
+    expect: (answer, w) => assert.ok(!answer.json<Json>().campaigns.some((campaign: Json) => campaign.id === w.ids.campaign)),
+  },
+  {
+    route: "POST /v1/campaigns",
+    what: "a campaign of B's to A's segment",
+    onA: (w) => json("POST", "/v1/campaigns", { name: "B's", segmentId: w.ids.segment, channel: "sms", text: "Hi" }),
+    onNothing: () => json("POST", "/v1/campaigns", { name: "B's", segmentId: NOWHERE, channel: "sms", text: "Hi" }),
+    expect: (answer) => {
+      assert.equal(answer.status, 400, answer.body);
+      assert.deepEqual(answer.json<Json>().error.details.map((detail: Json) => detail.path), ["segmentId"]);
+    },
+  },
+  {
+    route: "GET /l/:code",
+    what: "A's short link with its code altered (a code is its only name: an HMAC under the kit's secret)",
+    onA: (w) => ({ url: `/l/${w.ids.shortCode.slice(0, -1)}${w.ids.shortCode.endsWith("A") ? "B" : "A"}`, token: null }),
+    onNothing: () => ({ url: "/l/AAAAAAAAAAAA", token: null }),
+    expect: "not_found",
+  },
   // Catalog uploads.
   {
     route: "GET /v1/product-catalog/uploads/:uploadId",
@@ -437,6 +494,32 @@ const ROWS: Row[] = [
       expect: "not_found",
     }),
   ),
+  // Webhooks.
+  {
+    route: "GET /v1/webhooks",
+    what: "the webhook list holds none of A's webhooks",
+    onA: () => ({ url: "/v1/webhooks" }),
+    expect: (answer, w) => assert.ok(answer.json<Json>().webhooks.every((webhook: Json) => webhook.companyId === w.b.companyId && webhook.id !== w.ids.aWebhook), answer.body),
+  },
+  {
+    route: "POST /v1/webhooks",
+    what: "a webhook at the URL of A's webhook (B's own, signed with B's key)",
+    onA: () => json("POST", "/v1/webhooks", { url: A_WEBHOOK_URL, events: ["sms.subscribed"] }),
+    onNothing: () => json("POST", "/v1/webhooks", { url: "https://nobody.example/hooks", events: ["sms.subscribed"] }),
+    echoes: () => [[A_WEBHOOK_URL, "https://nobody.example/hooks"]],
+    generated: ["id"],
+    expect: (answer) => assert.equal(answer.status, 201),
+  },
+  ...(["PUT", "DELETE"] as const).map(
+    (method): Row => ({
+      route: `${method} /v1/webhooks/:webhookId`,
+      what: `${method} of A's webhook`,
+      onA: (w) => json(method, `/v1/webhooks/${w.ids.aWebhook}`, method === "PUT" ? { disabled: true } : undefined),
+      onNothing: () => json(method, `/v1/webhooks/${NOWHERE}`, method === "PUT" ? { disabled: true } : undefined),
+      echoes: (w) => [[w.ids.aWebhook, NOWHERE]],
+      expect: "not_found",
+    }),
+  ),
   // OAuth: codes, sign-in and install.
   {
     route: "POST /v1/authorization-codes/tokens",
@@ -456,6 +539,7 @@ const ROWS: Row[] = [
 ];
 
 const NOWHERE = "00000000-0000-4000-8000-000000000000";
+const A_WEBHOOK_URL = "https://a.example/hooks";
 /** A's people carry clientUserIds; fresh ones belong to nobody. */
 const aClientUserId = (i: number) => `a-client-${i}`;
 const freshClientUserId = (i: number) => `z-client-${i}`;
@@ -469,6 +553,8 @@ const NAMES_NO_RESOURCE: Record<string, string> = {
   "POST /v1/product-catalog/uploads": "creates an upload of the caller's company; its only field is validateOnly",
   "POST /events/types": "creates a type of the caller's company from a name",
   "POST /v1/journeys": "creates a journey of the caller's company from a definition that names no person or resource",
+  "POST /v1/segments": "creates a segment of the caller's company from a rule over its own people",
+  "POST /v1/short-links": "shortens a URL the caller gives, for the caller's company",
   "GET /openapi.json": "the kit's OpenAPI document, the same for every caller; takes no input",
   "GET /docs": "the API reference page, the same for every caller; takes no input",
 };
@@ -555,10 +641,13 @@ describe("tenant isolation: company B's credentials on company A's resources", (
       upload: await asA(`/v1/product-catalog/uploads/${w.ids.upload}`),
       uploads: await asA("/v1/product-catalog/uploads"),
       journey: await asA(`/v1/journeys/${w.ids.journey}`),
+      segment: await asA(`/v1/segments/${w.ids.segment}`),
+      campaign: await asA(`/v1/campaigns/${w.ids.campaign}`),
       product: await t.kit.plugin("catalog").getProduct(w.a.companyId, "p-1"),
       type: await asA(`/events/types/${w.ids.type}`, w.a.legacyToken),
       message: await asA(`/events/types/messages/${w.ids.message}`, w.a.legacyToken),
       reminder: await asA(`/events/reminders/${w.ids.reminder}`, w.a.legacyToken),
+      webhooks: await asA("/v1/webhooks"),
       outbox: (await t.kit.storage.collection<OutboxMessage>(OUTBOX_COLLECTION).find({ where: { companyId: w.a.companyId }, limit: 10_000 })).items.length,
       attributes: await Promise.all(ROWS.map((_, i) => asA(`/v1/attributes/custom?${emailQuery(w.aEmail(i))}`))),
       profiles: await Promise.all(ROWS.map((_, i) => profileOf(t, w.a.companyId, w.aPhone(i)))),
@@ -601,6 +690,9 @@ describe("tenant isolation: company B's credentials on company A's resources", (
     for (let n = 0; n < 3; n++) await asA(json("POST", "/privacy/delete-request", { subjectEmail: `gone${n}@example.com` }, a.legacyToken));
     const privacyNumber = (await asA(json("POST", "/privacy/delete-request", { subjectEmail: "gone@example.com" }, a.legacyToken))).id;
     const journey = (await asA(json("POST", "/v1/journeys", { template: "cart_abandonment" }))).id;
+    const segment = (await asA(json("POST", "/v1/segments", { name: "A's gold", rule: { attribute: { name: "tier", op: "eq", value: "gold" } } }))).id;
+    const campaign = (await asA(json("POST", "/v1/campaigns", { name: "A's sale", segmentId: segment, channel: "sms", text: "A's sale" }))).id;
+    const shortCode = (await asA(json("POST", "/v1/short-links", { url: "https://a.example/sale" }))).code;
     const upload = await asA(json("POST", "/v1/product-catalog/uploads", {}));
     const uploadUrl = new URL(upload.uploadUrl);
     const product = { id: "p-1", name: "A's product", link: "https://a.example/p-1", lastUpdated: "2026-02-01T10:00:00Z", variants: [{ id: "p-1-v1", name: "A's variant", link: "https://a.example/v", prices: [{ currencyCode: "USD", amount: "20.00" }], availableForPurchase: true, lastUpdated: "2026-02-01T10:00:00Z" }] };
@@ -608,6 +700,7 @@ describe("tenant isolation: company B's credentials on company A's resources", (
     const type = (await asA(json("POST", "/events/types", { type: "Haircut" }, a.legacyToken))).uuid;
     const message = (await asA(json("POST", "/events/types/messages", { eventType: { uuid: type }, messageType: "REMINDER", text: "Soon" }, a.legacyToken))).uuid;
     const reminder = (await asA(json("POST", "/events/reminders", reminderBody(type, w.aPhone(0)), a.legacyToken))).uuid;
+    const aWebhook = (await asA(json("POST", "/v1/webhooks", { url: A_WEBHOOK_URL, events: ["sms.subscribed"] }))).id;
     await t.scheduler.flush();
     // B has an upload of its own (its signed URL) and a public OAuth application; A installs A's application.
     const bUpload = await send(w, json("POST", "/v1/product-catalog/uploads", {}));
@@ -620,6 +713,9 @@ describe("tenant isolation: company B's credentials on company A's resources", (
     const aCode = await authorize(t, aApp.application.clientId, A_USER_EMAIL);
     w.ids = {
       journey,
+      segment,
+      campaign,
+      shortCode,
       privacyRequest,
       privacyNumber,
       upload: upload.uploadId,
@@ -631,6 +727,7 @@ describe("tenant isolation: company B's credentials on company A's resources", (
       aClientId: aApp.application.clientId,
       bClient: { clientId: bApp.application.clientId, clientSecret: bApp.clientSecret },
       aCode,
+      aWebhook,
     };
     (w.ids as Json).aClientSecret = aApp.clientSecret;
     before_ = await aSnapshot();

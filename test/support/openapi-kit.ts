@@ -1,4 +1,5 @@
 import { fakeClock, type FakeClock } from "../../adapters/clock/index.ts";
+import { memoryEmail } from "../../adapters/email/memory/index.ts";
 import { memoryObjectStorage } from "../../adapters/object-storage/memory/index.ts";
 import { manualScheduler, type ManualScheduler } from "../../adapters/scheduler/manual/index.ts";
 import { memorySms, type MemorySms } from "../../adapters/sms/memory/index.ts";
@@ -21,7 +22,7 @@ export interface ServerPluginsKit {
 }
 
 /**
- * A started kit with every plugin of the self-hosted server on memory adapters,
+ * A started kit with every plugin of the self-hosted server on memory adapters (SMS and email),
  * at these public URLs (uploads go to the first), with a fake clock and the manual scheduler.
  */
 export async function startServerPluginsKitWith(
@@ -37,6 +38,7 @@ export async function startServerPluginsKitWith(
     scheduler,
     clock,
     sms,
+    email: memoryEmail(),
     objectStorage: memoryObjectStorage({ clock, ...(baseUrl ? { baseUrl } : {}) }),
     logger: silentLogger(),
     hosts,

@@ -1,9 +1,9 @@
 import { execFileSync } from "node:child_process";
 import { accessSync, chmodSync, chownSync, constants, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import { freePort } from "./free-port.ts";
 
 /**
  * A throw-away PostgreSQL cluster for the tests: one per test process (initdb
@@ -56,17 +56,6 @@ function serverUser(): { uid: number; gid: number } | undefined {
   const uid = Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }));
   const gid = Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }));
   return { uid, gid };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
 }
 
 let databases = 0;

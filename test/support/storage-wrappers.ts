@@ -7,6 +7,7 @@ export function wrapStorage(storage: Storage, overrides: Partial<Storage>): Stor
     ensureCollections: (specs) => storage.ensureCollections(specs),
     collection: (name) => storage.collection(name),
     transaction: (fn) => storage.transaction(fn),
+    ...(storage.afterCommit ? { afterCommit: (work: () => unknown) => storage.afterCommit!(work) } : {}),
     close: () => storage.close(),
     ...overrides,
   };

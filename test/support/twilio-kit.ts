@@ -1,8 +1,6 @@
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
-import { nodeHandler, type NodeHandler } from "../../adapters/http/node/index.ts";
 import { twilioSms, type TwilioSmsOptions } from "../../adapters/sms/twilio/index.ts";
 import type { Reachkit, SmsSender } from "../../src/index.ts";
+import { loopbackServer } from "./loopback-server.ts";
 import type { MessagesApi } from "./messages-api.ts";
 
 export interface ServedTwilioKit<K extends Reachkit> {
@@ -25,24 +23,21 @@ export async function servedTwilioKit<K extends Reachkit>(
   makeKit: (sender: SmsSender, publicUrl: string) => K,
   options: Partial<TwilioSmsOptions> = {},
 ): Promise<ServedTwilioKit<K>> {
-  let handler: NodeHandler | undefined;
   // Listening first tells the port, which the adapter's callback URLs need.
-  const server = createServer((request, response) => handler!(request, response));
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const publicUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const server = await loopbackServer();
+  const publicUrl = server.url;
   const settings: TwilioSmsOptions = { accountSid: api.accountSid, authToken: api.authToken, publicUrl, apiUrl: api.url, ...options };
   const sender = twilioSms(settings);
   const kit = makeKit(sender, publicUrl);
   await kit.start();
-  handler = nodeHandler(kit);
+  server.serve(kit);
   return {
     kit,
     sender,
     publicUrl,
     reopen: () => twilioSms(settings),
     async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await server.close();
       await kit.stop();
     },
   };

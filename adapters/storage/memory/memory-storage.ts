@@ -145,6 +145,10 @@ class MemoryStorage implements Storage {
     return this.#transactions.transaction(fn);
   }
 
+  afterCommit(work: () => unknown): Promise<void> {
+    return this.#transactions.afterCommit(work);
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     await this.#transactions.outside("close", () => {

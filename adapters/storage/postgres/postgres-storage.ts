@@ -118,6 +118,10 @@ export class PostgresStorage implements Storage {
     return this.#transactions.transaction(fn);
   }
 
+  afterCommit(work: () => unknown): Promise<void> {
+    return this.#transactions.afterCommit(work);
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     await this.#transactions.outsideAsync("close", async () => {

@@ -50,6 +50,8 @@ class Frame {
   active = true;
   /** Serialises nested transactions opened from this frame, so savepoints stay strictly LIFO. */
   readonly children = new Mutex();
+  /** Work to run once the root commits: handed to the parent when this scope's writes are kept, dropped when they are undone. */
+  afterCommit: Array<() => unknown> = [];
 
   constructor(readonly parent: Frame | undefined) {
     this.root = parent?.root ?? this;
@@ -87,6 +89,20 @@ export class AmbientTransactions<M> {
   /** Whether the calling async context is inside a transaction that is still open. */
   inTransaction(): boolean {
     return this.#context.getStore()?.root.active === true;
+  }
+
+  /**
+   * Runs `work` once the caller's transaction has committed, after the lock is
+   * released (at once outside a transaction); never when the transaction, or
+   * the nested one that registered it, rolls back. The root `transaction()`
+   * resolves after the work has settled; a failure of the work is the work's
+   * own to report and does not fail the committed transaction.
+   */
+  afterCommit(work: () => unknown): Promise<void> {
+    const frame = openAncestor(this.#context.getStore());
+    if (frame === undefined) return runQuietly([work]);
+    frame.afterCommit.push(work);
+    return Promise.resolve();
   }
 
   /** Runs a synchronous operation in the caller's transaction, or alone between transactions. */
@@ -159,8 +175,9 @@ export class AmbientTransactions<M> {
       this.#lock.release();
       throw error;
     }
+    let result: R;
     try {
-      return await this.#settle(root, fn, () => this.#hooks.commit(), () => this.#hooks.rollback());
+      result = await this.#settle(root, fn, () => this.#hooks.commit(), () => this.#hooks.rollback());
     } finally {
       // Between transactions nothing needs the context. Disabled, it stops costing every promise of
       // the process three hook calls (Node 20 tracks promises for it); the next transaction's run()
@@ -169,6 +186,8 @@ export class AmbientTransactions<M> {
       this.#context.disable();
       this.#lock.release();
     }
+    if (root.afterCommit.length > 0) await runQuietly(root.afterCommit);
+    return result;
   }
 
   async #nested<R>(from: Frame, fn: () => Promise<R>): Promise<R> {
@@ -191,12 +210,14 @@ export class AmbientTransactions<M> {
       throw error;
     }
     try {
-      return await this.#settle(
+      const result = await this.#settle(
         frame,
         fn,
         () => this.#hooks.release(mark),
         () => this.#hooks.rollbackTo(mark),
       );
+      parent.afterCommit.push(...frame.afterCommit);
+      return result;
     } finally {
       parent.children.release();
     }
@@ -239,5 +260,16 @@ export class AmbientTransactions<M> {
     await frame.children.acquire();
     frame.active = false;
     frame.children.release();
+  }
+}
+
+/** Runs each piece of after-commit work in turn; one that fails does not stop the others. */
+async function runQuietly(work: ReadonlyArray<() => unknown>): Promise<void> {
+  for (const run of work) {
+    try {
+      await run();
+    } catch {
+      // The work reports its own failures (the event bus logs a failed listener).
+    }
   }
 }

@@ -46,7 +46,7 @@
     }, 1000);
   }
 
-  var COLOURS = ["#1d4ed8", "#b91c1c", "#047857", "#92400e", "#6b21a8"];
+  var COLOURS = ["#047857", "#1d4ed8", "#b91c1c", "#92400e", "#6b21a8", "#374151"];
 
   function charts() {
     if (typeof uPlot === "undefined") return;

@@ -182,6 +182,59 @@ export function transactionTests(withStorage: WithStorage): void {
         assert.deepEqual(await ids(people.find()), ["after", "before"]);
         assert.deepEqual(await people.get("before"), { id: "before" });
       }));
+
+    // afterCommit is optional for adapters: these run for those that have it.
+    it("afterCommit runs work once the transaction has committed, outside it, and transaction() resolves after the work", () =>
+      withStorage(async (storage) => {
+        if (!storage.afterCommit) return;
+        const people = storage.collection<Person>("people");
+        const seen: string[] = [];
+        await storage.transaction(async () => {
+          await people.insert({ id: "a" });
+          await storage.afterCommit!(async () => {
+            // Outside the transaction: its write is committed, and this write is its own.
+            seen.push(`after: ${await people.count()}`);
+            await people.insert({ id: "written after" });
+          });
+          seen.push("inside");
+          await people.insert({ id: "b" });
+        });
+        assert.deepEqual(seen, ["inside", "after: 2"]);
+        assert.equal(await people.count(), 3);
+        const outside: string[] = [];
+        await storage.afterCommit(() => void outside.push("at once"));
+        assert.deepEqual(outside, ["at once"]);
+      }));
+
+    it("afterCommit drops the work of a transaction that rolls back, and of a nested one that rolls back, and keeps a failed work from failing the commit", () =>
+      withStorage(async (storage) => {
+        if (!storage.afterCommit) return;
+        const people = storage.collection<Person>("people");
+        const ran: string[] = [];
+        await assert.rejects(
+          storage.transaction(async () => {
+            await storage.afterCommit!(() => void ran.push("rolled back"));
+            throw new Error("boom");
+          }),
+        );
+        await storage.transaction(async () => {
+          await storage.afterCommit!(() => {
+            throw new Error("work fails");
+          });
+          await assert.rejects(
+            storage.transaction(async () => {
+              await storage.afterCommit!(() => void ran.push("nested rolled back"));
+              throw new Error("inner");
+            }),
+          );
+          await storage.transaction(async () => {
+            await storage.afterCommit!(() => void ran.push("nested kept"));
+          });
+          await people.insert({ id: "kept" });
+        });
+        assert.deepEqual(ran, ["nested kept"]);
+        assert.equal(await people.count(), 1);
+      }));
   });
 }
 

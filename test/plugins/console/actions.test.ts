@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { InjectResponse } from "../../../src/index.ts";
 import type { TestKit } from "../../support/test-kit.ts";
 import { CONSOLE_REQUESTS, consoleFixture, OWNER_ACTIONS, type ConsoleFixture } from "./requests.ts";
 import { pageText as text, ConsoleBrowser, csrfOf, OWNER, signedIn, startConsoleKit, VIEWER } from "./support.ts";

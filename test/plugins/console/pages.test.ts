@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { InjectResponse } from "../../../src/index.ts";
 import type { TestKit } from "../../support/test-kit.ts";
-import { pageText as text, ConsoleBrowser, OWNER, signedIn, startConsoleKit, VIEWER } from "./support.ts";
-import { CONSOLE_REQUESTS, consoleFixture, SESSION_ROUTES, type ConsoleFixture } from "./requests.ts";
+import { pageText as text, ConsoleBrowser, OWNER, signedIn, startConsoleKit } from "./support.ts";
+import { CONSOLE_REQUESTS, SESSION_ROUTES, signedInConsole, type ConsoleFixture } from "./requests.ts";
 
 const isConsole = (path: string) => path === "/console" || path.startsWith("/console/");
 
@@ -23,12 +23,7 @@ describe("console pages", () => {
   let owner: ConsoleBrowser;
   let viewer: ConsoleBrowser;
 
-  before(async () => {
-    t = await startConsoleKit();
-    f = await consoleFixture(t);
-    owner = await signedIn(t.kit, OWNER);
-    viewer = await signedIn(t.kit, VIEWER);
-  });
+  before(async () => ({ t, f, owner, viewer } = await signedInConsole()));
   after(() => t.stop());
 
   it("has a request in the table for every console route, and none for a route the kit lacks", () => {
@@ -68,10 +63,14 @@ describe("console pages", () => {
     const shown = text(page);
     assert.match(shown, /Opt-ins 8 /);
     assert.match(shown, /Opt-outs 1 /);
-    assert.match(shown, /Delivery rate 87\.5% /);
+    // 9 sent without a receipt, 1 delivered and 1 undelivered by receipt, 1 refused: 10 of 12 reached their recipient.
+    assert.match(shown, /Messages sent 11 /);
+    assert.match(shown, /Delivery rate 83\.3% /);
+    assert.match(shown, /Of the 11 sent, receipts say 1 delivered and 1 undelivered\./);
     assert.match(shown, /7 days/);
     const charts = [...page.body.matchAll(/<script type="application\/json">([^<]*)<\/script>/g)].map((match) => JSON.parse(match[1]!));
-    assert.deepEqual(charts.map((chart) => chart.series), [["Opt-ins", "Opt-outs"], ["Sent", "Failed", "Queued", "Suppressed"], ["Uploads"]]);
+    assert.deepEqual(charts.map((chart) => chart.series), [["Opt-ins", "Opt-outs"], ["Delivered", "Sent", "Undelivered", "Failed", "Queued", "Suppressed"], ["Uploads"]]);
+    assert.deepEqual(charts[1].values.map((values: number[]) => values.at(-1)), [1, 9, 1, 1, 0, 0]);
     assert.equal(charts[0].days.length, 7);
     assert.deepEqual(charts[0].values.map((values: number[]) => values.at(-1)), [8, 1]);
     assert.equal((await owner.get("/console?days=365")).body.includes("<strong aria-current=\"true\">30 days</strong>"), true, "an unknown period is 30 days");
@@ -88,7 +87,9 @@ describe("console pages", () => {
     for (const expected of ["Ada Lovelace", "ada@example.com", "u-0", "MARKETING", "opt in", "has shipped", "welcome_marketing", "scheduled"]) assert.ok(shown.includes(expected), expected);
     // The profile: its identifiers, the attribute and the event recorded through the API.
     assert.match(shown, /Attributes Name Value Type Set tier gold string /);
-    assert.match(shown, /Events When Event 2026-03-01 12:00 UTC Order Shipped · \{"orderId":"1001"\}/);
+    assert.match(shown, /Events When Event 2026-03-01 17:00 UTC purchase · Mug 2026-03-01 12:00 UTC Order Shipped · \{"orderId":"1001"\}/);
+    // Texts to the phone and emails to the address, newest first.
+    assert.match(shown, /Messages When Channel What Status Text 2026-03-01 17:00 UTC email receipt sent Your receipt Thanks for your order\. 2026-03-01 16:00 UTC sms journey sent Welcome to Acme texts, Ada! 2026-03-01 12:00 UTC sms transactional delivered /);
     assert.match(shown, /Identifiers Identifier Value Linked .*clientUserId u-0/);
     assert.equal((await owner.get("/console/subscriber?email=ADA%40example.com")).status, 200, "by email, in any case");
     assertPage(await owner.get("/console/subscriber?phone=%2B19995550100"), 404);
@@ -121,13 +122,20 @@ describe("console pages", () => {
     }
   });
 
-  it("messages: filters by status and recipient, with the provider's error of each failure", async () => {
+  it("messages: filters by status and recipient, with the provider's error code and reason of each failure, texts and emails", async () => {
     const failed = text(await owner.get("/console/messages?status=failed"));
-    assert.ok(failed.includes("21211: The 'To' number is not a valid phone number"));
+    assert.ok(failed.includes("21211 The 'To' number is not a valid phone number"), failed);
     assert.ok(failed.includes(f.world.failingPhone) && !failed.includes(f.world.phones[0]!));
     const toOne = text(await owner.get(`/console/messages?to=${encodeURIComponent(f.world.phones[1]!)}`));
     assert.ok(toOne.includes(`Your order to ${f.world.phones[1]} has shipped.`) && !toOne.includes(`Your order to ${f.world.phones[0]}`));
     assert.ok(text(await owner.get("/console/messages?status=nonsense")).includes(`Your order to ${f.world.phones[0]}`), "an unknown status filters nothing");
+    const undelivered = text(await owner.get("/console/messages?status=undelivered"));
+    assert.match(undelivered, new RegExp(`\\${f.world.phones[1]} sms transactional undelivered 30005 Acme: Your order to \\${f.world.phones[1]} has shipped\\.`));
+    assert.ok(!undelivered.includes(`Your order to ${f.world.phones[0]}`));
+    assert.match(text(await owner.get("/console/messages?status=delivered")), new RegExp(`\\${f.world.phones[0]} sms transactional delivered .* delivered 2026-03-01 17:00 UTC`));
+    const emails = text(await owner.get(`/console/messages?to=${encodeURIComponent(f.world.emails[0]!)}`));
+    assert.match(emails, /ada@example\.com email receipt sent Your receipt Thanks for your order\./);
+    assert.ok(!emails.includes("has shipped"));
   });
 
   it("catalog: an upload's errors by line and counts, and its progress as JSON", async () => {

@@ -1,5 +1,6 @@
 import { SmsSendError, type Reachkit } from "../../../src/index.ts";
 import type { TestKit } from "../../support/test-kit.ts";
+import { OWNER, signedIn, startConsoleKit, VIEWER, type ConsoleBrowser } from "./support.ts";
 import { seedConsoleWorld, type ConsoleWorld } from "./world.ts";
 
 /** A request of the console as a browser sends it: a page, or a form (the CSRF token is added by whoever sends it). */
@@ -19,6 +20,8 @@ export interface ConsoleFixture {
   credential(): Promise<string>;
   /** An OAuth application the company owns. */
   oauthApplication(): Promise<string>;
+  /** A new journey of the company (deleting uses one up). */
+  journey(): Promise<string>;
   /** A new viewer of the company (role changes and deletes use one up). */
   user(): Promise<string>;
 }
@@ -30,7 +33,7 @@ export async function consoleFixture(
   company: { companyId: string; apiKey: string; legacyToken: string } = t.company,
   addresses: { phonePrefix?: string; emailDomain?: string } = {},
 ): Promise<ConsoleFixture> {
-  const world = await seedConsoleWorld(t.kit, t.sms, company, () => t.scheduler.flush(), addresses.phonePrefix, addresses.emailDomain);
+  const world = await seedConsoleWorld(t.kit, t.sms, company, t.scheduler, addresses.phonePrefix, addresses.emailDomain);
   const { kit } = t;
   const send = (method: string, url: string, body: unknown) => kit.inject({ method, url, body, headers: { authorization: `Bearer ${company.legacyToken}` } });
   const type = (await send("POST", "/events/types", { type: "Consultation" })).json<{ uuid: string }>().uuid;
@@ -53,10 +56,28 @@ export async function consoleFixture(
       ).application.applicationId;
       return application;
     },
+    async journey() {
+      const answer = await kit.inject({ method: "POST", url: "/v1/journeys", body: { template: "browse_abandonment", name: `Browse ${++made}` }, headers: { authorization: `Bearer ${company.apiKey}` } });
+      return answer.json<{ id: string }>().id;
+    },
     async user() {
       return (await kit.plugin("oauth").users.create({ companyId: company.companyId, email: `user${++made}@${company.companyId.slice(0, 8)}.example`, password: "a long enough password", role: "viewer" })).id;
     },
   };
+}
+
+export interface SignedInConsole {
+  t: TestKit;
+  f: ConsoleFixture;
+  owner: ConsoleBrowser;
+  viewer: ConsoleBrowser;
+}
+
+/** A console kit with Acme's world, its owner and its viewer signed in. */
+export async function signedInConsole(): Promise<SignedInConsole> {
+  const t = await startConsoleKit();
+  const f = await consoleFixture(t);
+  return { t, f, owner: await signedIn(t.kit, OWNER), viewer: await signedIn(t.kit, VIEWER) };
 }
 
 /** A failing provider answer, for tests that need one more failed text. */
@@ -76,6 +97,11 @@ export const CONSOLE_REQUESTS: Readonly<Record<string, (f: ConsoleFixture) => Pr
   "GET /console/subscribers": () => ({ method: "GET", url: "/console/subscribers?q=%2B1" }),
   "GET /console/subscriber": (f) => ({ method: "GET", url: `/console/subscriber?phone=${encodeURIComponent(f.world.phones[0]!)}` }),
   "GET /console/messages": () => ({ method: "GET", url: "/console/messages?status=failed" }),
+  "GET /console/journeys": () => ({ method: "GET", url: "/console/journeys" }),
+  "GET /console/journeys/:journeyId": (f) => ({ method: "GET", url: `/console/journeys/${f.world.journeyId}` }),
+  "POST /console/journeys/:journeyId/pause": async (f) => ({ method: "POST", url: `/console/journeys/${await f.journey()}/pause`, fields: {} }),
+  "POST /console/journeys/:journeyId/resume": async (f) => ({ method: "POST", url: `/console/journeys/${await f.journey()}/resume`, fields: {} }),
+  "POST /console/journeys/:journeyId/delete": async (f) => ({ method: "POST", url: `/console/journeys/${await f.journey()}/delete`, fields: {} }),
   "GET /console/catalog": () => ({ method: "GET", url: "/console/catalog" }),
   "POST /console/catalog/uploads": () => ({ method: "POST", url: "/console/catalog/uploads", fields: { validateOnly: "true" } }),
   "GET /console/catalog/uploads/:uploadId": (f) => ({ method: "GET", url: `/console/catalog/uploads/${f.world.uploadId}` }),
@@ -92,6 +118,7 @@ export const CONSOLE_REQUESTS: Readonly<Record<string, (f: ConsoleFixture) => Pr
   "POST /console/settings/sign-up-units": () => ({ method: "POST", url: "/console/settings/sign-up-units", fields: { type: "MARKETING", language: "fr", country: "CA" } }),
   "POST /console/settings/sender-number": () => ({ method: "POST", url: "/console/settings/sender-number", fields: { number: `+1555${String(2_000_000 + ++made).padStart(7, "0")}` } }),
   "POST /console/settings/message-prefix": () => ({ method: "POST", url: "/console/settings/message-prefix", fields: { template: "{company} news: " } }),
+  "POST /console/settings/send-rules": () => ({ method: "POST", url: "/console/settings/send-rules", fields: { timeZone: "America/Chicago", quiet: "on", quietStart: "21:00", quietEnd: "09:00", dailyCap: "2" } }),
   "POST /console/settings/api-keys": () => ({ method: "POST", url: "/console/settings/api-keys", fields: { name: "Sync", "scope:subscriptions:read": "yes" } }),
   "POST /console/settings/api-keys/:credentialId/revoke": async (f) => ({ method: "POST", url: `/console/settings/api-keys/${await f.credential()}/revoke`, fields: {} }),
   "POST /console/settings/oauth-apps": () => ({ method: "POST", url: "/console/settings/oauth-apps", fields: { name: "Loyalty", redirectUris: "https://loyalty.example/callback" } }),

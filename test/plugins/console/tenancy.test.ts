@@ -7,6 +7,10 @@ import { ConsoleBrowser, PASSWORD, signedIn, startConsoleKit } from "./support.t
 /** Routes whose request names one of A's records: B gets exactly what a record nobody has gets, a 404. */
 const NAMES_A_RECORD = [
   "GET /console/subscriber",
+  "GET /console/journeys/:journeyId",
+  "POST /console/journeys/:journeyId/pause",
+  "POST /console/journeys/:journeyId/resume",
+  "POST /console/journeys/:journeyId/delete",
   "GET /console/catalog/uploads/:uploadId",
   "GET /console/catalog/uploads/:uploadId/progress",
   "GET /console/products/:productId",
@@ -47,6 +51,8 @@ describe("console tenancy: company B's user on company A's ids", () => {
       company: await kit.plugin("accounts").getCompany(companyId),
       units: (await kit.plugin("subscriptions").signUpUnits.list(companyId)).length,
       prefix: await kit.plugin("legacy").prefixes.template(companyId),
+      journeys: (await kit.plugin("journeys").list(companyId)).map((journey) => [journey.id, journey.status]).sort(),
+      sendRules: await kit.plugin("sendRules").policies.get(companyId),
     };
   }
 
@@ -58,7 +64,7 @@ describe("console tenancy: company B's user on company A's ids", () => {
     await t.kit.plugin("oauth").users.create({ companyId: globex.companyId, email: B_OWNER, password: PASSWORD });
     b = await signedIn(t.kit, B_OWNER);
     const company = (await t.kit.plugin("accounts").getCompany(a.world.companyId))!;
-    secrets = [company.name, company.id, ...a.world.phones, ...a.world.emails, a.world.uploadId, a.world.productId, a.world.reminderUuid];
+    secrets = [company.name, company.id, ...a.world.phones, ...a.world.emails, a.world.uploadId, a.world.productId, a.world.reminderUuid, a.world.journeyId];
   });
   after(() => t.stop());
 

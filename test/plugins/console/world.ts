@@ -15,6 +15,8 @@ export interface ConsoleWorld {
   reminderUuid: string;
   /** The phone whose texts failed at the provider. */
   failingPhone: string;
+  /** A welcome journey every subscriber entered; the first bought within its attribution window. */
+  journeyId: string;
 }
 
 const tee = (id: string, amount: string, inventoryQuantity: number) =>
@@ -37,21 +39,24 @@ function ok(response: InjectResponse, what: string): Json {
 
 /**
  * Subscribers (one opted out), texts (some to a number the provider refuses),
- * a catalog upload with errors, a reminder and a privacy request, for the
- * company of these credentials. `settle` runs the jobs due.
+ * a catalog upload with errors, a reminder, a privacy request, a welcome
+ * journey with its texts and a purchase, receipts and an email, for the
+ * company of these credentials, on the manual scheduler (whose clock it moves 5 hours).
  */
 export async function seedConsoleWorld(
   kit: Reachkit,
   sms: MemorySms,
   company: { companyId: string; apiKey: string; legacyToken: string },
-  settle: () => Promise<void>,
+  scheduler: { flush(): Promise<void>; advance(ms: number): Promise<void> },
   prefix = "+1312555",
   emailDomain = "example.com",
 ): Promise<ConsoleWorld> {
+  const settle = () => scheduler.flush();
   const send = (method: string, url: string, token: string, body?: unknown) => kit.inject({ method, url, body, headers: { authorization: `Bearer ${token}` } });
   const phones = [0, 1, 2, 3].map((n) => `${prefix}010${n}`);
   const emails = ["ada", "grace", "alan", "edsger"].map((name) => `${name}@${emailDomain}`);
   const names = [["Ada", "Lovelace"], ["Grace", "Hopper"], ["Alan", "Turing"], ["Edsger", "Dijkstra"]];
+  const journey = ok(await send("POST", "/v1/journeys", company.apiKey, { template: "welcome", steps: [{ type: "wait", duration: "PT1H" }, { type: "sms", text: "Welcome to {companyName} texts, {firstName}!" }] }), "journey");
   for (const [index, phone] of phones.entries()) {
     const user = { phone, email: emails[index], firstName: names[index]![0], lastName: names[index]![1] };
     ok(await send("POST", "/v1/subscriptions", company.apiKey, { user, locale: { language: "en", country: "US" }, subscriptionType: "MARKETING", singleOptIn: true, externalIdentifiers: { clientUserId: `u-${index}` } }), "opt-in");
@@ -63,7 +68,7 @@ export async function seedConsoleWorld(
   ok(await send("POST", "/v1/events/custom", company.apiKey, { type: "Order Shipped", properties: { orderId: "1001" }, user: { phone: phones[0] } }), "event");
   for (const phone of phones.slice(0, 3)) {
     // The provider refuses the third number.
-    if (phone === phones[2]) sms.failNext(new SmsSendError("invalid_number", "21211: The 'To' number is not a valid phone number"));
+    if (phone === phones[2]) sms.failNext(new SmsSendError("invalid_number", "The 'To' number is not a valid phone number", { providerCode: "21211" }));
     ok(await send("POST", "/1/messages", company.legacyToken, { to: phone, body: `Your order to ${phone} has shipped.`, type: "TRANSACTIONAL" }), "message");
     await settle();
   }
@@ -86,5 +91,16 @@ export async function seedConsoleWorld(
   );
   ok(await send("POST", "/v1/privacy/delete-request", company.apiKey, { subjectEmail: "gone@example.com" }), "privacy request");
   await settle();
-  return { companyId: company.companyId, phones, emails, uploadId, productId, reminderUuid: reminder.uuid, failingPhone: phones[2]! };
+  // The welcome texts go after their hour's wait, or at 11:00 in the company's zone (New York) when the wait ends in quiet hours; Edsger, unsubscribed since, is skipped.
+  await scheduler.advance(5 * 3_600_000);
+  // Ada buys within the welcome journey's attribution window.
+  ok(await send("POST", "/v1/events/ecommerce/purchase", company.apiKey, { user: { phone: phones[0] }, items: [{ productId: "mug", productVariantId: "mug-blue", name: "Mug", price: [{ value: 24.5, currency: "USD" }] }] }), "purchase");
+  // Receipts: Ada's order text delivered, Grace's not (the provider's error code 30005).
+  const orderText = (phone: string) => sms.sent.find((text) => text.to === phone && text.body.includes("Your order to"))!.providerMessageId;
+  await sms.reportStatus(orderText(phones[0]!), "delivered");
+  await sms.reportStatus(orderText(phones[1]!), "undelivered", "30005");
+  // An email to Ada.
+  await kit.outbox.sendEmail({ companyId: company.companyId, to: emails[0]!, subject: "Your receipt", text: "Thanks for your order.", kind: "receipt" });
+  await settle();
+  return { companyId: company.companyId, phones, emails, uploadId, productId, reminderUuid: reminder.uuid, failingPhone: phones[2]!, journeyId: journey.id };
 }

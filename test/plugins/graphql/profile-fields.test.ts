@@ -13,7 +13,7 @@ function graphql(t: TestKit, user: string, fields: string, variables: Json = {})
   return t.request({ method: "POST", url: "/v1/graphql", body: { query, variables } });
 }
 
-const person = (t: TestKit, body: Json) => {
+const person = (body: Json) => {
   assert.equal(body.errors, undefined, JSON.stringify(body.errors));
   return body.data.viewer.installedApplication.installerCompany.person;
 };
@@ -39,7 +39,7 @@ describe("GraphQL user: externalIdentifiers, attributes and events", () => {
 
   it("answers the person's external identifiers and attributes, by phone or by email", async () => {
     for (const user of [`phone: "${PHONE}"`, `email: "ADA@example.com"`]) {
-      const found = person(t, t.json(await graphql(t, user, PROFILE)));
+      const found = person(t.json(await graphql(t, user, PROFILE)));
       assert.deepEqual(found, {
         externalIdentifiers: { clientUserId: "c-1", shopifyId: null, klaviyoId: "k-1", customIdentifiers: [{ name: "loyaltyId", value: "L-9" }] },
         attributes: [
@@ -52,7 +52,7 @@ describe("GraphQL user: externalIdentifiers, attributes and events", () => {
   });
 
   it("pages the events newest first as a Relay connection, endCursor to after, until hasNextPage is false", async () => {
-    const first = person(t, t.json(await graphql(t, `phone: "${PHONE}"`, EVENTS, { first: 2 }))).events;
+    const first = person(t.json(await graphql(t, `phone: "${PHONE}"`, EVENTS, { first: 2 }))).events;
     assert.deepEqual(
       first.edges.map((edge: Json) => edge.node),
       [
@@ -61,7 +61,7 @@ describe("GraphQL user: externalIdentifiers, attributes and events", () => {
       ],
     );
     assert.deepEqual(first.pageInfo, { hasNextPage: true, hasPreviousPage: false, startCursor: first.edges[0].cursor, endCursor: first.edges[1].cursor });
-    const rest = person(t, t.json(await graphql(t, `phone: "${PHONE}"`, EVENTS, { first: 2, after: first.pageInfo.endCursor }))).events;
+    const rest = person(t.json(await graphql(t, `phone: "${PHONE}"`, EVENTS, { first: 2, after: first.pageInfo.endCursor }))).events;
     assert.deepEqual(
       rest.edges.map((edge: Json) => edge.node),
       [{ kind: "CUSTOM", type: "Signed up", occurredAt: "2026-02-28T23:00:00.000Z", properties: { via: "popup" }, orderId: null, salesChannel: null, triggered: false, items: null }],
@@ -69,14 +69,14 @@ describe("GraphQL user: externalIdentifiers, attributes and events", () => {
     assert.equal(rest.pageInfo.hasNextPage, false);
     assert.equal(rest.pageInfo.hasPreviousPage, true);
     // From the middle: after the first edge comes the second.
-    const middle = person(t, t.json(await graphql(t, `phone: "${PHONE}"`, EVENTS, { first: 1, after: first.edges[0].cursor }))).events;
+    const middle = person(t.json(await graphql(t, `phone: "${PHONE}"`, EVENTS, { first: 1, after: first.edges[0].cursor }))).events;
     assert.equal(middle.edges[0].node.kind, "PRODUCT_VIEW");
-    const defaults = person(t, t.json(await graphql(t, `phone: "${PHONE}"`, `events { edges { node { kind } } }`))).events;
+    const defaults = person(t.json(await graphql(t, `phone: "${PHONE}"`, `events { edges { node { kind } } }`))).events;
     assert.equal(defaults.edges.length, 3, "20 by default");
   });
 
   it("answers an unknown person with no identifiers, no attributes and an empty connection", async () => {
-    const found = person(t, t.json(await graphql(t, `phone: "+19148440009"`, `${PROFILE} ${EVENTS}`, { first: 5 })));
+    const found = person(t.json(await graphql(t, `phone: "+19148440009"`, `${PROFILE} ${EVENTS}`, { first: 5 })));
     assert.deepEqual(found, {
       externalIdentifiers: { clientUserId: null, shopifyId: null, klaviyoId: null, customIdentifiers: [] },
       attributes: [],
@@ -93,7 +93,7 @@ describe("GraphQL user: externalIdentifiers, attributes and events", () => {
 
   it("answers the profile fields as for an unknown person in a kit without the profiles plugin", async () => {
     const bare = await startTestKit({ plugins: [...defaultPlugins(), graphqlPlugin()] });
-    const found = person(bare, bare.json(await graphql(bare, `phone: "${PHONE}"`, `${PROFILE} events(first: 1) { edges { cursor } }`)));
+    const found = person(bare.json(await graphql(bare, `phone: "${PHONE}"`, `${PROFILE} events(first: 1) { edges { cursor } }`)));
     assert.deepEqual(found, { externalIdentifiers: { clientUserId: null, shopifyId: null, klaviyoId: null, customIdentifiers: [] }, attributes: [], events: { edges: [] } });
     await bare.stop();
   });

@@ -2,17 +2,13 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { before, describe, it } from "node:test";
-import { cli, newDataDir, openServerKit } from "../../support/cli.ts";
+import { cli, dataDirWithCompany } from "../../support/cli.ts";
 
 describe("journeys and send-rules CLI commands", () => {
-  const dataDir = newDataDir();
+  let dataDir = "";
   let companyId = "";
 
-  before(async () => {
-    const kit = await openServerKit(dataDir);
-    companyId = (await kit.provisionCompany({ name: "Acme" })).company.id;
-    await kit.stop();
-  });
+  before(async () => ({ dataDir, companyId } = await dataDirWithCompany()));
 
   it("lists the templates and installs one; lists, shows, pauses, resumes and deletes it", async () => {
     const templates = await cli(dataDir, "journeys", "templates");

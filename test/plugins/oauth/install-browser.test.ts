@@ -1,14 +1,11 @@
 // The install flow in a real browser: Debian's Chromium driven by playwright-core,
 // against the kit on a real socket and a client application on another site.
 import assert from "node:assert/strict";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { after, before, beforeEach, describe, it } from "node:test";
 import type { Page } from "playwright-core";
 import { fakeClock } from "../../../adapters/clock/index.ts";
-import { nodeHandler } from "../../../adapters/http/node/index.ts";
 import { memoryObjectStorage } from "../../../adapters/object-storage/memory/index.ts";
 import { manualScheduler } from "../../../adapters/scheduler/manual/index.ts";
 import { memorySms } from "../../../adapters/sms/memory/index.ts";
@@ -18,6 +15,7 @@ import { oauthPlugin } from "../../../plugins/oauth/index.ts";
 import { subscriptionsPlugin } from "../../../plugins/subscriptions/index.ts";
 import { createReachkit, SCOPE_DESCRIPTIONS, silentLogger, type Reachkit } from "../../../src/index.ts";
 import { launchChromium, type LaunchedChromium } from "../../support/chromium.ts";
+import { loopbackServer, type LoopbackServer } from "../../support/loopback-server.ts";
 import { startOAuthClientApp, type OAuthClientApp } from "../../support/oauth-client-app.ts";
 import { TEST_SECRET } from "../../support/test-kit.ts";
 
@@ -28,7 +26,7 @@ const PASSWORD = "correct horse battery";
 describe("OAuth install in Chromium", () => {
   let chromium: LaunchedChromium;
   let kit: Reachkit;
-  let server: Server;
+  let server: LoopbackServer;
   let client: OAuthClientApp;
   const clock = fakeClock("2026-03-01T12:00:00.000Z");
 
@@ -37,10 +35,8 @@ describe("OAuth install in Chromium", () => {
       chromium = await launchChromium();
       client = await startOAuthClientApp();
       // The kit's public URL must name its port, so listen first and attach the kit after.
-      let handler: ReturnType<typeof nodeHandler> | undefined;
-      server = createServer((request, response) => handler!(request, response));
-      await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
-      const kitUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      server = await loopbackServer();
+      const kitUrl = server.url;
       kit = createReachkit({
         storage: memoryStorage(),
         scheduler: manualScheduler(clock),
@@ -53,7 +49,7 @@ describe("OAuth install in Chromium", () => {
         plugins: [accountsPlugin(), subscriptionsPlugin(), oauthPlugin()],
       });
       await kit.start();
-      handler = nodeHandler(kit);
+      server.serve(kit);
 
       const acme = await kit.provisionCompany({ name: "Acme" });
       const developer = await kit.plugin("accounts").createCompany({ name: "Appmaker" });
@@ -79,8 +75,7 @@ describe("OAuth install in Chromium", () => {
   after(async () => {
     await chromium?.close();
     await client?.close();
-    server?.closeAllConnections();
-    await new Promise<void>((done) => (server ? server.close(() => done()) : done()));
+    await server?.close();
     await kit?.stop();
   });
 

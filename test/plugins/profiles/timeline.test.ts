@@ -1,8 +1,12 @@
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { describe, it } from "node:test";
+import Database from "better-sqlite3";
+import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
 import { MAX_PAGE_SIZE, timelineCursor } from "../../../plugins/profiles/index.ts";
 import { HttpError } from "../../../src/index.ts";
 import { cli, newDataDir, openServerKit } from "../../support/cli.ts";
+import { temporaryDirectory } from "../../support/temp-dir.ts";
 import { EMAIL, PHONE, profileOf, startProfilesKit } from "./support.ts";
 
 describe("a profile's timeline", () => {
@@ -34,6 +38,42 @@ describe("a profile's timeline", () => {
     assert.deepEqual(seen, expected);
     assert.deepEqual(await profiles.events(companyId, profile.id, { first: 0 }), { events: [], hasNextPage: false });
     await assert.rejects(profiles.events(companyId, profile.id, { first: MAX_PAGE_SIZE + 1 }), RangeError);
+    await t.stop();
+  });
+
+  it("reads a page on SQLite by walking the (profileId, seq) index backwards: no sort step, and no condition outside the index", async () => {
+    const file = join(temporaryDirectory("timeline-plan"), "reachkit.db");
+    const t = await startProfilesKit({ storage: sqliteStorage({ filename: file }) });
+    const profiles = t.kit.plugin("profiles");
+    const companyId = t.company.companyId;
+    for (const minute of [3, 1, 2]) {
+      await profiles.recordCustomEvent(companyId, { type: `m${minute}`, occurredAt: new Date(t.clock.now() - minute * 60_000).toISOString(), user: { phone: PHONE } });
+    }
+    const profile = (await profileOf(t, "phone", PHONE))!;
+    const prepared: string[] = [];
+    const prepare = Database.prototype.prepare;
+    Database.prototype.prepare = function (this: Database.Database, sql: string) {
+      prepared.push(sql);
+      return prepare.call(this, sql);
+    } as typeof prepare;
+    let page;
+    try {
+      page = await profiles.events(companyId, profile.id, { first: 2 });
+    } finally {
+      Database.prototype.prepare = prepare;
+    }
+    assert.deepEqual(page.events.map((event) => event.type), ["m1", "m2"]);
+    const [read, ...others] = prepared.filter((sql) => sql.includes(`FROM "profiles_events"`));
+    assert.equal(others.length, 0);
+    const db = new Database(file, { readonly: true });
+    // Any value will do for each parameter: the plan does not depend on them.
+    const parameters = Array.from({ length: read!.split("?").length - 1 }, () => profile.id);
+    const plan = db.prepare(`EXPLAIN QUERY PLAN ${read}`).all(...parameters) as Array<{ detail: string }>;
+    db.close();
+    assert.deepEqual(
+      plan.map((step) => step.detail),
+      ['SEARCH profiles_events USING INDEX ix_profiles_events__profileId__seq (f_profileId=?)'],
+    );
     await t.stop();
   });
 

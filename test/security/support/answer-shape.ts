@@ -30,7 +30,7 @@ function designError(response: InjectResponse, json: Json): string | undefined {
 
 /**
  * What is wrong with an answer, or undefined when it is one the route may give:
- * a 2xx; a redirect (install page only); a 4xx with the JSON error of DESIGN.md
+ * a 2xx; a redirect (install page and short links only); a 4xx with the JSON error of DESIGN.md
  * §5 (the install page may answer its HTML error page, the token endpoint its
  * OAuth 2.0 error). Never a 5xx.
  */
@@ -40,7 +40,7 @@ export function answerProblem(route: AnyRoute, response: InjectResponse, method:
   if (status < 200) return `answered ${status}`;
   if (status < 300) return undefined;
   if (status < 400) {
-    if (route.host !== "ui") return `answered a ${status} redirect, which only the install page may`;
+    if (route.host !== "ui" && route.host !== "short") return `answered a ${status} redirect, which only the install page and short links may`;
     return response.headers.location ? undefined : `answered ${status} without a Location`;
   }
   const type = response.headers["content-type"] ?? "";

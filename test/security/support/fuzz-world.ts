@@ -51,6 +51,12 @@ export interface FuzzWorld {
     uploadPath: string;
     /** A journey to read, change, pause, resume and delete. */
     journeyId: string;
+    /** A segment, a draft campaign to it, and a short link's code. */
+    segmentId: string;
+    campaignId: string;
+    shortCode: string;
+    /** A webhook of the API key's application. */
+    webhookId: string;
     /** Tokens of the links in the company's emails to ada@example.com (MARKETING). */
     confirmEmailToken: string;
     unsubscribeEmailToken: string;
@@ -189,8 +195,12 @@ export async function seedFuzzWorld(kit: Reachkit, options: { errors: FuzzWorld[
   const [reminderUuid, cancelReminderUuid, noShowReminderUuid] = [await newReminder(), await newReminder(), await newReminder()];
   const privacyRequest = ok(await send("POST", "/v1/privacy/delete-request", apiKey, { subjectPhone: "+19148440009" }), "privacy request");
   const upload = ok(await send("POST", "/v1/product-catalog/uploads", apiKey, {}), "catalog upload");
+  const webhook = ok(await send("POST", "/v1/webhooks", apiKey, { url: "https://hooks.example/reachkit", events: ["sms.subscribed"] }), "webhook");
   const uploadUrl = new URL(upload.uploadUrl);
   const journey = ok(await send("POST", "/v1/journeys", apiKey, { template: "cart_abandonment" }), "journey");
+  const segment = ok(await send("POST", "/v1/segments", apiKey, { name: "Gold", rule: { attribute: { name: "tier", op: "eq", value: "gold" } } }), "segment");
+  const campaign = ok(await send("POST", "/v1/campaigns", apiKey, { name: "Sale", segmentId: segment.id, channel: "sms", text: "Sale: {link}", link: "https://shop.example.com/sale" }), "campaign");
+  const shortLink = ok(await send("POST", "/v1/short-links", apiKey, { url: "https://shop.example.com/sale" }), "short link");
   const links = kit.resolve(EMAIL_LINKS);
   const tokenOf = (url: string) => new URL(url).searchParams.get("token")!;
 
@@ -220,6 +230,10 @@ export async function seedFuzzWorld(kit: Reachkit, options: { errors: FuzzWorld[
       privacyRequestId: privacyRequest.id,
       uploadId: upload.uploadId,
       journeyId: journey.id,
+      segmentId: segment.id,
+      campaignId: campaign.id,
+      shortCode: shortLink.code,
+      webhookId: webhook.id,
       uploadPath: `${uploadUrl.pathname}${uploadUrl.search}`,
       confirmEmailToken: tokenOf(links.confirmUrl(company.companyId, "ada@example.com", "MARKETING")),
       unsubscribeEmailToken: tokenOf(links.unsubscribeUrl(company.companyId, "ada@example.com", "MARKETING")),

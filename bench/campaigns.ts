@@ -1,0 +1,192 @@
+// Campaigns at scale, on SQLite with the self-hosted server's plugins (jobs running, texts to a null provider):
+// 1. `profiles` people (default 1,000,000) are seeded; a segment of about 30% of them by an attribute rule and an
+//    event rule (tier gold and a "Visited" event within 30 days): its preview time;
+// 2. a campaign to it sent now: the time until every message is in the outbox (the campaign "sent"), the outbox's
+//    messages a second beside a bare better-sqlite3 loop inserting the same rows into the same table (same indexes)
+//    in transactions of the same size, and peak RSS above the idle kit (a process of its own on the seeded data
+//    directory, sampled every 50 ms);
+// 3. a short link's redirect (GET /l/<code>, 302) through the self-hosted server beside a bare node:http server
+//    doing the same lookup on the same database, in alternated windows; medians and CPU per request.
+// Quiet hours and the daily cap are off for the bench's company (its clock is the machine's). Load averages are
+// printed with each part. Usage: npm run bench:campaigns [-- profiles [seconds]]; BENCH_ROUNDS (default 5).
+import { spawn } from "node:child_process";
+import { loadavg } from "node:os";
+import { memoryUsage } from "node:process";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { memoryObjectStorage } from "../adapters/object-storage/memory/index.ts";
+import { nodeScheduleScheduler } from "../adapters/scheduler/node-schedule/index.ts";
+import { sqliteStorage } from "../adapters/storage/sqlite/index.ts";
+import { DEFAULT_SEND_PAGE_SIZE } from "../plugins/campaigns/index.ts";
+import { serverPlugins } from "../server/server-kit.ts";
+import { createReachkit, silentLogger, systemClock, type OutboxMessage, type Reachkit, type SmsSender, type Storage } from "../src/index.ts";
+import { temporaryDirectory } from "../test/support/temp-dir.ts";
+import { seedSubscribers } from "./seed.ts";
+import { rowInserter } from "./servers/baseline-sql.ts";
+import { interleave, measureServer, report, startServerProcess, stopServerProcess } from "./support.ts";
+
+const MB = 1024 * 1024;
+const DAY = 86_400_000;
+const secret = "bench-secret-bench-secret-bench-secret-0";
+const load = () => loadavg().map((value) => Math.round(value * 100) / 100);
+const phoneOf = (i: number) => `+1555${String(i).padStart(7, "0")}`;
+const profileOf = (i: number) => `p${String(i).padStart(8, "0")}`;
+/** 40% gold, three in four of them visited within the month: 30% of everyone. */
+const isGold = (i: number) => i % 10 < 4;
+const visited = (i: number) => isGold(i) && i % 4 !== 0;
+const SEGMENT = { name: "Gold visitors", rule: { and: [{ attribute: { name: "tier", op: "eq", value: "gold" } }, { event: { type: "Visited", within: "P30D" } }] } };
+
+/** Takes every text and answers at once: the bench measures reachkit, not a provider. */
+const nullSms: SmsSender = { name: "null", send: async () => ({ providerMessageId: "x" }) };
+
+function kitOn(dataDir: string): Reachkit {
+  return createReachkit({
+    storage: sqliteStorage({ filename: join(dataDir, "reachkit.db"), cacheKiB: 4096 }),
+    scheduler: nodeScheduleScheduler(),
+    sms: nullSms,
+    objectStorage: memoryObjectStorage({ clock: systemClock() }),
+    logger: silentLogger(),
+    hosts: "http://localhost",
+    secret,
+    plugins: serverPlugins(),
+    config: { messaging: { ratePerSecond: Infinity }, rateLimits: { default: Infinity } },
+  });
+}
+
+/** People straight into the profiles plugin's collections, 10,000 a batch: identifiers, the tier, the visits. */
+async function seedProfiles(storage: Storage, companyId: string, count: number): Promise<void> {
+  const now = Date.now();
+  for (let start = 0; start < count; start += 10_000) {
+    const end = Math.min(start + 10_000, count);
+    const profiles = [];
+    const identifiers = [];
+    const attributes = [];
+    const events = [];
+    for (let i = start; i < end; i++) {
+      const id = profileOf(i);
+      profiles.push({ id, companyId, createdAt: now, updatedAt: now });
+      identifiers.push({ id: `i${id}`, companyId, kind: "phone", value: phoneOf(i), key: `phone:${phoneOf(i)}`, profileId: id, linkedAt: now });
+      attributes.push({ id: `${id}:tier`, companyId, profileId: id, name: "tier", value: isGold(i) ? "gold" : "silver", setAt: now });
+      if (visited(i)) {
+        const at = now - (i % 20) * DAY;
+        events.push({ id: `e${id}`, companyId, profileId: id, seq: `${String(at).padStart(13, "0")}e${id}`, kind: "custom", type: "Visited", occurredAt: at, receivedAt: at });
+      }
+    }
+    await storage.collection("profiles_profiles").upsertMany(profiles);
+    await storage.collection("profiles_identifiers").upsertMany(identifiers);
+    await storage.collection("profiles_attributes").upsertMany(attributes);
+    await storage.collection("profiles_events").upsertMany(events);
+  }
+  await storage.collection<{ id: string; companyId: string; name: string; type: string; firstSetAt: number }>("profiles_attribute_types").upsert({ id: `${companyId}:tier`, companyId, name: "tier", type: "string", firstSetAt: now });
+}
+
+/** The send part, in a process of its own on the seeded directory: idle RSS, preview, the send, peak RSS. */
+async function sendPart(dataDir: string, companyId: string, apiKey: string): Promise<void> {
+  const kit = kitOn(dataDir);
+  await kit.start();
+  const auth = { authorization: `Bearer ${apiKey}` };
+  const request = async (method: string, url: string, body?: unknown) => JSON.parse((await kit.inject({ method, url, headers: auth, ...(body !== undefined ? { body } : {}) })).body || "{}");
+  global.gc?.();
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const idleRss = memoryUsage().rss;
+  let peakRss = idleRss;
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, memoryUsage().rss)), 50);
+  const segment = await request("POST", "/v1/segments", SEGMENT);
+  let started = performance.now();
+  const preview = await request("GET", `/v1/segments/${segment.id}/preview`);
+  const previewMs = performance.now() - started;
+  const campaign = await request("POST", "/v1/campaigns", { name: "Spring", segmentId: segment.id, channel: "sms", text: "Spring sale: {link}", link: "https://shop.example.com/sale" });
+  started = performance.now();
+  await request("POST", `/v1/campaigns/${campaign.id}/send`, {});
+  for (;;) {
+    const status = (await kit.plugin("campaigns").get(companyId, campaign.id))?.status;
+    if (status === "sent") break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const enqueueMs = performance.now() - started;
+  clearInterval(sampler);
+  const results = await kit.plugin("campaigns").campaignResults(companyId, campaign.id);
+  await kit.stop();
+  console.log(`RESULT ${JSON.stringify({ audience: preview.size, scanned: preview.scanned, previewMs: Math.round(previewMs), sent: results!.sent, enqueueMs: Math.round(enqueueMs), idleRssMB: Math.round(idleRss / MB), peakAboveIdleMB: Math.round((peakRss - idleRss) / MB) })}`);
+}
+
+/** The baseline of the outbox: the same number of message rows inserted into the same table by a bare loop, in transactions of the send's page size. */
+function bareOutboxInserts(dataDir: string, companyId: string, count: number): number {
+  const db = new Database(join(dataDir, "reachkit.db"));
+  db.pragma("journal_mode = WAL");
+  const insert = rowInserter<OutboxMessage>(db, "reachkit_outbox");
+  const now = Date.now();
+  const page = db.transaction((from: number, to: number) => {
+    for (let i = from; i < to; i++) {
+      insert({ id: `bare${String(i).padStart(8, "0")}`, companyId, to: phoneOf(i), from: "+15550000000", body: `Spring sale: http://localhost/l/bare${i}`, kind: "bare", status: "queued", idempotencyKey: `bare:${i}`, attempts: 0, createdAt: now, updatedAt: now });
+    }
+  });
+  const started = performance.now();
+  for (let from = 0; from < count; from += DEFAULT_SEND_PAGE_SIZE) page(from, Math.min(from + DEFAULT_SEND_PAGE_SIZE, count));
+  const ms = performance.now() - started;
+  db.close();
+  return ms;
+}
+
+async function runChild(args: string[]): Promise<Record<string, number>> {
+  const child = spawn(process.execPath, ["--expose-gc", "--import", "tsx", import.meta.filename, ...args], { stdio: ["ignore", "pipe", "inherit"] });
+  let output = "";
+  child.stdout.on("data", (chunk) => (output += chunk));
+  const code = await new Promise((resolve) => child.once("exit", resolve));
+  const line = output.split("\n").find((text) => text.startsWith("RESULT "));
+  if (code !== 0 || !line) throw new Error(`the send part exited with ${code}: ${output}`);
+  return JSON.parse(line.slice("RESULT ".length));
+}
+
+if (process.argv[2] === "--send") {
+  await sendPart(process.argv[3]!, process.argv[4]!, process.argv[5]!);
+} else {
+  const profiles = Number(process.argv[2] ?? 1_000_000);
+  const seconds = Number(process.argv[3] ?? 5);
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
+  const dataDir = temporaryDirectory("bench-campaigns");
+  const seeding = kitOn(dataDir);
+  await seeding.start({ runJobs: false });
+  const { company, output } = await seeding.provisionCompany({ name: "Bench Co" });
+  const apiKey = output.apiKey as string;
+  await seeding.plugin("sendRules").policies.set(company.id, { quietHours: null, dailyCap: null });
+  let started = performance.now();
+  await seedProfiles(seeding.storage, company.id, profiles);
+  const gold = Array.from({ length: profiles }, (_, i) => i).filter(isGold);
+  await seedSubscribers(seeding.storage, company.id, gold.length, (n) => phoneOf(gold[n]!));
+  const seedMs = performance.now() - started;
+  const code = JSON.parse((await seeding.inject({ method: "POST", url: "/v1/short-links", headers: { authorization: `Bearer ${apiKey}` }, body: { url: "https://shop.example.com/sale" } })).body).code as string;
+  await seeding.stop();
+  console.log(`seeded ${profiles} profiles in ${Math.round(seedMs / 1000)} s; load ${load()}`);
+
+  const loadBeforeSend = load();
+  const send = await runChild(["--send", dataDir, company.id, apiKey]);
+  const loadAfterSend = load();
+  const bareMs = bareOutboxInserts(dataDir, company.id, send.sent!);
+  const outbox = {
+    messages: send.sent,
+    reachkitMessagesPerSecond: Math.round((send.sent! / send.enqueueMs!) * 1000),
+    bareInsertsPerSecond: Math.round((send.sent! / bareMs) * 1000),
+    ratio: Math.round((bareMs / send.enqueueMs!) * 1000) / 1000,
+  };
+  console.log(JSON.stringify({ send, outbox, loadBeforeSend, loadAfterSend }));
+
+  const env = { BENCH_DATA_DIR: dataDir, BENCH_SECRET: secret };
+  const servers = {
+    bare: await startServerProcess(join(import.meta.dirname, "servers/bare-short-links.ts"), env),
+    reachkit: await startServerProcess(join(import.meta.dirname, "servers/reachkit-server.ts"), env),
+  };
+  const loadBeforeRedirect = load();
+  const path = `/l/${code}`;
+  for (const server of Object.values(servers)) await measureServer(server, { path, seconds: 3, connections: 32, warmUpSeconds: 0 });
+  const redirect = await interleave(servers, (server) => measureServer(server, { path, seconds, connections: 32, warmUpSeconds: 0 }), rounds);
+  for (const server of Object.values(servers)) await stopServerProcess(server.child);
+  report("campaigns", {
+    profiles,
+    segment: SEGMENT,
+    preview: { audience: send.audience, scanned: send.scanned, ms: send.previewMs },
+    send: { messages: send.sent, enqueueMs: send.enqueueMs, idleRssMB: send.idleRssMB, peakAboveIdleMB: send.peakAboveIdleMB, loadBeforeSend, loadAfterSend },
+    outbox,
+    redirect: { request: "GET /l/<code> (302)", seconds, connections: 32, ...redirect, target: 0.9, loadBeforeRedirect },
+  });
+}

@@ -1,0 +1,180 @@
+// bench:webhooks: 10,000 events fanned out to 3 local receivers (a process of their own),
+// deliveries per second beside a bare loop that POSTs the same bodies with the same HTTP
+// client (undici, the same agent settings and per-receiver concurrency), in alternated
+// rounds; then the same with one receiver answering after 10 s: the rate of the two others.
+import { mkdtempSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { Agent, request } from "undici";
+import { nodeScheduleScheduler } from "../adapters/scheduler/node-schedule/index.ts";
+import { sqliteStorage } from "../adapters/storage/sqlite/index.ts";
+import { accountsPlugin } from "../plugins/accounts/index.ts";
+import { DEFAULT_WEBHOOKS_SETTINGS, webhooksPlugin } from "../plugins/webhooks/index.ts";
+import { createReachkit, silentLogger } from "../src/index.ts";
+import { report, startServerProcess, stopServerProcess, type ServerProcess } from "./support.ts";
+
+const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CONCURRENCY = DEFAULT_WEBHOOKS_SETTINGS.concurrencyPerReceiver;
+const SECRET = "bench-secret-bench-secret-bench-secret-0";
+const round1 = (value: number) => Math.round(value * 10) / 10;
+const load = () => loadavg().map(round1);
+
+interface Receivers {
+  process: ServerProcess;
+  urls: string[];
+  counts(): Promise<number[]>;
+  stop(): Promise<void>;
+}
+
+async function startReceivers(env: Record<string, string> = {}): Promise<Receivers> {
+  let ports: number[] = [];
+  const started = await startServerProcess("bench/servers/webhook-receivers.ts", env, (line) => {
+    const found = /^PORTS (.+)$/.exec(line);
+    if (found) ports = found[1]!.split(" ").map(Number);
+  });
+  const agent = new Agent();
+  return {
+    process: started,
+    urls: ports.map((port) => `http://127.0.0.1:${port}/hooks`),
+    async counts() {
+      // A connection of its own each time: a kept-alive one may be closed by the server as it is reused.
+      const answer = await request(`http://127.0.0.1:${ports[0]}/counts`, { dispatcher: agent, reset: true });
+      return (await answer.body.json()) as number[];
+    },
+    async stop() {
+      await agent.close();
+      await stopServerProcess(started.child);
+    },
+  };
+}
+
+/** Waits until `done(counts)` holds; answers the time it took from `started`. */
+async function until(receivers: Receivers, done: (counts: number[]) => boolean, started: number): Promise<number> {
+  for (;;) {
+    if (done(await receivers.counts())) return performance.now() - started;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const body = (n: number) =>
+  JSON.stringify({ type: "privacy.request.processed", timestamp: 1772366400000 + n, company: { display_name: "Acme", company_id: "c" }, privacy_request: { id: `r-${n}`, removed_records: 3 } });
+
+interface Side {
+  seconds: number;
+  deliveriesPerSecond: number;
+  cpuMicrosPerDelivery: number;
+}
+
+/** The bare loop: every body POSTed to every receiver, `CONCURRENCY` at once per receiver, through an agent set up as reachkit's. */
+async function bare(receivers: Receivers): Promise<Side> {
+  const agent = new Agent({ connections: CONCURRENCY, headersTimeout: 15_000, bodyTimeout: 15_000 });
+  const before = await receivers.counts();
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await Promise.all(
+    receivers.urls.flatMap((url) =>
+      Array.from({ length: CONCURRENCY }, async (_, worker) => {
+        for (let n = worker; n < EVENTS; n += CONCURRENCY) {
+          const answer = await request(url, { method: "POST", body: body(n), headers: { "content-type": "application/json" }, dispatcher: agent });
+          await answer.body.text();
+        }
+      }),
+    ),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
+  await agent.close();
+  const delivered = (await receivers.counts()).reduce((sum, count, index) => sum + count - before[index]!, 0);
+  return { seconds: round1(seconds), deliveriesPerSecond: Math.round(delivered / seconds), cpuMicrosPerDelivery: round1((used.user + used.system) / delivered) };
+}
+
+/** A kit on SQLite with three webhooks; emits EVENTS events, each in its own transaction, and times until `receiversDone`. */
+async function reachkit(receivers: Receivers, measured: readonly number[]): Promise<Side & { seconds: number }> {
+  const directory = mkdtempSync(join(tmpdir(), "bench-webhooks-"));
+  const kit = createReachkit({
+    storage: sqliteStorage({ filename: join(directory, "reachkit.db") }),
+    scheduler: nodeScheduleScheduler(),
+    logger: silentLogger(),
+    secret: SECRET,
+    plugins: [accountsPlugin(), webhooksPlugin({ allowPrivateTargets: true })],
+  });
+  await kit.start();
+  try {
+    const { output } = await kit.provisionCompany({ name: "Acme" });
+    const apiKey = (output as { apiKey: string }).apiKey;
+    for (const url of receivers.urls) {
+      const created = await kit.inject({ method: "POST", url: "/v1/webhooks", headers: { authorization: `Bearer ${apiKey}` }, body: { url, events: ["privacy.request.processed"] } });
+      if (created.status !== 201) throw new Error(`create webhook: ${created.status} ${created.body}`);
+    }
+    const companyId = (output as { companyId: string }).companyId;
+    const before = await receivers.counts();
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    for (let n = 0; n < EVENTS; n++) {
+      await kit.storage.transaction(() => kit.events.emit("privacy.request.processed", { companyId, requestId: `r-${n}`, removedRecords: 3, at: 1772366400000 + n }));
+    }
+    const elapsed = await until(receivers, (counts) => measured.every((index) => counts[index]! - before[index]! >= EVENTS), started);
+    const used = process.cpuUsage(cpu);
+    const delivered = measured.length * EVENTS;
+    return { seconds: round1(elapsed / 1000), deliveriesPerSecond: Math.round(delivered / (elapsed / 1000)), cpuMicrosPerDelivery: round1((used.user + used.system) / delivered) };
+  } finally {
+    await kit.stop();
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+async function main(): Promise<void> {
+  const loadAtStart = load();
+  const fast = await startReceivers();
+  const rounds: Array<{ bare: Side; reachkit: Side; load: number[] }> = [];
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? (["bare", "reachkit"] as const) : (["reachkit", "bare"] as const);
+      const result: Partial<Record<"bare" | "reachkit", Side>> = {};
+      for (const side of order) result[side] = side === "bare" ? await bare(fast) : await reachkit(fast, [0, 1, 2]);
+      rounds.push({ bare: result.bare!, reachkit: result.reachkit!, load: load() });
+      console.error(`round ${round + 1}: bare ${result.bare!.deliveriesPerSecond}/s, reachkit ${result.reachkit!.deliveriesPerSecond}/s, load ${load().join(" ")}`);
+    }
+  } finally {
+    await fast.stop();
+  }
+  // One receiver answering after 10 s: the two others' rate, beside their rate when all three are fast.
+  const healthyRounds: Array<{ allFast: number; oneSlow: number; load: number[] }> = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const healthyRate = async (env: Record<string, string>) => {
+      const receivers = await startReceivers(env);
+      try {
+        return (await reachkit(receivers, [0, 1])).deliveriesPerSecond;
+      } finally {
+        await receivers.stop();
+      }
+    };
+    const allFast = await healthyRate({});
+    const oneSlow = await healthyRate({ SLOW_RECEIVER: "2", SLOW_MS: "10000" });
+    healthyRounds.push({ allFast, oneSlow, load: load() });
+    console.error(`slow round ${round + 1}: two healthy receivers ${allFast}/s with all fast, ${oneSlow}/s with one slow`);
+  }
+  const bareRate = median(rounds.map((r) => r.bare.deliveriesPerSecond));
+  const kitRate = median(rounds.map((r) => r.reachkit.deliveriesPerSecond));
+  const allFast = median(healthyRounds.map((r) => r.allFast));
+  const oneSlow = median(healthyRounds.map((r) => r.oneSlow));
+  report("webhooks", {
+    events: EVENTS,
+    receivers: 3,
+    concurrencyPerReceiver: CONCURRENCY,
+    deliveriesPerSecond: { reachkit: kitRate, bare: bareRate, ratio: Math.round((kitRate / bareRate) * 100) / 100 },
+    cpuMicrosPerDelivery: {
+      reachkit: median(rounds.map((r) => r.reachkit.cpuMicrosPerDelivery)),
+      bare: median(rounds.map((r) => r.bare.cpuMicrosPerDelivery)),
+    },
+    oneReceiverSlow: { healthyPerSecondAllFast: allFast, healthyPerSecondOneSlow: oneSlow, kept: Math.round((oneSlow / allFast) * 100) / 100 },
+    rounds,
+    healthyRounds,
+    loadAverage: { atStart: loadAtStart, atEnd: load() },
+  });
+}
+
+await main();

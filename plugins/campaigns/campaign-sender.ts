@@ -1,0 +1,210 @@
+import { createHash } from "node:crypto";
+import { DateTime } from "luxon";
+import { ACCOUNTS, CLOCK, fillTemplate, inject, injectable, JOBS, STORAGE, type Accounts, type Clock, type Collection, type Jobs, type Storage } from "../../src/index.ts";
+import type { PagedPerson } from "../profiles/index.ts";
+import { SEND_RULES, type SendRules } from "../send-rules/index.ts";
+import type { Campaigns, SendTime } from "./campaigns.ts";
+import { CAMPAIGNS, RECIPIENTS, recipientId, type CampaignRecord, type CampaignVariant, type RecipientRecord } from "./records.ts";
+import type { SegmentAudience } from "./segment-audience.ts";
+import type { Segments } from "./segments.ts";
+import type { ShortLinks } from "./short-links.ts";
+import { CAMPAIGNS_SETTINGS, CAMPAIGNS_STORE, SEGMENT_AUDIENCE, SEGMENTS_STORE, SHORT_LINKS_SERVICE, type CampaignsSettings } from "./tokens.ts";
+
+export const AUDIENCE_JOB = "campaigns.audience";
+export const SEND_JOB = "campaigns.send";
+export interface CampaignJob {
+  campaignId: string;
+}
+const audienceKey = (campaignId: string) => `campaigns:audience:${campaignId}`;
+const sendKey = (campaignId: string) => `campaigns:send:${campaignId}`;
+
+/** The zone furthest ahead (UTC+14): a local-time send's audience is read when that time comes there. */
+const EARLIEST_ZONE = "Etc/GMT-14";
+
+/**
+ * Sends campaigns, durably and exactly once per person. At the send time an
+ * audience job reads the segment a page of profiles at a time into
+ * recipients (one per address, so a person matched twice, or two profiles
+ * with one number, is one recipient), each page in one transaction with the
+ * scan's cursor. Then send jobs hand due recipients to the shared send rules
+ * a page at a time, each recipient's outbox message (idempotency key: the
+ * campaign and address) committed with its move to `sent`. A kill -9 at any
+ * point re-runs a page whose effects are either all there or none, so nobody
+ * is lost and nobody is texted twice.
+ */
+@injectable()
+export class CampaignSender {
+  private readonly campaigns: Collection<CampaignRecord>;
+  private readonly recipients: Collection<RecipientRecord>;
+
+  constructor(
+    @inject(STORAGE) private readonly storage: Storage,
+    @inject(CLOCK) private readonly clock: Clock,
+    @inject(JOBS) private readonly jobs: Jobs,
+    @inject(ACCOUNTS) private readonly accounts: Accounts,
+    @inject(SEND_RULES) private readonly sendRules: SendRules,
+    @inject(SEGMENT_AUDIENCE) private readonly audience: SegmentAudience,
+    @inject(SEGMENTS_STORE) private readonly segments: Segments,
+    @inject(CAMPAIGNS_STORE) private readonly definitions: Campaigns,
+    @inject(SHORT_LINKS_SERVICE) private readonly links: ShortLinks,
+    @inject(CAMPAIGNS_SETTINGS) private readonly settings: CampaignsSettings,
+  ) {
+    this.campaigns = storage.collection(CAMPAIGNS);
+    this.recipients = storage.collection(RECIPIENTS);
+  }
+
+  /** Schedules a draft: its audience is read when the time comes (409 unless a draft). */
+  async schedule(campaign: CampaignRecord, time: SendTime): Promise<CampaignRecord> {
+    return this.storage.transaction(async () => {
+      const current = await this.definitions.get(campaign.companyId, campaign.id);
+      if (current?.status !== "draft") throw new CampaignStateError(current?.status ?? "deleted");
+      const readAt = "sendAt" in time ? time.sendAt : DateTime.fromISO(time.sendAtLocal, { zone: EARLIEST_ZONE }).toMillis();
+      const scheduled = await this.campaigns.update(campaign.id, { status: "scheduled", ...time, updatedAt: this.clock.now() });
+      await this.jobs.enqueue({ type: AUDIENCE_JOB, payload: { campaignId: campaign.id }, key: audienceKey(campaign.id), runAt: Math.max(readAt, this.clock.now()), companyId: campaign.companyId });
+      return scheduled!;
+    });
+  }
+
+  /** Cancels a scheduled or sending campaign: what was not sent yet is not sent. */
+  async cancel(campaign: CampaignRecord): Promise<CampaignRecord> {
+    return this.storage.transaction(async () => {
+      const current = await this.definitions.get(campaign.companyId, campaign.id);
+      if (!current || (current.status !== "scheduled" && current.status !== "sending" && current.status !== "draft")) throw new CampaignStateError(current?.status ?? "deleted");
+      const now = this.clock.now();
+      await this.jobs.cancel(audienceKey(campaign.id));
+      await this.jobs.cancel(sendKey(campaign.id));
+      await this.recipients.updateWhere({ campaignId: campaign.id, state: "pending" }, { state: "cancelled", reason: "campaign_cancelled" });
+      return (await this.campaigns.update(campaign.id, { status: "cancelled", cancelledAt: now, updatedAt: now }))!;
+    });
+  }
+
+  /** The audience job: one page of profiles into recipients, then the next page's job (or the first send job). */
+  async readAudience(job: CampaignJob): Promise<void> {
+    await this.storage.transaction(async () => {
+      const campaign = await this.campaigns.get(job.campaignId);
+      if (!campaign || campaign.status !== "scheduled" || campaign.audienceDone) return;
+      const segment = await this.segments.get(campaign.companyId, campaign.segmentId);
+      const page = segment
+        ? await this.audience.page(campaign.companyId, segment.rule, campaign.audienceCursor !== undefined ? { after: campaign.audienceCursor } : {})
+        : { matched: [], scanned: 0 };
+      const policy = await this.sendRules.policies.get(campaign.companyId);
+      for (const person of page.matched) await this.#addRecipient(campaign, person, policy);
+      const now = this.clock.now();
+      if (page.nextCursor !== undefined) {
+        await this.campaigns.update(campaign.id, { audienceCursor: page.nextCursor, updatedAt: now });
+        await this.jobs.enqueue({ type: AUDIENCE_JOB, payload: job, key: audienceKey(campaign.id), replace: true, companyId: campaign.companyId });
+        return;
+      }
+      await this.campaigns.update(campaign.id, { audienceDone: true, status: "sending", startedAt: now, updatedAt: now });
+      await this.#scheduleSend(campaign);
+    });
+  }
+
+  /** The send job: a page of due recipients through the send rules into the outbox, in one transaction. */
+  async send(job: CampaignJob): Promise<void> {
+    await this.storage.transaction(async () => {
+      const campaign = await this.campaigns.get(job.campaignId);
+      if (!campaign || campaign.status !== "sending") return;
+      const due = await this.recipients.find({
+        where: { campaignId: campaign.id, state: "pending", dueAt: { lte: this.clock.now() } },
+        orderBy: [{ field: "dueAt" }],
+        limit: this.settings.sendPageSize,
+      });
+      const companyName = (await this.accounts.getCompany(campaign.companyId))?.name;
+      for (const recipient of due.items) await this.#sendOne(campaign, recipient, companyName);
+      await this.#scheduleSend(campaign);
+    });
+  }
+
+  /** The next send job, at the earliest pending recipient's time; the campaign is sent when none is left. */
+  async #scheduleSend(campaign: CampaignRecord): Promise<void> {
+    const next = await this.recipients.findOne({ campaignId: campaign.id, state: "pending" }, [{ field: "dueAt" }]);
+    if (!next) {
+      const now = this.clock.now();
+      await this.campaigns.update(campaign.id, { status: "sent", finishedAt: now, updatedAt: now });
+      return;
+    }
+    await this.jobs.enqueue({ type: SEND_JOB, payload: { campaignId: campaign.id }, key: sendKey(campaign.id), replace: true, runAt: Math.max(next.dueAt, this.clock.now()), companyId: campaign.companyId });
+  }
+
+  async #addRecipient(campaign: CampaignRecord, person: PagedPerson, policy: Awaited<ReturnType<SendRules["policies"]["get"]>>): Promise<void> {
+    const address = campaign.channel === "email" ? person.email : person.phone;
+    const now = this.clock.now();
+    const id = recipientId(campaign.id, address ?? `profile:${person.id}`);
+    if (await this.recipients.get(id)) return;
+    const attributes = { ...person.attributes };
+    const dueAt =
+      campaign.sendAtLocal !== undefined && address !== undefined
+        ? Math.max(DateTime.fromISO(campaign.sendAtLocal, { zone: this.sendRules.zoneOf(policy, { to: address, attributes }) }).toMillis(), now)
+        : (campaign.sendAt ?? now);
+    const base = { id, companyId: campaign.companyId, campaignId: campaign.id, profileId: person.id, variant: variantOf(campaign.variants, campaign.id, person.id).name, dueAt, attributes };
+    if (address === undefined) {
+      await this.recipients.insert({ ...base, address: "", state: "skipped", reason: campaign.channel === "email" ? "no_email" : "no_phone" });
+      return;
+    }
+    await this.recipients.insert({ ...base, address, state: "pending" });
+  }
+
+  async #sendOne(campaign: CampaignRecord, recipient: RecipientRecord, companyName: string | undefined): Promise<void> {
+    const variant = campaign.variants.find((candidate) => candidate.name === recipient.variant) ?? campaign.variants[0]!;
+    const channel = campaign.channel === "email" ? "email" : "sms";
+    const context = { source: "campaign", campaignId: campaign.id, variant: variant.name, recipientId: recipient.id, profileId: recipient.profileId, address: recipient.address, channel } as const;
+    const values: Record<string, string | undefined> = {
+      firstName: text(recipient.attributes.firstName),
+      lastName: text(recipient.attributes.lastName),
+      companyName,
+      link: variant.text.includes("{link}") && campaign.link !== undefined ? await this.links.shorten(campaign.companyId, campaign.link, context) : undefined,
+    };
+    // The URLs written in the text are shortened before the macros are filled: the {link} filled in is short already.
+    const filled = fillTemplate(await this.links.shortenText(campaign.companyId, variant.text, context), values);
+    const filledSubject = variant.subject === undefined ? undefined : fillTemplate(variant.subject, values);
+    if (filled.missing || filledSubject?.missing) return this.#finish(recipient, { state: "skipped", reason: "missing_macro" });
+    const body = filled.text;
+    const subject = filledSubject?.text;
+    const outcome = await this.sendRules.send({
+      companyId: campaign.companyId,
+      channel: channel === "email" ? "EMAIL" : "TEXT",
+      to: recipient.address,
+      messageType: "MARKETING",
+      body,
+      ...(subject !== undefined ? { subject } : {}),
+      ...(campaign.channel === "mms" && variant.mediaUrl !== undefined ? { mediaUrl: variant.mediaUrl } : {}),
+      kind: "campaign",
+      idempotencyKey: `campaign:${campaign.id}:${recipient.address}`,
+      tags: { campaignId: campaign.id, variant: variant.name },
+      attributes: recipient.attributes,
+    });
+    if (outcome.status === "deferred") return this.#finish(recipient, { dueAt: outcome.until });
+    if (outcome.status === "skipped") return this.#finish(recipient, { state: "skipped", reason: outcome.reason });
+    await this.#finish(recipient, { state: "sent", messageId: outcome.message.id, sentAt: this.clock.now() });
+  }
+
+  async #finish(recipient: RecipientRecord, patch: Partial<RecipientRecord>): Promise<void> {
+    await this.recipients.update(recipient.id, patch);
+  }
+}
+
+/** A campaign changed while it could not: scheduled twice, cancelled once sent. */
+export class CampaignStateError extends Error {
+  constructor(readonly status: string) {
+    super(`the campaign is ${status}`);
+  }
+}
+
+/**
+ * A person's variant: a hash of the campaign and the profile over the
+ * variants' weights, so the split holds its shares and a page read again
+ * gives everyone the same variant.
+ */
+export function variantOf(variants: readonly CampaignVariant[], campaignId: string, profileId: string): CampaignVariant {
+  if (variants.length === 1) return variants[0]!;
+  const total = variants.reduce((sum, variant) => sum + variant.weight, 0);
+  let point = createHash("sha256").update(`${campaignId}:${profileId}`).digest().readUInt32BE(0) % total;
+  for (const variant of variants) {
+    if (point < variant.weight) return variant;
+    point -= variant.weight;
+  }
+  return variants.at(-1)!;
+}
+
+const text = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined);

@@ -1,0 +1,11 @@
+export { campaignsPlugin, DEFAULT_SEND_PAGE_SIZE, type CampaignsPluginOptions } from "./campaigns-plugin.ts";
+export { CAMPAIGNS_SERVICE, SHORT_LINKS_SERVICE, SEGMENT_AUDIENCE, CAMPAIGN_SENDER, type CampaignsSettings } from "./tokens.ts";
+export { CampaignsService, type CampaignEstimate } from "./campaigns-service.ts";
+export { Campaigns, createCampaignSchema, updateCampaignSchema, sendCampaignSchema, CAMPAIGN_CHANNELS, CAMPAIGN_MACROS, MAX_CAMPAIGNS_PER_COMPANY, MAX_VARIANTS, MAX_SCHEDULE_AHEAD_DAYS, type CreateCampaignRequest, type UpdateCampaignRequest, type SendCampaignRequest, type CampaignView, type SendTime } from "./campaigns.ts";
+export { Segments, createSegmentSchema, updateSegmentSchema, MAX_SEGMENTS_PER_COMPANY, PREVIEW_SAMPLE, type CreateSegmentRequest, type UpdateSegmentRequest, type SegmentPreview, type SegmentView } from "./segments.ts";
+export { MAX_RULE_DEPTH, MAX_RULE_CONDITIONS, type SegmentRule, type ConsentCondition, type AttributeCondition, type EventCondition, type ProductCondition, type ConditionValue } from "./segment-rule.ts";
+export { SegmentAudience, AUDIENCE_PAGE } from "./segment-audience.ts";
+export { ShortLinks, SHORT_CODE_LENGTH, type LinkClickEvent } from "./short-links.ts";
+export { CampaignResults, OPT_OUT_WINDOW_MS, ATTRIBUTION_WINDOW_MS, type CampaignResultsView, type VariantResults } from "./campaign-results.ts";
+export { CampaignSender, CampaignStateError, variantOf, AUDIENCE_JOB, SEND_JOB, type CampaignJob } from "./campaign-sender.ts";
+export type { CampaignRecord, CampaignStatus, CampaignChannel, CampaignVariant, RecipientRecord, RecipientState, SegmentRecord, ShortLinkRecord } from "./records.ts";

@@ -1,0 +1,223 @@
+import {
+  ACCOUNTS,
+  CLOCK,
+  inject,
+  injectable,
+  JOBS,
+  RunLaterError,
+  sortableId,
+  STORAGE,
+  type Accounts,
+  type Clock,
+  type Collection,
+  type DataSubject,
+  type EventName,
+  type JobContext,
+  type JobOutcome,
+  type Jobs,
+  type ReachkitEvents,
+  type Storage,
+} from "../../src/index.ts";
+import type { AttemptResult, DeliverySender } from "./delivery-sender.ts";
+import { EVENT_ALIASES } from "./event-catalog.ts";
+import { TRANSLATORS, webhookBody, type SubscriberLookup } from "./payloads.ts";
+import { ReceiverLanes } from "./receiver-lanes.ts";
+import { DELIVERIES, DELIVERY_ID_PREFIX, type DeliveryRecord, type DeliveryStatus, type WebhookRecord } from "./records.ts";
+import { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from "./retry-schedule.ts";
+import { signatureHeaders } from "./signing.ts";
+import type { SigningKeys } from "./signing-keys.ts";
+import { WEBHOOK_REGISTRY, WEBHOOK_SENDER, WEBHOOK_SIGNING_KEYS, WEBHOOK_SUBSCRIBERS, WEBHOOKS_SETTINGS, type WebhooksSettings } from "./tokens.ts";
+import type { WebhookRegistry } from "./webhook-registry.ts";
+
+export const DELIVER_JOB = "webhooks.deliver";
+export interface DeliverJob {
+  deliveryId: string;
+}
+
+export interface DeliveryLogOptions {
+  status?: DeliveryStatus;
+  limit?: number;
+}
+
+/**
+ * Deliveries: queued inside the transaction of the change that caused the
+ * event (a durable job each, so a crash loses none), then POSTed at least once,
+ * with the same `webhook-id` on every attempt, through the receiver's lane.
+ */
+@injectable()
+export class Deliveries {
+  private readonly deliveries: Collection<DeliveryRecord>;
+  private readonly lanes: ReceiverLanes;
+
+  constructor(
+    @inject(STORAGE) storage: Storage,
+    @inject(CLOCK) private readonly clock: Clock,
+    @inject(JOBS) private readonly jobs: Jobs,
+    @inject(ACCOUNTS) private readonly accounts: Accounts,
+    @inject(WEBHOOK_REGISTRY) private readonly registry: WebhookRegistry,
+    @inject(WEBHOOK_SIGNING_KEYS) private readonly signingKeys: SigningKeys,
+    @inject(WEBHOOK_SENDER) private readonly sender: DeliverySender,
+    @inject(WEBHOOK_SUBSCRIBERS) private readonly subscribers: SubscriberLookup,
+    @inject(WEBHOOKS_SETTINGS) private readonly settings: WebhooksSettings,
+  ) {
+    this.deliveries = storage.collection(DELIVERIES);
+    this.lanes = new ReceiverLanes(settings.concurrencyPerReceiver);
+  }
+
+  /**
+   * The in-transaction listener of a domain event: a delivery and its job for
+   * each enabled webhook of the company that subscribed to it, written in the
+   * change's transaction.
+   */
+  async fanOut<K extends EventName>(name: K, payload: ReachkitEvents[K]): Promise<void> {
+    const companyId = (payload as { companyId?: unknown }).companyId;
+    if (typeof companyId !== "string") return;
+    const webhooks = await this.registry.enabledOf(companyId);
+    if (webhooks.length === 0) return;
+    const now = this.clock.now();
+    const event = await TRANSLATORS[name]?.(payload, this.subscribers, now);
+    if (!event) return;
+    const targets = webhooks.flatMap((webhook) => {
+      const type = webhook.events.includes(event.type) ? event.type : webhook.events.find((name) => EVENT_ALIASES[name] === event.type);
+      return type === undefined ? [] : [{ webhook, type }];
+    });
+    if (targets.length === 0) return;
+    const company = await this.accounts.getCompany(companyId);
+    for (const { webhook, type } of targets) {
+      const delivery: DeliveryRecord = {
+        id: `${DELIVERY_ID_PREFIX}${sortableId(now)}`,
+        webhookId: webhook.id,
+        companyId,
+        applicationId: webhook.applicationId,
+        event: type,
+        body: webhookBody(type, event, company),
+        status: "pending",
+        attempts: 0,
+        nextAttemptAt: now,
+        ...(event.subject.phone !== undefined ? { phone: event.subject.phone } : {}),
+        ...(event.subject.email !== undefined ? { email: event.subject.email } : {}),
+        createdAt: now,
+        updatedAt: now,
+      };
+      await this.deliveries.insert(delivery);
+      await this.jobs.enqueue<DeliverJob>({ type: DELIVER_JOB, payload: { deliveryId: delivery.id }, companyId });
+    }
+  }
+
+  /**
+   * The job: one attempt. Its runner slot is given back while the request is
+   * out; a full receiver lane puts the job back for when it should have room; a
+   * failed attempt puts it back for the next time of the retry schedule.
+   */
+  async attempt(job: DeliverJob, context: JobContext): Promise<JobOutcome | undefined> {
+    const delivery = await this.deliveries.get(job.deliveryId);
+    if (!delivery || delivery.status !== "pending") return; // done, or deleted by a privacy request
+    const webhook = await this.registry.forDelivery(delivery.webhookId);
+    if (!webhook || webhook.disabledAt !== undefined) {
+      await this.#settle(delivery, { status: "cancelled", error: webhook ? `the webhook is disabled: ${webhook.disabledReason ?? ""}` : "the webhook was deleted" });
+      return { deliveryId: delivery.id, status: "cancelled" };
+    }
+    const keys = await this.signingKeys.signingKeys(delivery.applicationId);
+    const origin = new URL(webhook.url).origin;
+    const lane = this.lanes.offer(origin, delivery.id, () => this.#post(webhook, delivery, keys, context.signal));
+    if ("retryInMs" in lane) {
+      throw new RunLaterError(this.clock.now() + lane.retryInMs, `the receiver ${origin} is slow`);
+    }
+    context.releaseSlot();
+    const result = await lane.sending;
+    // The kit stopped during the request: the job runs again after the restart, the attempt not counted.
+    if (context.signal.aborted && !result.delivered) throw new RunLaterError(this.clock.now(), "the kit stopped");
+    return this.#record(delivery, webhook, result);
+  }
+
+  /** The delivery log of a webhook, newest first. */
+  async log(webhookId: string, options: DeliveryLogOptions = {}): Promise<DeliveryRecord[]> {
+    const page = await this.deliveries.find({
+      where: { webhookId, ...(options.status ? { status: options.status } : {}) },
+      orderBy: [{ field: "id", direction: "desc" }],
+      limit: options.limit ?? 50,
+    });
+    return page.items;
+  }
+
+  get(id: string): Promise<DeliveryRecord | undefined> {
+    return this.deliveries.get(id);
+  }
+
+  /**
+   * Sends a delivery again now, in this process (the CLI), with the same
+   * `webhook-id` and body: one attempt, recorded in the log. A pending delivery
+   * keeps its schedule unless this delivers it.
+   */
+  async redeliver(delivery: DeliveryRecord, webhook: WebhookRecord): Promise<DeliveryRecord> {
+    const keys = await this.signingKeys.signingKeys(delivery.applicationId);
+    const result = await this.#post(webhook, delivery, keys);
+    const now = this.clock.now();
+    const status: DeliveryStatus = result.delivered ? "delivered" : delivery.status;
+    await this.#settle(delivery, { ...attemptFields(delivery, result, now), status, ...(result.delivered ? { nextAttemptAt: undefined } : {}) });
+    if (result.delivered) await this.registry.delivered(webhook);
+    return (await this.deliveries.get(delivery.id)) ?? delivery;
+  }
+
+  /** Deletes finished deliveries older than the retention. */
+  async prune(): Promise<number> {
+    return this.deliveries.deleteWhere({ createdAt: { lt: this.clock.now() - this.settings.deliveryRetentionMs }, status: { ne: "pending" } });
+  }
+
+  /** The deliveries about a subject (their bodies hold its phone or email): deleted with its other data. */
+  async deleteSubjectData(subject: DataSubject): Promise<number> {
+    let removed = 0;
+    if (subject.phone) removed += await this.deliveries.deleteWhere({ companyId: subject.companyId, phone: subject.phone });
+    if (subject.email) removed += await this.deliveries.deleteWhere({ companyId: subject.companyId, email: subject.email.toLowerCase() });
+    return removed;
+  }
+
+  #post(webhook: WebhookRecord, delivery: DeliveryRecord, keys: readonly string[], stop?: AbortSignal): Promise<AttemptResult> {
+    // Signed when it leaves, not when it was queued: receivers check webhook-timestamp against their clock.
+    const headers = signatureHeaders(keys, delivery.id, Math.floor(this.clock.now() / 1000), delivery.body);
+    return this.sender.post(webhook.url, delivery.body, headers, stop);
+  }
+
+  async #record(delivery: DeliveryRecord, webhook: WebhookRecord, result: AttemptResult): Promise<JobOutcome> {
+    const now = this.clock.now();
+    const fields = attemptFields(delivery, result, now);
+    const outcome = { deliveryId: delivery.id, attempt: fields.attempts, ...(result.status !== undefined ? { status: result.status } : {}) };
+    if (result.delivered) {
+      await this.#settle(delivery, { ...fields, status: "delivered", nextAttemptAt: undefined });
+      await this.registry.delivered(webhook);
+      return outcome;
+    }
+    const failingSince = webhook.failingSince ?? now;
+    await this.registry.failing(webhook, failingSince);
+    const disableFor =
+      result.status === 410
+        ? "the receiver answered 410 Gone"
+        : now - failingSince >= this.settings.disableAfterFailingMs
+          ? `every attempt failed since ${new Date(failingSince).toISOString()}`
+          : undefined;
+    if (disableFor !== undefined) await this.registry.disable(webhook, disableFor);
+    if (disableFor !== undefined || fields.attempts >= MAX_DELIVERY_ATTEMPTS) {
+      await this.#settle(delivery, { ...fields, status: "failed", nextAttemptAt: undefined });
+      return { ...outcome, failed: true };
+    }
+    const nextAttemptAt = now + retryDelayMs(fields.attempts);
+    await this.#settle(delivery, { ...fields, nextAttemptAt });
+    throw new RunLaterError(nextAttemptAt, `attempt ${fields.attempts} failed: ${result.error ?? ""}`);
+  }
+
+  async #settle(delivery: DeliveryRecord, changes: Partial<DeliveryRecord>): Promise<void> {
+    await this.deliveries.update(delivery.id, { ...changes, updatedAt: this.clock.now() });
+  }
+}
+
+/** What an attempt writes in the log, whatever its outcome. */
+function attemptFields(delivery: DeliveryRecord, result: AttemptResult, now: number) {
+  return {
+    attempts: delivery.attempts + 1,
+    lastAttemptAt: now,
+    latencyMs: result.latencyMs,
+    responseStatus: result.status,
+    responseBody: result.responseBody,
+    error: result.error,
+  };
+}

@@ -1,0 +1,12 @@
+export { webhooksPlugin, DEFAULT_WEBHOOKS_SETTINGS, type WebhooksApi, type WebhooksPluginOptions } from "./webhooks-plugin.ts";
+export { WebhookRegistry, type WebhookOwner } from "./webhook-registry.ts";
+export { Deliveries, DELIVER_JOB, type DeliverJob, type DeliveryLogOptions } from "./deliveries.ts";
+export { SigningKeys, DEFAULT_KEY_OVERLAP_MS, MAX_KEY_OVERLAP_MS, type SigningKeyView } from "./signing-keys.ts";
+export { DeliverySender, RESPONSE_BODY_KEPT, type AttemptResult } from "./delivery-sender.ts";
+export { signatureHeaders, newSigningKey } from "./signing.ts";
+export { SENT_EVENTS, NOT_YET_SENT_EVENTS, EVENT_ALIASES, KNOWN_EVENTS } from "./event-catalog.ts";
+export { externalId, type WebhookEvent, type SubscriberLookup } from "./payloads.ts";
+export { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from "./retry-schedule.ts";
+export { RefusedTargetError, refusedRange, urlProblem } from "./target-policy.ts";
+export { WEBHOOKS, DELIVERIES, SIGNING_KEYS, type WebhookRecord, type DeliveryRecord, type DeliveryStatus, type SigningKeyRecord } from "./records.ts";
+export { WEBHOOKS_SETTINGS, WEBHOOK_REGISTRY, WEBHOOK_DELIVERIES, WEBHOOK_SIGNING_KEYS, WEBHOOK_SENDER, WEBHOOK_SUBSCRIBERS, type WebhooksSettings } from "./tokens.ts";

@@ -1,0 +1,81 @@
+import type { CollectionSpec, CredentialKind, Doc } from "../../src/index.ts";
+
+/** A webhook: one URL of one application at one company, and the events it receives. */
+export interface WebhookRecord extends Doc {
+  companyId: string;
+  /** The application whose token created it; its signing key signs the deliveries. */
+  applicationId: string;
+  /** How it was created: an API key (the company's own application) or an OAuth token (an installed one). */
+  credentialKind: CredentialKind;
+  url: string;
+  events: string[];
+  /** Set while disabled: by `PUT {disabled: true}`, a 410 answer, or failing for too long. */
+  disabledAt?: number;
+  disabledReason?: string;
+  /** The first failed attempt since the last delivered one. */
+  failingSince?: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type DeliveryStatus = "pending" | "delivered" | "failed" | "cancelled";
+
+/**
+ * One event to one webhook, and the delivery log's entry for it. Its id is the
+ * `webhook-id` header of every attempt; `body` is sent byte for byte on each.
+ */
+export interface DeliveryRecord extends Doc {
+  webhookId: string;
+  companyId: string;
+  applicationId: string;
+  event: string;
+  body: string;
+  status: DeliveryStatus;
+  /** Requests made (the CLI's redeliveries included). */
+  attempts: number;
+  nextAttemptAt?: number;
+  lastAttemptAt?: number;
+  /** The receiver's status code of the last attempt that got one. */
+  responseStatus?: number;
+  /** Milliseconds the last attempt took. */
+  latencyMs?: number;
+  /** The start of the receiver's last answer (at most RESPONSE_BODY_KEPT bytes). */
+  responseBody?: string;
+  /** Why the last attempt failed without a 2xx (a timeout, a refused address, a status). */
+  error?: string;
+  /** The subscriber the event is about, so that privacy requests find its deliveries. */
+  phone?: string;
+  email?: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** A signing key of an application, sealed with the kit secret. */
+export interface SigningKeyRecord extends Doc {
+  applicationId: string;
+  /** AES-256-GCM: iv, tag and ciphertext of the key, base64url, dot-separated. */
+  sealed: string;
+  createdAt: number;
+  /** Set when a newer key replaced it: it signs beside the new one until then. */
+  expiresAt?: number;
+}
+
+export const WEBHOOKS = "webhooks_webhooks";
+export const DELIVERIES = "webhooks_deliveries";
+export const SIGNING_KEYS = "webhooks_signing_keys";
+
+export const webhookCollections: readonly CollectionSpec[] = [
+  { name: WEBHOOKS, indexes: [{ fields: ["companyId", "applicationId"] }] },
+  {
+    name: DELIVERIES,
+    indexes: [{ fields: ["webhookId"] }, { fields: ["companyId", "phone"] }, { fields: ["companyId", "email"] }, { fields: ["createdAt"] }],
+  },
+  { name: SIGNING_KEYS, indexes: [{ fields: ["applicationId"] }] },
+];
+
+/** The job that keeps the delivery log to its retention, daily, under one key. */
+export const PRUNE_JOB = "webhooks.prune";
+export const PRUNE_KEY = "webhooks:prune";
+
+/** Delivery ids: `msg_` and an id that sorts in creation order. */
+export const DELIVERY_ID_PREFIX = "msg_";
