@@ -149,7 +149,7 @@ describe("the merge rule", () => {
     t.clock.advance(60_000);
     assert.equal((await post(t, ...identify({ phone: PHONE, email: EMAIL }))).status, 202);
     assert.deepEqual(updated, [profile.id]);
-    assert.equal((await t.kit.storage.collection<{ updatedAt: number }>("profiles_profiles").get(profile.id))?.updatedAt, t.clock.now());
+    assert.equal((await t.kit.storage.collection<{ id: string; updatedAt: number }>("profiles_profiles").get(profile.id))?.updatedAt, t.clock.now());
     await t.stop();
   });
 
