@@ -159,14 +159,16 @@ if (process.argv[2] === "--send") {
   const { company, output } = await seeding.provisionCompany({ name: "Bench Co" });
   const apiKey = output.apiKey as string;
   await seeding.plugin("sendRules").policies.set(company.id, { quietHours: null, dailyCap: null });
-  let started = performance.now();
+  const started = performance.now();
+  const seedCpu = process.cpuUsage();
   await seedProfiles(seeding.storage, company.id, profiles);
   const gold = Array.from({ length: profiles }, (_, i) => i).filter(isGold);
   await seedSubscribers(seeding.storage, company.id, gold.length, (n) => phoneOf(gold[n]!));
   const seedMs = performance.now() - started;
+  const { user, system } = process.cpuUsage(seedCpu);
   const code = JSON.parse((await seeding.inject({ method: "POST", url: "/v1/short-links", headers: { authorization: `Bearer ${apiKey}` }, body: { url: "https://shop.example.com/sale" } })).body).code as string;
   await seeding.stop();
-  console.log(`seeded ${profiles} profiles in ${Math.round(seedMs / 1000)} s; load ${load()}`);
+  console.log(`seeded ${profiles} profiles in ${Math.round(seedMs / 1000)} s (CPU ${Math.round((user + system) / 1e6)} s); load ${load()}`);
 
   const loadBeforeSend = load();
   const send = await runChild(["--send", dataDir, company.id, apiKey]);
@@ -194,6 +196,7 @@ if (process.argv[2] === "--send") {
   for (const server of Object.values(servers)) await stopServerProcess(server.child);
   report("campaigns", {
     profiles,
+    seeding: { ms: Math.round(seedMs), cpuMs: Math.round((user + system) / 1000) },
     segment: SEGMENT,
     preview: { audience: send.audience, scanned: send.scanned, ms: send.previewMs },
     send: { messages: send.sent, enqueueMs: send.enqueueMs, enqueueCpuMs: send.enqueueCpuMs, idleRssMB: send.idleRssMB, peakAboveIdleMB: send.peakAboveIdleMB, loadBeforeSend, loadAfterSend },
