@@ -1,5 +1,4 @@
-import { CLOCK, EVENTS, inject, injectable, invalidFields, PUBLIC_URL, SECRET, sign, sortableId, STORAGE, type Clock, type Collection, type EventBus, type LinkContext, type LinkShortener, type PublicUrl, type Storage } from "../../src/index.ts";
-import { EVENT_GROUP_COMMIT, type GroupCommit } from "../profiles/index.ts";
+import { CLOCK, EVENTS, GROUP_COMMIT, inject, injectable, invalidFields, PUBLIC_URL, SECRET, sign, sortableId, STORAGE, type Clock, type Collection, type EventBus, type GroupCommit, type LinkContext, type LinkShortener, type PublicUrl, type Storage } from "../../src/index.ts";
 import { isHttpUrl } from "./campaigns.ts";
 import { CLICKS, LINK_DOMAINS, SHORT_LINKS, type ClickRecord, type LinkDomainRecord, type ShortLinkRecord } from "./records.ts";
 
@@ -54,7 +53,7 @@ export class ShortLinks implements LinkShortener {
     @inject(SECRET) private readonly secret: string,
     @inject(PUBLIC_URL) private readonly publicUrl: PublicUrl,
     @inject(EVENTS) private readonly events: EventBus,
-    @inject(EVENT_GROUP_COMMIT) private readonly groupCommit: GroupCommit,
+    @inject(GROUP_COMMIT) private readonly groupCommit: GroupCommit,
   ) {
     this.links = storage.collection(SHORT_LINKS);
     this.clicks = storage.collection(CLICKS);
@@ -79,7 +78,7 @@ export class ShortLinks implements LinkShortener {
   /**
    * A click: the URL to redirect to, with the click recorded and announced;
    * undefined for an unknown code. The clicks that arrive during one
-   * event-loop turn are written in one shared commit (the events' group
+   * event-loop turn are written in one shared commit (the kit's group
    * commit), and each resolves only once that commit is done: a redirect is
    * never answered for a click that a crash could still lose.
    */
