@@ -100,7 +100,7 @@ export class Campaigns {
 
   /** A page of the company's campaigns, newest first, and the cursor of the next. */
   page(companyId: string, options: { limit: number; after?: string }): Promise<Page<CampaignRecord>> {
-    return this.campaigns.find({ where: { companyId }, orderBy: [{ field: "createdAt", direction: "desc" }], limit: options.limit, ...(options.after !== undefined ? { after: options.after } : {}) });
+    return this.campaigns.find({ where: { companyId }, orderBy: [{ field: "createdAt", direction: "desc" }, { field: "id", direction: "desc" }], limit: options.limit, ...(options.after !== undefined ? { after: options.after } : {}) });
   }
 
   /** Deletes a draft, a sent or a cancelled campaign (409 while scheduled or sending). */
