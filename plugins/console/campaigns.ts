@@ -12,7 +12,7 @@ import {
 } from "../campaigns/index.ts";
 import { actionRoute, pageRoute, queryText, type ConsoleDeps, type Form } from "./console-routes.ts";
 import { actionDocs, pageDocs } from "./docs.ts";
-import { byReason, money, pager, status, table, when } from "./format.ts";
+import { byReason, money, pager, status, sumOf, table, when } from "./format.ts";
 import { html, type SafeHtml } from "./html.ts";
 import { actionForm, type Viewer } from "./layout.ts";
 import { personLink } from "./subscribers.ts";
@@ -37,6 +37,32 @@ export function campaignRoutes(deps: ConsoleDeps, campaigns: CampaignsService): 
     return campaign;
   };
   const back = (viewer: Viewer, campaign: CampaignRecord, done: string) => ({ redirect: `${viewer.base}/campaigns/${encodeURIComponent(campaign.id)}?done=${done}` });
+  /** An owner's send or cancel of a campaign, back to its page. */
+  const change = (
+    action: "send" | "cancel",
+    spec: { operationId: string; summary: string; description: string; fields: v.ObjectEntries; body: Record<string, string>; done: string; act(companyId: string, id: string, form: Form): Promise<unknown> },
+  ) =>
+    actionRoute(deps, {
+      path: `/campaigns/:campaignId/${action}`,
+      section: "campaigns",
+      role: "owner",
+      summary: spec.summary,
+      docs: actionDocs({
+        operationId: spec.operationId,
+        description: spec.description,
+        params: CAMPAIGN_PARAM,
+        exampleParams: { campaignId: EXAMPLE_CAMPAIGN_ID },
+        after: ["createSegment", "createCampaign", "showConsoleCampaign"],
+        fields: v.object({ csrf_token: v.string(), ...spec.fields }),
+        body: spec.body,
+        success: { status: 303, location: `/console/campaigns/${EXAMPLE_CAMPAIGN_ID}?done=${spec.done}`, description: "Done: back to the campaign" },
+      }),
+      async run(viewer, form, context) {
+        const campaign = await ownCampaign(viewer, context.params.campaignId);
+        await spec.act(viewer.company.id, campaign.id, form);
+        return back(viewer, campaign, spec.done);
+      },
+    });
   return [
     pageRoute(deps, {
       path: "/campaigns",
@@ -104,48 +130,26 @@ ${viewer.user.role === "owner" ? createForm(viewer, segments) : ""}`,
         return { title: campaign.name, section: "campaigns", notice: done ? NOTICES[done] : undefined, body: campaignBody(viewer, campaign, segment, results!) };
       },
     }),
-    actionRoute(deps, {
-      path: "/campaigns/:campaignId/send",
-      section: "campaigns",
-      role: "owner",
+    change("send", {
+      operationId: "sendConsoleCampaign",
       summary: "Send or schedule a campaign from the console",
-      docs: actionDocs({
-        operationId: "sendConsoleCampaign",
-        description: "Sends a draft now (sendAt empty) or at `sendAt`, an instant with its offset, as POST /v1/campaigns/{id}/send does (400 naming sendAt, 409 unless a draft).",
-        params: CAMPAIGN_PARAM,
-        exampleParams: { campaignId: EXAMPLE_CAMPAIGN_ID },
-        after: ["createSegment", "createCampaign", "showConsoleCampaign"],
-        fields: v.object({ csrf_token: v.string(), sendAt: v.optional(v.string()) }),
-        body: { sendAt: "2026-03-05T16:00:00Z" },
-        success: { status: 303, location: `/console/campaigns/${EXAMPLE_CAMPAIGN_ID}?done=sent`, description: "Scheduled: back to the campaign" },
-      }),
-      async run(viewer, form, context) {
-        const campaign = await ownCampaign(viewer, context.params.campaignId);
+      description: "Sends a draft now (sendAt empty) or at `sendAt`, an instant with its offset, as POST /v1/campaigns/{id}/send does (400 naming sendAt, 409 unless a draft).",
+      fields: { sendAt: v.optional(v.string()) },
+      body: { sendAt: "2026-03-05T16:00:00Z" },
+      done: "sent",
+      act: (companyId, id, form) => {
         const sendAt = given(form, "sendAt");
-        await campaigns.send(viewer.company.id, campaign.id, sendAt ? { sendAt } : {});
-        return back(viewer, campaign, "sent");
+        return campaigns.send(companyId, id, sendAt ? { sendAt } : {});
       },
     }),
-    actionRoute(deps, {
-      path: "/campaigns/:campaignId/cancel",
-      section: "campaigns",
-      role: "owner",
+    change("cancel", {
+      operationId: "cancelConsoleCampaign",
       summary: "Cancel a campaign from the console",
-      docs: actionDocs({
-        operationId: "cancelConsoleCampaign",
-        description: "Cancels a draft, scheduled or sending campaign, as POST /v1/campaigns/{id}/cancel does: what was not sent yet is not sent (409 once sent).",
-        params: CAMPAIGN_PARAM,
-        exampleParams: { campaignId: EXAMPLE_CAMPAIGN_ID },
-        after: ["createSegment", "createCampaign", "showConsoleCampaign"],
-        fields: v.object({ csrf_token: v.string() }),
-        body: {},
-        success: { status: 303, location: `/console/campaigns/${EXAMPLE_CAMPAIGN_ID}?done=cancelled`, description: "Cancelled: back to the campaign" },
-      }),
-      async run(viewer, _form, context) {
-        const campaign = await ownCampaign(viewer, context.params.campaignId);
-        await campaigns.cancel(viewer.company.id, campaign.id);
-        return back(viewer, campaign, "cancelled");
-      },
+      description: "Cancels a draft, scheduled or sending campaign, as POST /v1/campaigns/{id}/cancel does: what was not sent yet is not sent (409 once sent).",
+      fields: {},
+      body: {},
+      done: "cancelled",
+      act: (companyId, id) => campaigns.cancel(companyId, id),
     }),
     pageRoute(deps, {
       path: "/segments",
@@ -231,13 +235,26 @@ ${field("campaign-link", "Link ({link} shortens it for each person)", html`<inpu
 )}`;
 }
 
-const RESULT_COLUMNS = ["Variant", "Audience", "Sent", "To send", "Skipped", "Delivered", "Failed", "Clicks", "Unique clickers", "Opt-outs (24 h)", "Purchases (7 days)", "Revenue"];
+/** The results' measures, one a row, so that the variants (at most five) and the total are the columns: it fits a phone. */
+const MEASURES: ReadonlyArray<[string, (results: VariantResults) => number | string]> = [
+  ["Audience", (results) => results.audience],
+  ["Sent", (results) => results.sent],
+  ["To send", (results) => results.pending],
+  ["Skipped", (results) => sumOf(results.skipped)],
+  ["Delivered", (results) => results.delivered],
+  ["Failed", (results) => results.failed],
+  ["Clicks", (results) => results.clicks],
+  ["Unique clickers", (results) => results.uniqueClickers],
+  ["Opt-outs (24 h)", (results) => results.optOuts],
+  ["Purchases (7 days)", (results) => results.purchases],
+  ["Revenue", (results) => money(results.revenue)],
+];
 
-const resultRow = (name: SafeHtml | string, results: VariantResults) => {
-  const skipped = Object.values(results.skipped).reduce((total, count) => total + count, 0);
-  const figures = [results.audience, results.sent, results.pending, skipped, results.delivered, results.failed, results.clicks, results.uniqueClickers, results.optOuts, results.purchases];
-  return html`<tr><th scope="row">${name}</th>${figures.map((figure) => html`<td class="num">${figure}</td>`)}<td>${money(results.revenue)}</td></tr>`;
-};
+function resultsTable(results: CampaignResultsView): SafeHtml {
+  const columns: Array<[string, VariantResults]> = [...Object.entries(results.variants), ["All", results]];
+  const rows = MEASURES.map(([label, figure]) => html`<tr><th scope="row">${label}</th>${columns.map(([, variant]) => html`<td class="num">${figure(variant)}</td>`)}</tr>`);
+  return table("Results", ["", ...columns.map(([name]) => (name === "All" ? "All variants" : `Variant ${name}`))], rows, "No results.");
+}
 
 function campaignBody(viewer: Viewer, campaign: CampaignRecord, segment: SegmentRecord | undefined, results: CampaignResultsView): SafeHtml {
   const owner = viewer.user.role === "owner";
@@ -270,7 +287,7 @@ ${sendForm || cancelForm ? html`<div class="card">${sendForm}${cancelForm}</div>
 <h2>Variants</h2>
 ${table("Variants", ["Variant", "Weight", "Text"], variants, "No variants.")}
 <h2>Results</h2>
-${table("Results", RESULT_COLUMNS, [...Object.entries(results.variants).map(([name, figures]) => resultRow(name, figures)), resultRow(html`<strong>All</strong>`, results)], "No results.")}
+${resultsTable(results)}
 <p class="muted">Delivered and failed come from the provider's receipts; an opt-out counts within 24 hours of the person's message, a purchase within 7 days of a click on its link.</p>
 <h3>Skipped, by reason</h3>
 ${byReason("Skipped, by reason", results.skipped)}

@@ -30,7 +30,8 @@ export function withQuery(path: string, query: Record<string, string | undefined
 /** A table in a scrolling frame, with a caption for screen readers and an empty state. */
 export function table(caption: string, head: readonly string[], rows: readonly SafeHtml[], empty: string): SafeHtml {
   if (rows.length === 0) return html`<p class="muted">${empty}</p>`;
-  return html`<div class="table-wrap"><table>
+  // Focusable, so that a table wider than the screen scrolls from the keyboard too.
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="${caption}"><table>
 <caption class="skip">${caption}</caption>
 <thead><tr>${head.map((cell) => html`<th scope="col">${cell}</th>`)}</tr></thead>
 <tbody>

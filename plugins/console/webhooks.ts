@@ -260,13 +260,11 @@ function webhookBody(viewer: Viewer, webhook: WebhookRecord, log: readonly Deliv
   const enabled = webhook.disabledAt === undefined;
   const path = `${viewer.base}/webhooks/${webhook.id}`;
   const redeliver = (delivery: DeliveryRecord) =>
-    owner && enabled
-      ? actionForm(viewer, `/webhooks/${webhook.id}/deliveries/${delivery.id}/redeliver`, html`<button type="submit" class="secondary" aria-label="Send ${delivery.id} again">Send again</button>`, { class: "inline" })
-      : "";
+    actionForm(viewer, `/webhooks/${webhook.id}/deliveries/${delivery.id}/redeliver`, html`<button type="submit" class="secondary" aria-label="Send again ${delivery.id}">Send again</button>`, { class: "inline" });
   const rows = log.map(
-    (delivery) => html`<tr><td><code>${delivery.id}</code></td><td>${delivery.event}</td><td>${status(delivery.status)}</td><td class="num">${delivery.attempts}</td>
+    (delivery) => html`<tr><td><code>${delivery.id}</code>${owner && enabled ? html`<br>${redeliver(delivery)}` : ""}</td><td>${delivery.event}</td><td>${status(delivery.status)}</td><td class="num">${delivery.attempts}</td>
 <td class="num">${delivery.responseStatus ?? ""}</td><td class="num">${delivery.latencyMs !== undefined ? `${delivery.latencyMs} ms` : ""}</td><td>${when(delivery.createdAt)}</td><td>${when(delivery.lastAttemptAt)}</td>
-<td class="wrap">${delivery.error ?? ""}${delivery.responseBody ? html`<br><code>${delivery.responseBody.slice(0, 200)}</code>` : ""}${delivery.status === "pending" && delivery.nextAttemptAt !== undefined ? html`<br>next attempt ${when(delivery.nextAttemptAt)}` : ""}</td><td>${redeliver(delivery)}</td></tr>`,
+<td class="wrap">${delivery.error ?? ""}${delivery.responseBody ? html`<br><code>${delivery.responseBody.slice(0, 200)}</code>` : ""}${delivery.status === "pending" && delivery.nextAttemptAt !== undefined ? html`<br>next attempt ${when(delivery.nextAttemptAt)}` : ""}</td></tr>`,
   );
   const actions = owner
     ? html`<div class="card">${actionForm(viewer, `/webhooks/${webhook.id}/${enabled ? "disable" : "enable"}`, html`<button type="submit" class="secondary">${enabled ? "Disable" : "Enable"} the webhook</button>`, { class: "inline" })}
@@ -288,7 +286,7 @@ ${actions}
 <div><label for="status">Status</label><select id="status" name="status">${options}</select></div>
 <div><button type="submit">Filter</button></div>
 </form>
-${table("Delivery log", ["Delivery", "Event", "Status", "Attempts", "Answer", "Took", "Made", "Last tried", "Error or answer", ""], rows, "No deliveries match.")}
+${table("Delivery log", ["Delivery", "Event", "Status", "Attempts", "Answer", "Took", "Made", "Last tried", "Error or answer"], rows, "No deliveries match.")}
 ${pager(path, query, nextCursor)}
 ${owner && !enabled ? html`<p class="muted">Enable the webhook to send a delivery again.</p>` : ""}
 <p><a href="${viewer.base}/webhooks">All webhooks</a></p>`;

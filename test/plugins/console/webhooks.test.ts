@@ -77,7 +77,7 @@ describe("console webhooks", () => {
     assert.equal(sent.headers.location, `/console/webhooks/${id}?done=redelivered`);
     assert.equal(receiver.requests.length, before_ + 2);
     assert.equal(receiver.requests.at(-1)!.headers["webhook-id"], delivery!.id, "the same webhook-id");
-    assert.match(text(await c.owner.get(sent.headers.location!)), new RegExp(`The delivery was sent again.*${delivery!.id} custom_attribute\\.set delivered 2 200 `));
+    assert.match(text(await c.owner.get(sent.headers.location!)), new RegExp(`The delivery was sent again.*${delivery!.id} Send again custom_attribute\\.set delivered 2 200 `));
     await c.owner.act(`/console/webhooks/${id}/disable`);
     const refused = await c.owner.act(url);
     assert.equal(refused.status, 409);
