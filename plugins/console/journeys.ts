@@ -17,7 +17,6 @@ const NOTICES: Readonly<Record<string, string>> = {
   deleted: "The journey is deleted: its waiting people leave it at their next step.",
 };
 
-
 function stepText(step: JourneyStep): SafeHtml {
   switch (step.type) {
     case "wait":
