@@ -1,16 +1,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { signedInConsole, type SignedInConsole } from "./requests.ts";
+import { companyApi, signedInConsole, type SignedInConsole } from "./requests.ts";
 import { pageText as text } from "./support.ts";
 
 describe("console campaigns and segments", () => {
   let c: SignedInConsole;
   let companyId: string;
-  const api = async (method: string, url: string, body?: unknown) => {
-    const answer = await c.t.kit.inject({ method, url, body, headers: { authorization: `Bearer ${c.t.company.apiKey}` } });
-    assert.ok(answer.status < 300, `${url}: ${answer.status} ${answer.body}`);
-    return answer.body ? answer.json<{ id: string }>() : { id: "" };
-  };
+  const api = (method: string, url: string, body?: unknown) => companyApi(c.t.kit, c.t.company.apiKey)(method, url, body);
 
   before(async () => {
     c = await signedInConsole();

@@ -1,3 +1,4 @@
+import assert from "node:assert/strict";
 import { SmsSendError, type Reachkit } from "../../../src/index.ts";
 import type { TestKit } from "../../support/test-kit.ts";
 import { OWNER, signedIn, startConsoleKit, VIEWER, type ConsoleBrowser } from "./support.ts";
@@ -36,6 +37,13 @@ export interface ConsoleFixture {
 
 let made = 0;
 
+/** A company's API through its key: the answer's JSON (an empty id when there is none); an error answer fails the test. */
+export const companyApi = (kit: Reachkit, apiKey: string) => async (method: string, url: string, body?: unknown) => {
+  const answer = await kit.inject({ method, url, body, headers: { authorization: `Bearer ${apiKey}` } });
+  assert.ok(answer.status < 300, `${method} ${url}: ${answer.status} ${answer.body}`);
+  return answer.body ? answer.json<{ id: string }>() : { id: "" };
+};
+
 export async function consoleFixture(
   t: TestKit,
   company: { companyId: string; apiKey: string; legacyToken: string } = t.company,
@@ -45,17 +53,13 @@ export async function consoleFixture(
   const { kit } = t;
   const send = (method: string, url: string, body: unknown) => kit.inject({ method, url, body, headers: { authorization: `Bearer ${company.legacyToken}` } });
   const type = (await send("POST", "/events/types", { type: "Consultation" })).json<{ uuid: string }>().uuid;
-  const api = async (method: string, url: string, body?: unknown) => {
-    const answer = await kit.inject({ method, url, body, headers: { authorization: `Bearer ${company.apiKey}` } });
-    if (answer.status >= 300) throw new Error(`${method} ${url}: ${answer.status} ${answer.body}`);
-    return answer.json<{ id: string }>();
-  };
+  const api = companyApi(kit, company.apiKey);
   let application: string | undefined;
   let webhook: Promise<{ webhookId: string; deliveryId: string }> | undefined;
   let segment: Promise<string> | undefined;
   const newWebhook = async () => {
     const { id } = await api("POST", "/v1/webhooks", { url: `http://127.0.0.1:9/hooks/${++made}`, events: ["custom_attribute.set"] });
-    await kit.inject({ method: "POST", url: "/v1/attributes/custom", body: { properties: { tier: "gold" }, user: { phone: world.phones[0] } }, headers: { authorization: `Bearer ${company.apiKey}` } });
+    await api("POST", "/v1/attributes/custom", { properties: { tier: "gold" }, user: { phone: world.phones[0] } });
     // The first attempt fails at once (nobody listens on port 9) and is logged.
     await t.scheduler.flush();
     const [delivery] = await kit.plugin("webhooks").deliveries.log(id, { limit: 1 });

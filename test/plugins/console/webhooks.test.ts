@@ -1,18 +1,14 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Receiver } from "../webhooks/support.ts";
-import { signedInConsole, type SignedInConsole } from "./requests.ts";
+import { companyApi, signedInConsole, type SignedInConsole } from "./requests.ts";
 import { pageText as text } from "./support.ts";
 
 describe("console webhooks", () => {
   let c: SignedInConsole;
   let receiver: Receiver;
   let companyId: string;
-  const api = async (method: string, url: string, body?: unknown) => {
-    const answer = await c.t.kit.inject({ method, url, body, headers: { authorization: `Bearer ${c.t.company.apiKey}` } });
-    assert.ok(answer.status < 300, `${url}: ${answer.status} ${answer.body}`);
-    return answer.body ? answer.json<{ id: string }>() : { id: "" };
-  };
+  const api = (method: string, url: string, body?: unknown) => companyApi(c.t.kit, c.t.company.apiKey)(method, url, body);
   /** A profile change of Ada's: one custom_attribute.set delivery to each webhook, attempted. */
   const attributeSet = async (value: string) => {
     await api("POST", "/v1/attributes/custom", { properties: { tier: value }, user: { phone: c.f.world.phones[0] } });
