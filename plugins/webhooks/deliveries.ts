@@ -15,6 +15,7 @@ import {
   type JobContext,
   type JobOutcome,
   type Jobs,
+  type Page,
   type ReachkitEvents,
   type Storage,
 } from "../../src/index.ts";
@@ -37,6 +38,8 @@ export interface DeliverJob {
 export interface DeliveryLogOptions {
   status?: DeliveryStatus;
   limit?: number;
+  /** The `nextCursor` of the previous page of the same query. */
+  after?: string;
 }
 
 /**
@@ -132,12 +135,17 @@ export class Deliveries {
 
   /** The delivery log of a webhook, newest first. */
   async log(webhookId: string, options: DeliveryLogOptions = {}): Promise<DeliveryRecord[]> {
-    const page = await this.deliveries.find({
+    return (await this.logPage(webhookId, options)).items;
+  }
+
+  /** A page of the delivery log, newest first, and the cursor of the next (a log holds a month of deliveries). */
+  logPage(webhookId: string, options: DeliveryLogOptions = {}): Promise<Page<DeliveryRecord>> {
+    return this.deliveries.find({
       where: { webhookId, ...(options.status ? { status: options.status } : {}) },
       orderBy: [{ field: "id", direction: "desc" }],
       limit: options.limit ?? 50,
+      ...(options.after !== undefined ? { after: options.after } : {}),
     });
-    return page.items;
   }
 
   get(id: string): Promise<DeliveryRecord | undefined> {
