@@ -50,7 +50,7 @@ export class Deliveries {
   private readonly lanes: ReceiverLanes;
 
   constructor(
-    @inject(STORAGE) storage: Storage,
+    @inject(STORAGE) private readonly storage: Storage,
     @inject(CLOCK) private readonly clock: Clock,
     @inject(JOBS) private readonly jobs: Jobs,
     @inject(ACCOUNTS) private readonly accounts: Accounts,
@@ -83,25 +83,28 @@ export class Deliveries {
     });
     if (targets.length === 0) return;
     const company = await this.accounts.getCompany(companyId);
-    for (const { webhook, type } of targets) {
-      const delivery: DeliveryRecord = {
-        id: `${DELIVERY_ID_PREFIX}${sortableId(now)}`,
-        webhookId: webhook.id,
-        companyId,
-        applicationId: webhook.applicationId,
-        event: type,
-        body: webhookBody(type, event, company),
-        status: "pending",
-        attempts: 0,
-        nextAttemptAt: now,
-        ...(event.subject.phone !== undefined ? { phone: event.subject.phone } : {}),
-        ...(event.subject.email !== undefined ? { email: event.subject.email } : {}),
-        createdAt: now,
-        updatedAt: now,
-      };
-      await this.deliveries.insert(delivery);
-      await this.jobs.enqueue<DeliverJob>({ type: DELIVER_JOB, payload: { deliveryId: delivery.id }, companyId });
-    }
+    // Its deliveries and their jobs together, also for an event emitted outside a transaction (a link click).
+    await this.storage.transaction(async () => {
+      for (const { webhook, type } of targets) {
+        const delivery: DeliveryRecord = {
+          id: `${DELIVERY_ID_PREFIX}${sortableId(now)}`,
+          webhookId: webhook.id,
+          companyId,
+          applicationId: webhook.applicationId,
+          event: type,
+          body: webhookBody(type, event, company),
+          status: "pending",
+          attempts: 0,
+          nextAttemptAt: now,
+          ...(event.subject.phone !== undefined ? { phone: event.subject.phone } : {}),
+          ...(event.subject.email !== undefined ? { email: event.subject.email } : {}),
+          createdAt: now,
+          updatedAt: now,
+        };
+        await this.deliveries.insert(delivery);
+        await this.jobs.enqueue<DeliverJob>({ type: DELIVER_JOB, payload: { deliveryId: delivery.id }, companyId });
+      }
+    });
   }
 
   /**
