@@ -1,6 +1,7 @@
 import {
   ACCOUNTS,
   CLOCK,
+  GroupCommit,
   inject,
   injectable,
   JOBS,
@@ -48,6 +49,10 @@ export interface DeliveryLogOptions {
 export class Deliveries {
   private readonly deliveries: Collection<DeliveryRecord>;
   private readonly lanes: ReceiverLanes;
+  /** The outcomes of the attempts answered together, each with its job's done mark: one commit for them all. */
+  private readonly outcomes: GroupCommit;
+  /** Attempts whose request is out: those that may join the next group of outcomes. */
+  #awaitingOutcome = 0;
 
   constructor(
     @inject(STORAGE) private readonly storage: Storage,
@@ -62,6 +67,7 @@ export class Deliveries {
   ) {
     this.deliveries = storage.collection(DELIVERIES);
     this.lanes = new ReceiverLanes(settings.concurrencyPerReceiver);
+    this.outcomes = new GroupCommit(storage, { participants: () => this.#awaitingOutcome });
   }
 
   /**
@@ -127,10 +133,16 @@ export class Deliveries {
       throw new RunLaterError(this.clock.now() + lane.retryInMs, `the receiver ${origin} is slow`);
     }
     context.releaseSlot();
-    const result = await lane.sending;
-    // The kit stopped during the request: the job runs again after the restart, the attempt not counted.
-    if (context.signal.aborted && !result.delivered) throw new RunLaterError(this.clock.now(), "the kit stopped");
-    return this.#record(delivery, webhook, result);
+    this.#awaitingOutcome++;
+    try {
+      const result = await lane.sending;
+      // The kit stopped during the request: the job runs again after the restart, the attempt not counted.
+      if (context.signal.aborted && !result.delivered) throw new RunLaterError(this.clock.now(), "the kit stopped");
+      return await this.#record(delivery, webhook, result, context.markDone);
+    } finally {
+      this.#awaitingOutcome--;
+      this.outcomes.left();
+    }
   }
 
   /** The delivery log of a webhook, newest first. */
@@ -181,31 +193,43 @@ export class Deliveries {
     return this.sender.post(webhook.url, delivery.body, headers, stop);
   }
 
-  async #record(delivery: DeliveryRecord, webhook: WebhookRecord, result: AttemptResult): Promise<JobOutcome> {
+  /**
+   * Writes an attempt's outcome with those of the attempts answered beside it
+   * (a group commit): a delivery done or failed for good with its job's done
+   * mark, so the two commit together; one to retry is put back for its next
+   * time once its attempt is written.
+   */
+  async #record(delivery: DeliveryRecord, webhook: WebhookRecord, result: AttemptResult, markDone: () => Promise<void>): Promise<JobOutcome> {
     const now = this.clock.now();
     const fields = attemptFields(delivery, result, now);
     const outcome = { deliveryId: delivery.id, attempt: fields.attempts, ...(result.status !== undefined ? { status: result.status } : {}) };
-    if (result.delivered) {
-      await this.#settle(delivery, { ...fields, status: "delivered", nextAttemptAt: undefined });
-      await this.registry.delivered(webhook);
-      return outcome;
-    }
-    const failingSince = webhook.failingSince ?? now;
-    await this.registry.failing(webhook, failingSince);
-    const disableFor =
-      result.status === 410
-        ? "the receiver answered 410 Gone"
-        : now - failingSince >= this.settings.disableAfterFailingMs
-          ? `every attempt failed since ${new Date(failingSince).toISOString()}`
-          : undefined;
-    if (disableFor !== undefined) await this.registry.disable(webhook, disableFor);
-    if (disableFor !== undefined || fields.attempts >= MAX_DELIVERY_ATTEMPTS) {
-      await this.#settle(delivery, { ...fields, status: "failed", nextAttemptAt: undefined });
-      return { ...outcome, failed: true };
-    }
-    const nextAttemptAt = now + retryDelayMs(fields.attempts);
-    await this.#settle(delivery, { ...fields, nextAttemptAt });
-    throw new RunLaterError(nextAttemptAt, `attempt ${fields.attempts} failed: ${result.error ?? ""}`);
+    const retryAt = await this.outcomes.run(async () => {
+      if (result.delivered) {
+        await this.#settle(delivery, { ...fields, status: "delivered", nextAttemptAt: undefined });
+        await this.registry.delivered(webhook);
+        await markDone();
+        return undefined;
+      }
+      const failingSince = webhook.failingSince ?? now;
+      await this.registry.failing(webhook, failingSince);
+      const disableFor =
+        result.status === 410
+          ? "the receiver answered 410 Gone"
+          : now - failingSince >= this.settings.disableAfterFailingMs
+            ? `every attempt failed since ${new Date(failingSince).toISOString()}`
+            : undefined;
+      if (disableFor !== undefined) await this.registry.disable(webhook, disableFor);
+      if (disableFor !== undefined || fields.attempts >= MAX_DELIVERY_ATTEMPTS) {
+        await this.#settle(delivery, { ...fields, status: "failed", nextAttemptAt: undefined });
+        await markDone();
+        return undefined;
+      }
+      const nextAttemptAt = now + retryDelayMs(fields.attempts);
+      await this.#settle(delivery, { ...fields, nextAttemptAt });
+      return nextAttemptAt;
+    });
+    if (retryAt !== undefined) throw new RunLaterError(retryAt, `attempt ${fields.attempts} failed: ${result.error ?? ""}`);
+    return result.delivered ? outcome : { ...outcome, failed: true };
   }
 
   async #settle(delivery: DeliveryRecord, changes: Partial<DeliveryRecord>): Promise<void> {
