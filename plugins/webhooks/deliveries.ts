@@ -31,6 +31,12 @@ import { WEBHOOK_REGISTRY, WEBHOOK_SENDER, WEBHOOK_SIGNING_KEYS, WEBHOOK_SUBSCRI
 import type { WebhookRegistry } from "./webhook-registry.ts";
 
 export const DELIVER_JOB = "webhooks.deliver";
+/**
+ * The delivery jobs' own job slots. A job holds one only until its request is
+ * in its receiver's lane (then it releases it), so these bound the deliveries
+ * read and signed at once, and a wake claims up to twice as many in one commit.
+ */
+export const DELIVERY_SLOTS = 32;
 export interface DeliverJob {
   deliveryId: string;
 }
