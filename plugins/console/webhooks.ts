@@ -197,7 +197,8 @@ export function webhookRoutes(deps: ConsoleDeps, services: WebhookServices): Any
 
 /** An application the company owns (not one it installed): 404 otherwise, as for an id nobody has. */
 async function ownApplication(services: WebhookServices, viewer: Viewer, applicationId: string | undefined) {
-  const application = await services.accounts.getApplication(applicationId ?? "");
+  if (!applicationId) throw invalidFields([{ path: "applicationId", message: "choose one of the company's applications" }]);
+  const application = await services.accounts.getApplication(applicationId);
   if (!application || application.companyId !== viewer.company.id) throw notFound();
   return application;
 }

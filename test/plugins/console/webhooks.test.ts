@@ -93,6 +93,9 @@ describe("console webhooks", () => {
       assert.equal(refused.status, 400, path);
       assert.match(text(refused), new RegExp(`${path} : must`), path);
     }
+    const withoutApplication = await c.owner.act("/console/webhooks", { url: "https://shop.example/hooks", "event:sms.subscribed": "yes" });
+    assert.equal(withoutApplication.status, 400, "a form without its application");
+    assert.match(text(withoutApplication), /applicationId : choose one of the company's applications/);
     const created = await c.owner.act("/console/webhooks", { applicationId: application, url: "https://shop.example/hooks/console", "event:sms.subscribed": "yes", "event:email.subscribed": "yes" });
     assert.equal(created.status, 303);
     const registry = c.t.kit.plugin("webhooks").registry;
