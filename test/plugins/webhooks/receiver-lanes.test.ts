@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { ReceiverLanes, SLOW_RECEIVER_MS, SLOWER_THAN_OTHERS } from "../../../plugins/webhooks/receiver-lanes.ts";
+import { ReceiverLanes, SLOW_RECEIVER_MS } from "../../../plugins/webhooks/receiver-lanes.ts";
 
 describe("receiver lanes", () => {
   it("queue as many again as a receiver takes at once; a receiver slower than SLOW_RECEIVER_MS gets no more, each delivery put back for its turn; other lanes stay open", async () => {
