@@ -60,8 +60,6 @@ export class Deliveries {
   private readonly lanes: ReceiverLanes;
   /** The outcomes of the attempts answered together, each with its job's done mark: one commit for them all. */
   private readonly outcomes: GroupCommit;
-  /** Attempts whose request is out: those that may join the next group of outcomes. */
-  #awaitingOutcome = 0;
 
   constructor(
     @inject(STORAGE) private readonly storage: Storage,
@@ -76,7 +74,7 @@ export class Deliveries {
   ) {
     this.deliveries = storage.collection(DELIVERIES);
     this.lanes = new ReceiverLanes(settings.concurrencyPerReceiver);
-    this.outcomes = new GroupCommit(storage, { participants: () => this.#awaitingOutcome });
+    this.outcomes = new GroupCommit(storage);
   }
 
   /**
@@ -142,16 +140,13 @@ export class Deliveries {
       throw new RunLaterError(this.clock.now() + lane.retryInMs, `the receiver ${origin} is slow`);
     }
     context.releaseSlot();
-    this.#awaitingOutcome++;
-    try {
+    // Each attempt whose request is out is a participant: the outcomes commit once every one has written or ended.
+    return this.outcomes.participate(async () => {
       const result = await lane.sending;
       // The kit stopped during the request: the job runs again after the restart, the attempt not counted.
       if (context.signal.aborted && !result.delivered) throw new RunLaterError(this.clock.now(), "the kit stopped");
-      return await this.#record(delivery, webhook, result, context.markDone);
-    } finally {
-      this.#awaitingOutcome--;
-      this.outcomes.left();
-    }
+      return this.#record(delivery, webhook, result, context.markDone);
+    });
   }
 
   /** The delivery log of a webhook, newest first. */
