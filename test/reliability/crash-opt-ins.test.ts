@@ -5,7 +5,7 @@ import { CrashableServer, sleep, tally } from "./support.ts";
 
 const optIn = (phone: string) => ({ user: { phone }, locale: { language: "en", country: "US" }, subscriptionType: "MARKETING" });
 
-it("kill -9 during a flood of opt-ins: every opt-in answered 202 is processed after the restart, and no text goes out twice", { timeout: 150_000 }, async () => {
+it("kill -9 during a flood of opt-ins: every opt-in answered 202 is processed after the restart, and no text goes out twice", { timeout: 60_000 }, async () => {
   // Five texts a second: the outbox is still sending when the server is killed.
   const server = new CrashableServer({ REACHKIT_SMS_PER_SECOND: "5" });
   try {
@@ -35,9 +35,9 @@ it("kill -9 during a flood of opt-ins: every opt-in answered 202 is processed af
     await server.start();
     const acceptedSet = new Set(accepted);
     const confirmedPhones = () => new Set(server.sentTexts().map((text) => text.to).filter((to) => acceptedSet.has(to)));
-    // Usually 7 to 9 s; one run in a few took over 30 s (2026-11-26, at a load of about 4): the sender schedule can hold
-    // a text back more than once after the restart (issue 22's note). 90 s tells a late confirmation from a lost one.
-    await waitUntil("a confirmation for every accepted opt-in", () => confirmedPhones().size === accepted.length, 90_000).catch((error: unknown) => {
+    // Usually 7 to 9 s. Confirmations that never came were alarms node-schedule dropped (their time passed while
+    // being set), not slow sending: the phones still unconfirmed are named.
+    await waitUntil("a confirmation for every accepted opt-in", () => confirmedPhones().size === accepted.length, 30_000).catch((error: unknown) => {
       throw new Error(`${(error as Error).message}; not confirmed: ${accepted.filter((phone) => !confirmedPhones().has(phone)).join(", ")}`);
     });
     // Time for a duplicate to show, if the restart were to send one.
