@@ -172,6 +172,9 @@ export class JobRunner {
           if (this.#stopping) return;
           await this.#claimDue();
           if (!this.#backlog) this.#arm(await this.#rows.nextWakeAt());
+          // Jobs that enqueue jobs (a scan a page per job) would otherwise claim and run in one chain of
+          // microtasks on a synchronous storage: no timer, request or I/O of the process would run until it ends.
+          if (this.#tickAgain) await new Promise((resolve) => setImmediate(resolve));
         } while (this.#tickAgain);
       } catch (error) {
         this.logger.error("job runner tick failed; retrying in 5 s", { error });

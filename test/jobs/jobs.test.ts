@@ -10,6 +10,7 @@ import { memoryStorage } from "../../adapters/storage/memory/index.ts";
 import { withCollectionMethod } from "../support/storage-wrappers.ts";
 import { TEST_SECRET } from "../support/test-kit.ts";
 import { temporaryDirectory } from "../support/temp-dir.ts";
+import { waitUntil } from "../support/wait.ts";
 import { RELEASED_PER_SLOT } from "../../src/jobs/job-runner.ts";
 
 const HOUR = 3_600_000;
@@ -483,6 +484,37 @@ describe("durable jobs", () => {
     release();
     await kit.stop();
     assert.equal(finished, 5);
+  });
+
+  it("with a real-time scheduler, a chain of jobs that each enqueue the next leaves the event loop to others between them", { timeout: 30_000 }, async () => {
+    const CHAIN = 200;
+    let ran = 0;
+    let ranWhenTimerFired: number | undefined;
+    const kit = createReachkit({
+      storage: memoryStorage(),
+      scheduler: nodeScheduleScheduler(),
+      logger: silentLogger(),
+      secret: TEST_SECRET,
+      plugins: [
+        definePlugin({
+          name: "test-jobs",
+          jobs: ({ jobs }) => ({
+            // Like a scan that reads a page per job: each job queues the next, due at once.
+            page: (async (n: number) => {
+              ran++;
+              if (n < CHAIN) await jobs.enqueue({ type: "page", payload: n + 1 });
+            }) as JobHandler<never>,
+          }),
+        }),
+      ],
+    });
+    await kit.start();
+    await kit.jobs.enqueue({ type: "page", payload: 1 });
+    // A timer stands for an HTTP request or any other work of the process: it must not wait for the whole chain.
+    setTimeout(() => (ranWhenTimerFired = ran), 0);
+    await waitUntil("the chain's end", () => ran === CHAIN, 20_000);
+    await kit.stop();
+    assert.ok(ranWhenTimerFired !== undefined && ranWhenTimerFired < CHAIN, `the timer fired after ${String(ranWhenTimerFired)} of ${CHAIN} jobs`);
   });
 
   it("a handler that throws RunLaterError runs again at the time it names, without using an attempt", async () => {
