@@ -60,6 +60,9 @@ export class SegmentAudience {
       scanned += page.scanned;
       kept.push(...page.matched.slice(0, Math.max(sample - kept.length, 0)));
       after = page.nextCursor;
+      // A million profiles are two thousand pages: on a synchronous storage the scan would hold the process
+      // (every other request, every job) until it ends.
+      if (after !== undefined) await new Promise((resolve) => setImmediate(resolve));
     } while (after !== undefined);
     return { size, scanned, sample: kept };
   }

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import type { Json } from "../../support/test-kit.ts";
 import { ndjson, pathOf, product, variant } from "../catalog/support.ts";
+import { AUDIENCE_PAGE, SEGMENT_AUDIENCE } from "../../../plugins/campaigns/index.ts";
 import { startCampaignsKit, type CampaignsTestKit } from "./support.ts";
 
 const DAY = 86_400_000;
@@ -39,6 +40,20 @@ describe("segment audiences: catalog products, one send per person, privacy", ()
     t.clock.advance(8 * DAY);
     assert.equal(await size({ product: { action: "viewed", within: "P7D", category: "shoes" } }), 0);
     assert.equal(await size({ product: { action: "viewed", within: "P30D", category: "shoes" } }), 1);
+  });
+
+  it("a preview of many pages leaves the process to its other work between pages", async () => {
+    const companyId = t.company.companyId;
+    const now = t.clock.now();
+    const ids = Array.from({ length: 2 * AUDIENCE_PAGE + 1 }, (_, i) => `p${String(i).padStart(5, "0")}`);
+    await t.kit.storage.collection("profiles_profiles").upsertMany(ids.map((id) => ({ id, companyId, createdAt: now, updatedAt: now })));
+    await t.kit.storage.collection("profiles_attributes").upsertMany(ids.map((id) => ({ id: `${id}:tier`, companyId, profileId: id, name: "tier", value: "gold", setAt: now })));
+    let turned = false;
+    const previewing = t.kit.resolve(SEGMENT_AUDIENCE).preview(companyId, { attribute: { name: "tier", op: "eq", value: "gold" } }, 10);
+    setImmediate(() => (turned = true));
+    const preview = await previewing;
+    assert.equal(preview.size, ids.length);
+    assert.equal(turned, true, "the event loop turned while the pages were read");
   });
 
   it("sends once per person when its jobs run again after their work committed", async () => {
