@@ -7,7 +7,9 @@
 //    process's CPU time over it (it also reads the audience, and the outbox delivers meanwhile), the outbox's
 //    messages a second and CPU per message beside a bare better-sqlite3 loop inserting the same rows into the same
 //    table (same indexes) in transactions of the same size, and peak RSS above the idle kit (a process of its own on
-//    the seeded data directory, sampled every 50 ms); BENCH_SEND_FLAGS passes node flags to that process
+//    the seeded data directory, sampled every 50 ms), the event loop's longest delay and p99 over the preview and the
+//    send (a scan that never yields stalls every request), and the time until every text was delivered (deliveredMs:
+//    the redirect part's server then starts with nothing left to send); BENCH_SEND_FLAGS passes node flags to that process
 //    ("--cpu-prof --cpu-prof-dir=DIR" profiles the send);
 // 3. a short link's redirect (GET /l/<code>, 302) through the self-hosted server beside a bare node:http server
 //    doing the same lookup on the same database, in alternated windows; medians and CPU per request.
@@ -15,6 +17,7 @@
 // printed with each part. Usage: npm run bench:campaigns [-- profiles [seconds]]; BENCH_ROUNDS (default 5).
 import { spawn } from "node:child_process";
 import { loadavg } from "node:os";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { memoryUsage } from "node:process";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -95,6 +98,9 @@ async function sendPart(dataDir: string, companyId: string, apiKey: string): Pro
   const idleRss = memoryUsage().rss;
   let peakRss = idleRss;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, memoryUsage().rss)), 50);
+  // How long the process held its event loop at most: a scan that never yields stalls every request meanwhile.
+  const loopDelay = monitorEventLoopDelay({ resolution: 20 });
+  loopDelay.enable();
   const segment = await request("POST", "/v1/segments", SEGMENT);
   let started = performance.now();
   const preview = await request("GET", `/v1/segments/${segment.id}/preview`);
@@ -111,9 +117,18 @@ async function sendPart(dataDir: string, companyId: string, apiKey: string): Pro
   const enqueueMs = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
   clearInterval(sampler);
+  loopDelay.disable();
+  // The texts still queued are delivered before the process stops, so that the redirect part's server starts on a
+  // database with nothing left to send (its job runner would deliver them while the redirect is measured).
+  for (;;) {
+    const { queued, running } = await kit.jobs.queueStats();
+    if (queued === 0 && running === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const deliveredMs = performance.now() - started;
   const results = await kit.plugin("campaigns").campaignResults(companyId, campaign.id);
   await kit.stop();
-  console.log(`RESULT ${JSON.stringify({ audience: preview.size, scanned: preview.scanned, previewMs: Math.round(previewMs), sent: results!.sent, enqueueMs: Math.round(enqueueMs), enqueueCpuMs: Math.round((cpu.user + cpu.system) / 1000), idleRssMB: Math.round(idleRss / MB), peakAboveIdleMB: Math.round((peakRss - idleRss) / MB) })}`);
+  console.log(`RESULT ${JSON.stringify({ audience: preview.size, scanned: preview.scanned, previewMs: Math.round(previewMs), sent: results!.sent, enqueueMs: Math.round(enqueueMs), enqueueCpuMs: Math.round((cpu.user + cpu.system) / 1000), deliveredMs: Math.round(deliveredMs), idleRssMB: Math.round(idleRss / MB), peakAboveIdleMB: Math.round((peakRss - idleRss) / MB), eventLoopDelayMaxMs: Math.round(loopDelay.max / 1e6), eventLoopDelayP99Ms: Math.round(loopDelay.percentile(99) / 1e6) })}`);
 }
 
 /** The baseline of the outbox: the same number of message rows inserted into the same table by a bare loop, in transactions of the send's page size; its wall and CPU milliseconds. */
@@ -199,7 +214,7 @@ if (process.argv[2] === "--send") {
     seeding: { ms: Math.round(seedMs), cpuMs: Math.round((user + system) / 1000) },
     segment: SEGMENT,
     preview: { audience: send.audience, scanned: send.scanned, ms: send.previewMs },
-    send: { messages: send.sent, enqueueMs: send.enqueueMs, enqueueCpuMs: send.enqueueCpuMs, idleRssMB: send.idleRssMB, peakAboveIdleMB: send.peakAboveIdleMB, loadBeforeSend, loadAfterSend },
+    send: { messages: send.sent, enqueueMs: send.enqueueMs, enqueueCpuMs: send.enqueueCpuMs, deliveredMs: send.deliveredMs, idleRssMB: send.idleRssMB, peakAboveIdleMB: send.peakAboveIdleMB, eventLoopDelayMaxMs: send.eventLoopDelayMaxMs, eventLoopDelayP99Ms: send.eventLoopDelayP99Ms, loadBeforeSend, loadAfterSend },
     outbox,
     redirect: { request: "GET /l/<code> (302)", seconds, connections: 32, ...redirect, target: 0.9, loadBeforeRedirect },
   });
