@@ -90,7 +90,7 @@ export const MAX_OUTBOX_PAGE = 200;
 export const OUTBOX_SEND_JOB = "reachkit.outbox.send";
 
 /** The statuses of a message that reached its number, or may yet: what a duplicate or a repeat is judged against. */
-const WENT_OR_GOING: ReadonlySet<OutboxStatus> = new Set(["queued", "sent", "delivered"]);
+const WENT_OR_GOING: readonly OutboxStatus[] = ["queued", "sent", "delivered"];
 
 /** How long `sendNow` leaves its own attempt before the message's job may retry it. */
 const SEND_NOW_RETRY_DELAY_MS = 60_000;
@@ -274,7 +274,7 @@ export class Outbox {
       companyId: record.companyId,
       to: record.to,
       createdAt: { gte: record.createdAt - windowMs },
-      status: { in: [...WENT_OR_GOING] },
+      status: { in: WENT_OR_GOING },
       [alike]: record[alike],
     };
     return (await this.#messages.findOne(where)) !== undefined;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { describe, it } from "node:test";
 import { SmsSendError, type JobRecord, type OutboxMessage } from "../../src/index.ts";
-import { join } from "node:path";
 import { memoryStorage } from "../../adapters/storage/memory/index.ts";
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
 import { OUTBOX_COLLECTION } from "../../src/messaging/outbox-record.ts";
