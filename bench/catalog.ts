@@ -1,7 +1,9 @@
 // Catalog upload throughput and memory: reachkit (self-hosted server process, with npm start's node flags: PUT the file, then
 // streaming validation and save) beside a bare loop that writes and indexes the same rows (servers/catalog-baseline.ts)
 // on the same file, in the same run, with each side's CPU time per product. Usage: npm run bench:catalog [-- lines...] (default 100000 1000000);
-// BENCH_ROUNDS sets the rounds per size (default 3 up to 200,000 lines, else 1).
+// BENCH_ROUNDS sets the rounds per size (default 3 up to 200,000 lines, else 1). Each side also reports its CPU
+// time per product in each window of 100,000 products (cpuMicrosPerProductByWindow): a cost that grew with the size of
+// the tables would show as a rising series within one run, where separate runs at different sizes meet different loads.
 // `npm run bench:catalog -- degenerate [MB]` measures instead files of blank or invalid lines beside a file of
 // products of the same size (default 20 MB): time, and peak memory over the server's idle peak.
 // `npm run bench:catalog -- s3 [lines]` measures the server with its files in an S3 bucket (a local S3-compatible server in
@@ -25,11 +27,16 @@ const MB = 1024 * 1024;
 /** The mean length of writeCatalogFile's lines. */
 const PRODUCT_LINE_BYTES = 1_326;
 
+/** Products per window of cpuMicrosPerProductByWindow. */
+const WINDOW_PRODUCTS = 100_000;
+
 interface Run {
   productsPerSecond: number;
   seconds: number;
   /** CPU time per product, in microseconds (every thread of the process): steadier than throughput on a shared machine. */
   cpuMicrosPerProduct: number;
+  /** The same, per window of WINDOW_PRODUCTS products in file order (reachkit's windows end at the first look past each). */
+  cpuMicrosPerProductByWindow: number[];
   peakRssMB: number;
 }
 
@@ -42,6 +49,7 @@ interface UploadOutcome {
   seconds: number;
   /** The server's CPU time from the PUT's answer until the upload was seen ended. */
   cpuSeconds: number;
+  cpuMicrosPerProductByWindow: number[];
   uploadSeconds: number;
 }
 
@@ -52,11 +60,18 @@ async function baseline(file: string, lines: number): Promise<Run> {
     const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", join(import.meta.dirname, "servers/catalog-baseline.ts"), file, join(directory, "baseline.db")], {
       maxBuffer: 1024 * 1024,
     });
-    const result = JSON.parse(/^RESULT (.*)$/m.exec(stdout)![1]!) as { productsPerSecond: number; seconds: number; cpuSeconds: number; maxRssBytes: number };
+    const result = JSON.parse(/^RESULT (.*)$/m.exec(stdout)![1]!) as {
+      productsPerSecond: number;
+      seconds: number;
+      cpuSeconds: number;
+      cpuMicrosPerProductByWindow: number[];
+      maxRssBytes: number;
+    };
     return {
       productsPerSecond: result.productsPerSecond,
       seconds: round(result.seconds),
       cpuMicrosPerProduct: Math.round((result.cpuSeconds * 1e6) / lines),
+      cpuMicrosPerProductByWindow: result.cpuMicrosPerProductByWindow,
       peakRssMB: Math.round(result.maxRssBytes / MB),
     };
   } finally {
@@ -120,6 +135,7 @@ async function reachkit(file: string, lines: number): Promise<Run & { uploadSeco
       productsPerSecond: Math.round(lines / outcome.seconds),
       seconds: outcome.seconds,
       cpuMicrosPerProduct: Math.round((outcome.cpuSeconds * 1e6) / lines),
+      cpuMicrosPerProductByWindow: outcome.cpuMicrosPerProductByWindow,
       uploadSeconds: outcome.uploadSeconds,
     };
   });
@@ -133,6 +149,7 @@ async function uploadOnce(base: string, headers: Record<string, string>, file: s
   if (status !== 200) throw new Error(`PUT answered ${status}`);
   const received = Date.now();
   const cpuBefore = await cpuMicros();
+  const windows = { ended: { products: 0, cpu: cpuBefore }, cpuMicrosPerProduct: [] as number[] };
   for (;;) {
     const upload = (await (await fetch(`${base}/v1/product-catalog/uploads/${created.uploadId}`, { headers })).json()) as {
       status: string;
@@ -140,13 +157,28 @@ async function uploadOnce(base: string, headers: Record<string, string>, file: s
       lastUpdated: string;
       errors: Array<{ errorType: string }>;
     };
-    if (upload.status === "failed" || upload.status === "completed") {
-      const cpuSeconds = ((await cpuMicros()) - cpuBefore) / 1e6;
+    const ended = upload.status === "failed" || upload.status === "completed";
+    const products = upload.productsProcessed;
+    if (ended || products >= windows.ended.products + WINDOW_PRODUCTS) {
+      const cpu = await cpuMicros();
+      if (products > windows.ended.products) windows.cpuMicrosPerProduct.push(Math.round((cpu - windows.ended.cpu) / (products - windows.ended.products)));
+      windows.ended = { products, cpu };
+    }
+    if (ended) {
+      const cpuSeconds = (windows.ended.cpu - cpuBefore) / 1e6;
       const errorCounts: Record<string, number> = {};
       for (const { errorType } of upload.errors) errorCounts[errorType] = (errorCounts[errorType] ?? 0) + 1;
       // Server and client share the machine's clock: the end is the upload's lastUpdated.
       const seconds = (Date.parse(upload.lastUpdated) - received) / 1000;
-      return { status: upload.status, productsProcessed: upload.productsProcessed, errorCounts, seconds: round(seconds), cpuSeconds, uploadSeconds: round((received - putStarted) / 1000) };
+      return {
+        status: upload.status,
+        productsProcessed: products,
+        errorCounts,
+        seconds: round(seconds),
+        cpuSeconds,
+        cpuMicrosPerProductByWindow: windows.cpuMicrosPerProduct,
+        uploadSeconds: round((received - putStarted) / 1000),
+      };
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -17,12 +17,18 @@ export class IdFilter {
     this.#mask = 2 ** log2Bits - 1;
   }
 
-  add(id: string): void {
+  /** Adds `id`; answers whether it might have been added before (mightHave's answer, for one hashing of the id). */
+  add(id: string): boolean {
     const [first, step] = hashes(id);
+    let maybe = true;
     for (let index = 0; index < HASHES; index++) {
       const bit = (first + index * step) & this.#mask;
-      this.#words[bit >>> 5]! |= 1 << (bit & 31);
+      const word = bit >>> 5;
+      const mask = 1 << (bit & 31);
+      if ((this.#words[word]! & mask) === 0) maybe = false;
+      this.#words[word]! |= mask;
     }
+    return maybe;
   }
 
   mightHave(id: string): boolean {

@@ -79,11 +79,12 @@ export class UploadRun {
   #processed = 0;
   #eventSequence = 0;
   /**
-   * Into an empty catalog (the first save), only the ids this run accepted
-   * can be found in storage: these filters let a batch skip the reads that
-   * cannot find anything. Undefined when the catalog holds committed products.
+   * Into an empty catalog (the first save), only ids of lines this run
+   * screened in earlier batches can be found in storage: these filters, which
+   * hold every id screened so far, let a batch skip the reads that cannot
+   * find anything. Undefined when the catalog holds committed products.
    */
-  readonly #accepted?: { products: IdFilter; variants: IdFilter };
+  readonly #screened?: { products: IdFilter; variants: IdFilter };
 
   constructor(
     private readonly upload: UploadRecord,
@@ -97,7 +98,7 @@ export class UploadRun {
   ) {
     this.#errors = new ErrorList(settings.errorsPerType);
     // The version a run writes is the committed head's plus one.
-    if (version === 1) this.#accepted = { products: new IdFilter(), variants: new IdFilter() };
+    if (version === 1) this.#screened = { products: new IdFilter(), variants: new IdFilter() };
   }
 
   /** Reads the file: to its end, until `signal` stops it, or until it has shown that it holds no product (see settings). */
@@ -130,8 +131,8 @@ export class UploadRun {
       const { lineNum, product, json } = line;
       const variantIds = product.variants.map((variant) => variant.id);
       if (json === undefined) this.#batch.push({ lineNum, id: product.id, variantIds, product });
-      // Into an empty catalog (#accepted), no journey event can need the product.
-      else this.#batch.push({ lineNum, id: product.id, variantIds, json, product: this.#accepted ? undefined : product });
+      // Into an empty catalog (#screened), no journey event can need the product.
+      else this.#batch.push({ lineNum, id: product.id, variantIds, json, product: this.#screened ? undefined : product });
       this.#batchVariants += variantIds.length;
     }
   }
@@ -209,11 +210,7 @@ export class UploadRun {
       }
       this.#processed++;
       seen.products.set(id, lineNum);
-      this.#accepted?.products.add(id);
-      for (const variantId of variantIds) {
-        seen.variants.set(variantId, lineNum);
-        this.#accepted?.variants.add(variantId);
-      }
+      for (const variantId of variantIds) seen.variants.set(variantId, lineNum);
       writes.products.push({
         id: rowId(companyId, this.version, id),
         companyId,
@@ -230,18 +227,20 @@ export class UploadRun {
 
   /**
    * The stored versions of the batch's products, and of the products its
-   * variants' hints name. Into an empty catalog, an id this run has not
-   * accepted is in no row it must see: a hint naming a product it did not
-   * write is stale, and is written again (the same hint, if it named this one).
+   * variants' hints name. Into an empty catalog, an id no earlier batch of
+   * this run screened is in no row it must see: a hint naming a product it
+   * did not write is stale, and is written again (the same hint, if it named
+   * this one). The batch's ids join the filters here, each hashed once: a
+   * screened id that was refused then costs a later line a read, never an answer.
    */
   async #stored(batch: readonly CheckedProduct[]) {
     const { companyId } = this.upload;
-    const accepted = this.#accepted;
+    const screened = this.#screened;
     const productIds = new Set<string>();
     const variantIds = new Set<string>();
     for (const { id, variantIds: ofProduct } of batch) {
-      if (!accepted || accepted.products.mightHave(id)) productIds.add(id);
-      for (const variantId of ofProduct) if (!accepted || accepted.variants.mightHave(variantId)) variantIds.add(variantId);
+      if (!screened || screened.products.add(id)) productIds.add(id);
+      for (const variantId of ofProduct) if (!screened || screened.variants.add(variantId)) variantIds.add(variantId);
     }
     const [versions, hints] = await Promise.all([this.store.productVersions(companyId, [...productIds], this.version), this.store.hints(companyId, [...variantIds])]);
     const elsewhere = [...new Set([...hints.values()].map((hint) => hint.productId))].filter((id) => !productIds.has(id));

@@ -90,7 +90,7 @@ export const MAX_OUTBOX_PAGE = 200;
 export const OUTBOX_SEND_JOB = "reachkit.outbox.send";
 
 /** The statuses of a message that reached its number, or may yet: what a duplicate or a repeat is judged against. */
-const WENT_OR_GOING: ReadonlySet<OutboxStatus> = new Set(["queued", "sent", "delivered"]);
+const WENT_OR_GOING: readonly OutboxStatus[] = ["queued", "sent", "delivered"];
 
 /** How long `sendNow` leaves its own attempt before the message's job may retry it. */
 const SEND_NOW_RETRY_DELAY_MS = 60_000;
@@ -183,11 +183,11 @@ export class Outbox {
       }
       const id = sortableId(now);
       const record = build(id, now, await this.accounts()?.getCompany(message.companyId));
-      if (message.suppressDuplicates && (await this.#sentRecently(record, this.settings.duplicateWindowMs, (other) => other.body === record.body))) {
+      if (message.suppressDuplicates && (await this.#sentRecently(record, this.settings.duplicateWindowMs, "body"))) {
         stored = "suppressed";
         return this.#messages.insert({ ...record, status: "suppressed", reason: "duplicate: the same message went to this number recently" });
       }
-      if (message.onePerKindWithinMs && (await this.#sentRecently(record, message.onePerKindWithinMs, (other) => other.kind === record.kind))) {
+      if (message.onePerKindWithinMs && (await this.#sentRecently(record, message.onePerKindWithinMs, "kind"))) {
         stored = "suppressed";
         return this.#messages.insert({ ...record, status: "suppressed", reason: `repeat: a ${record.kind} text went to this number recently` });
       }
@@ -264,12 +264,20 @@ export class Outbox {
     return this.#statuses.applyReceipt(receipt);
   }
 
-  /** Whether a message like `record` (by `alike`) went, or is queued to go, to its number within the last `windowMs`. */
-  async #sentRecently(record: OutboxMessage, windowMs: number, alike: (other: OutboxMessage) => boolean): Promise<boolean> {
-    const recent = await this.#messages.find({
-      where: { companyId: record.companyId, to: record.to, createdAt: { gte: record.createdAt - windowMs } },
-    });
-    return recent.items.some((other) => alike(other) && WENT_OR_GOING.has(other.status));
+  /**
+   * Whether a message with `record`'s body or kind went, or is queued to go, to its number within the last
+   * `windowMs`. Storage filters and stops at the first: the suppressed attempts a burst leaves are neither
+   * read nor parsed (each repeated opt-in had read every earlier attempt at its number).
+   */
+  async #sentRecently(record: OutboxMessage, windowMs: number, alike: "body" | "kind"): Promise<boolean> {
+    const where: Where<OutboxMessage> = {
+      companyId: record.companyId,
+      to: record.to,
+      createdAt: { gte: record.createdAt - windowMs },
+      status: { in: WENT_OR_GOING },
+      [alike]: record[alike],
+    };
+    return (await this.#messages.findOne(where)) !== undefined;
   }
 }
 

@@ -1,9 +1,12 @@
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { describe, it } from "node:test";
 import { SmsSendError, type JobRecord, type OutboxMessage } from "../../src/index.ts";
 import { memoryStorage } from "../../adapters/storage/memory/index.ts";
+import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
 import { OUTBOX_COLLECTION } from "../../src/messaging/outbox-record.ts";
 import { withCollectionMethod } from "../support/storage-wrappers.ts";
+import { temporaryDirectory } from "../support/temp-dir.ts";
 import { startTestKit } from "../support/test-kit.ts";
 
 const TO = "+15555550100";
@@ -62,6 +65,31 @@ describe("messaging outbox", () => {
     assert.deepEqual((await t.kit.outbox.list({ to: TO })).map((m) => m.status), ["sent", "suppressed", "sent"]);
     await t.stop();
   });
+
+  for (const [name, storage] of [
+    ["in memory", () => memoryStorage()],
+    ["on SQLite", () => sqliteStorage({ filename: join(temporaryDirectory("outbox-repeats"), "reachkit.db") })],
+  ] as const) {
+    it(`suppresses a repeat only after a message of its kind or body went or is going to that number (${name})`, async () => {
+      const t = await startTestKit({ storage: storage() });
+      const { companyId } = t.company;
+      const repeat = (to: string, kind: string) => t.kit.outbox.send({ companyId, to, body: `a ${kind}`, kind, onePerKindWithinMs: 60_000 });
+      const duplicate = (body: string) => t.kit.outbox.send({ companyId, to: TO, body, kind: "code", suppressDuplicates: true });
+      // A text that failed did not go: the next one of its kind may.
+      t.sms.failNext(new SmsSendError("invalid_number", "landline"));
+      const failing = await repeat(TO, "opt_in");
+      await t.scheduler.flush();
+      assert.equal((await t.kit.outbox.get(failing.id))?.status, "failed");
+      assert.equal((await repeat(TO, "opt_in")).status, "queued");
+      assert.equal((await repeat(TO, "welcome")).status, "queued", "another kind");
+      assert.equal((await repeat("+15555550199", "opt_in")).status, "queued", "another number");
+      for (let attempt = 0; attempt < 3; attempt++) assert.equal((await repeat(TO, "opt_in")).status, "suppressed");
+      assert.equal((await duplicate("code 1")).status, "queued");
+      assert.equal((await duplicate("code 2")).status, "queued", "another body");
+      assert.equal((await duplicate("code 1")).status, "suppressed");
+      await t.stop();
+    });
+  }
 
   it("retries a provider outage and gives up at once on an invalid number", async () => {
     const t = await startTestKit();

@@ -15,4 +15,13 @@ describe("IdFilter", () => {
   });
 
   it("starts empty", () => assert.equal(new IdFilter(10).mightHave("a"), false));
+
+  it("adds an id and answers at once what mightHave answered before it", () => {
+    const filter = new IdFilter(20);
+    assert.equal(filter.add("prod-1"), false);
+    assert.equal(filter.add("prod-1"), true);
+    assert.equal(filter.mightHave("prod-1"), true);
+    const answers = Array.from({ length: 1_000 }, (_, index) => filter.add(`prod-${index + 2}`));
+    assert.ok(answers.filter(Boolean).length < 10, "new ids are nearly always certainly-not");
+  });
 });

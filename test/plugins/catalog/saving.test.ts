@@ -90,6 +90,24 @@ describe("saving a catalog upload", () => {
     await t.stop();
   });
 
+  it("saves, in a later batch of the first upload, the ids of a product that an earlier batch refused", async () => {
+    const t = await startCatalogKit({ catalog: { batchSize: 2 } });
+    const upload = await t.upload(
+      ndjson(
+        product("a", { variants: [variant({ id: "a-1" })] }),
+        product("b", { variants: [variant({ id: "b-1" }), variant({ id: "a-1" })] }),
+        product("c"),
+        product("d", { variants: [variant({ id: "b-1" })] }),
+        product("b", { variants: [variant({ id: "b-2" })] }),
+      ),
+    );
+    assert.deepEqual(upload.errors, [{ errorType: "DUPLICATE_ID", errorMessage: 'variants[1].id "a-1" is already used by a variant on line 1', lineNum: 2 }]);
+    const catalog = t.kit.plugin("catalog");
+    assert.equal((await catalog.getVariant(t.company.companyId, "b-1"))?.productId, "d");
+    assert.deepEqual((await catalog.getProduct(t.company.companyId, "b"))?.variants.map((v) => v.id), ["b-2"]);
+    await t.stop();
+  });
+
   it("shows progress while it works: counters grow while the status is validating", async () => {
     const seen: Json[] = [];
     let read: (() => Promise<Json>) | undefined;
