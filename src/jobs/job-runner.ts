@@ -1,5 +1,6 @@
 import { setMaxListeners } from "node:events";
 import PQueue from "p-queue";
+import { GroupCommit } from "../kernel/group-commit.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { Logger } from "../ports/logger.ts";
 import type { Scheduler } from "../ports/scheduler.ts";
@@ -55,6 +56,11 @@ export class JobRunner {
   #armedAt: number | null = null;
   /** More jobs were due than the queues had room for; a finishing job wakes the runner again. */
   #backlog = false;
+  /**
+   * The rows of jobs that threw (run later, retry, dead) in one turn of the event loop, written in one
+   * commit: a wake's deliveries to a slow receiver are each put back (RunLaterError), tens at a time.
+   */
+  readonly #failures: GroupCommit;
 
   constructor(
     jobs: Collection<JobRecord>,
@@ -66,6 +72,7 @@ export class JobRunner {
     private readonly atomically: <R>(work: () => Promise<R>) => Promise<R>,
   ) {
     this.#rows = new JobRows(jobs, clock, settings);
+    this.#failures = new GroupCommit({ transaction: atomically });
     this.#lanes = [{ queue: new PQueue({ concurrency: settings.concurrency }), concurrency: settings.concurrency, where: { lane: null } }];
   }
 
@@ -342,7 +349,7 @@ export class JobRunner {
   }
 
   async #failed(job: JobRecord, error: unknown, logger: Logger): Promise<void> {
-    const dueAgainAt = await this.#rows.failed(job, error, logger);
+    const dueAgainAt = await this.#failures.run(() => this.#rows.failed(job, error, logger));
     if (dueAgainAt !== undefined) this.notifyDue(dueAgainAt);
   }
 
