@@ -116,6 +116,8 @@ export class JobRunner {
   async stop(): Promise<void> {
     if (this.#stopping) return;
     this.#stopping = true;
+    // A wake waiting for jobs that released their slot returns now (see #idle): the scheduler's stop waits for its wakes.
+    this.#changed();
     await this.scheduler.stop();
     for (const lane of this.#lanes) lane.queue.clear();
     await this.#ticking;
@@ -142,6 +144,9 @@ export class JobRunner {
     for (;;) {
       await Promise.all(this.#lanes.map((lane) => lane.queue.onIdle()));
       if (this.#running.size === 0) return;
+      // Stopping, a wake leaves the wait to stop(), which first tells the jobs (their signal): a wake that waited for a
+      // job whose receiver never answers would hold the scheduler's stop, and so that signal, until the job ended alone.
+      if (this.#stopping && !this.#abort.signal.aborted) return;
       // Without room (the jobs that released their slot are at their bound) a tick would claim nothing: wait for one to finish.
       if (!this.#stopping && this.#armedAt !== null && this.#armedAt <= this.clock.now() && this.#lanes.some((lane) => this.#room(lane) > 0)) {
         // After the I/O that is ready: the answers to requests of jobs that released their slot are not held behind a run of claims.
