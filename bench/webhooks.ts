@@ -2,7 +2,8 @@
 // deliveries per second beside a bare loop that POSTs the same bodies with the same HTTP
 // client (undici, the same agent settings and per-receiver concurrency), in alternated
 // rounds; then the same with one receiver answering after 10 s: the rate of each of the two
-// others, beside its rate when all three are fast. BENCH_PARTS=throughput or slow runs one part.
+// others, beside its rate when all three are fast, and the kit's CPU and commits per event in both.
+// BENCH_PARTS=throughput or slow runs one part.
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -161,22 +162,39 @@ async function main(): Promise<void> {
     await fast.stop();
   }
   // One receiver answering after 10 s: each of the two others' rate, beside its rate when all three are fast, in alternated order.
-  const healthyRounds: Array<{ allFast: number[]; oneSlow: number[]; load: number[] }> = [];
+  // Also the kit's CPU and commits per event until the two have all theirs: what the third costs, steadier than rates on a shared machine.
+  const healthyRounds: Array<{
+    allFast: number[];
+    oneSlow: number[];
+    cpuMicrosPerEvent: { allFast: number; oneSlow: number };
+    commitsPerEvent: { allFast: number; oneSlow: number };
+    load: number[];
+  }> = [];
   for (let round = 0; PARTS.has("slow") && round < ROUNDS; round++) {
-    const healthyRates = async (env: Record<string, string>) => {
+    const healthyRun = async (env: Record<string, string>) => {
       const receivers = await startReceivers(env);
       try {
-        return (await reachkit(receivers, [0, 1])).perReceiver!;
+        const side = await reachkit(receivers, [0, 1]);
+        return { rates: side.perReceiver!, cpuMicrosPerEvent: Math.round(side.cpuMicrosPerDelivery * 2), commitsPerEvent: Math.round(side.commitsPerDelivery! * 2 * 100) / 100 };
       } finally {
         await receivers.stop();
       }
     };
     const slowFirst = round % 2 === 1;
-    const oneSlowFirst = slowFirst ? await healthyRates({ SLOW_RECEIVER: "2", SLOW_MS: "10000" }) : undefined;
-    const allFast = await healthyRates({});
-    const oneSlow = oneSlowFirst ?? (await healthyRates({ SLOW_RECEIVER: "2", SLOW_MS: "10000" }));
-    healthyRounds.push({ allFast, oneSlow, load: load() });
-    console.error(`slow round ${round + 1}: healthy receivers ${allFast.join(", ")}/s with all fast, ${oneSlow.join(", ")}/s with one slow, load ${load().join(" ")}`);
+    const oneSlowFirst = slowFirst ? await healthyRun({ SLOW_RECEIVER: "2", SLOW_MS: "10000" }) : undefined;
+    const allFast = await healthyRun({});
+    const oneSlow = oneSlowFirst ?? (await healthyRun({ SLOW_RECEIVER: "2", SLOW_MS: "10000" }));
+    healthyRounds.push({
+      allFast: allFast.rates,
+      oneSlow: oneSlow.rates,
+      cpuMicrosPerEvent: { allFast: allFast.cpuMicrosPerEvent, oneSlow: oneSlow.cpuMicrosPerEvent },
+      commitsPerEvent: { allFast: allFast.commitsPerEvent, oneSlow: oneSlow.commitsPerEvent },
+      load: load(),
+    });
+    console.error(
+      `slow round ${round + 1}: healthy receivers ${allFast.rates.join(", ")}/s with all fast, ${oneSlow.rates.join(", ")}/s with one slow; ` +
+        `CPU per event ${allFast.cpuMicrosPerEvent} / ${oneSlow.cpuMicrosPerEvent} µs, commits per event ${allFast.commitsPerEvent} / ${oneSlow.commitsPerEvent}; load ${load().join(" ")}`,
+    );
   }
   const throughput = rounds.length > 0;
   const bareRate = median(rounds.map((r) => r.bare.deliveriesPerSecond));
@@ -184,7 +202,12 @@ async function main(): Promise<void> {
   const healthy = [0, 1].map((receiver) => {
     const allFast = median(healthyRounds.map((r) => r.allFast[receiver]!));
     const oneSlow = median(healthyRounds.map((r) => r.oneSlow[receiver]!));
-    return { receiver, perSecondAllFast: allFast, perSecondOneSlow: oneSlow, kept: Math.round((oneSlow / allFast) * 100) / 100 };
+    const keptPerRound = healthyRounds.map((r) => Math.round((r.oneSlow[receiver]! / r.allFast[receiver]!) * 100) / 100);
+    return { receiver, perSecondAllFast: allFast, perSecondOneSlow: oneSlow, kept: Math.round((oneSlow / allFast) * 100) / 100, keptPerRound, keptMedianOfRounds: median(keptPerRound) };
+  });
+  const perEvent = (figure: "cpuMicrosPerEvent" | "commitsPerEvent") => ({
+    allFast: median(healthyRounds.map((r) => r[figure].allFast)),
+    oneSlow: median(healthyRounds.map((r) => r[figure].oneSlow)),
   });
   report("webhooks", {
     events: EVENTS,
@@ -196,6 +219,7 @@ async function main(): Promise<void> {
       ? { reachkit: median(rounds.map((r) => r.reachkit.cpuMicrosPerDelivery)), bare: median(rounds.map((r) => r.bare.cpuMicrosPerDelivery)) }
       : undefined,
     oneReceiverSlow: healthyRounds.length > 0 ? healthy : undefined,
+    perEventOneSlow: healthyRounds.length > 0 ? { cpuMicros: perEvent("cpuMicrosPerEvent"), commits: perEvent("commitsPerEvent") } : undefined,
     rounds,
     healthyRounds,
     loadAverage: { atStart: loadAtStart, atEnd: load() },

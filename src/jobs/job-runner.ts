@@ -1,5 +1,6 @@
 import { setMaxListeners } from "node:events";
 import PQueue from "p-queue";
+import { GroupCommit } from "../kernel/group-commit.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { Logger } from "../ports/logger.ts";
 import type { Scheduler } from "../ports/scheduler.ts";
@@ -55,6 +56,11 @@ export class JobRunner {
   #armedAt: number | null = null;
   /** More jobs were due than the queues had room for; a finishing job wakes the runner again. */
   #backlog = false;
+  /**
+   * The rows of jobs that threw (run later, retry, dead) in one turn of the event loop, written in one
+   * commit: a wake's deliveries to a slow receiver are each put back (RunLaterError), tens at a time.
+   */
+  readonly #failures: GroupCommit;
 
   constructor(
     jobs: Collection<JobRecord>,
@@ -66,6 +72,7 @@ export class JobRunner {
     private readonly atomically: <R>(work: () => Promise<R>) => Promise<R>,
   ) {
     this.#rows = new JobRows(jobs, clock, settings);
+    this.#failures = new GroupCommit({ transaction: atomically });
     this.#lanes = [{ queue: new PQueue({ concurrency: settings.concurrency }), concurrency: settings.concurrency, where: { lane: null } }];
   }
 
@@ -109,6 +116,8 @@ export class JobRunner {
   async stop(): Promise<void> {
     if (this.#stopping) return;
     this.#stopping = true;
+    // A wake waiting for jobs that released their slot returns now (see #idle): the scheduler's stop waits for its wakes.
+    this.#changed();
     await this.scheduler.stop();
     for (const lane of this.#lanes) lane.queue.clear();
     await this.#ticking;
@@ -135,6 +144,9 @@ export class JobRunner {
     for (;;) {
       await Promise.all(this.#lanes.map((lane) => lane.queue.onIdle()));
       if (this.#running.size === 0) return;
+      // Stopping, a wake leaves the wait to stop(), which first tells the jobs (their signal): a wake that waited for a
+      // job whose receiver never answers would hold the scheduler's stop, and so that signal, until the job ended alone.
+      if (this.#stopping && !this.#abort.signal.aborted) return;
       // Without room (the jobs that released their slot are at their bound) a tick would claim nothing: wait for one to finish.
       if (!this.#stopping && this.#armedAt !== null && this.#armedAt <= this.clock.now() && this.#lanes.some((lane) => this.#room(lane) > 0)) {
         // After the I/O that is ready: the answers to requests of jobs that released their slot are not held behind a run of claims.
@@ -345,7 +357,7 @@ export class JobRunner {
   }
 
   async #failed(job: JobRecord, error: unknown, logger: Logger): Promise<void> {
-    const dueAgainAt = await this.#rows.failed(job, error, logger);
+    const dueAgainAt = await this.#failures.run(() => this.#rows.failed(job, error, logger));
     if (dueAgainAt !== undefined) this.notifyDue(dueAgainAt);
   }
 

@@ -81,50 +81,57 @@ export class Jobs {
   async enqueue<P>(options: EnqueueOptions<P>): Promise<JobRecord> {
     const now = this.clock.now();
     const runAt = options.runAt ?? now;
-    const job = await this.storage.transaction(async () => {
-      if (options.key !== undefined) {
-        const existing = await this.#jobs.findOne({ activeKey: options.key });
-        if (existing && !options.replace) return existing;
-        if (existing) {
-          const replaced = await this.#jobs.update(
-            existing.id,
-            { type: options.type, lane: this.#runner.laneOf(options.type), payload: options.payload, runAt, updatedAt: now, companyId: options.companyId ?? null },
-            { where: { status: "queued" } },
-          );
-          if (replaced) return replaced;
-          // It is running: it keeps running under no key, and the replacement is queued.
-          await this.#jobs.update(existing.id, { activeKey: null, updatedAt: now });
-        }
+    // Without a key it is one insert, atomic alone: no transaction (inside the caller's, no savepoint) of its own.
+    const job = options.key === undefined ? await this.#jobs.insert(this.#newJob(options, runAt, now)) : await this.#enqueueKeyed(options, options.key, runAt, now);
+    this.#runner.notifyDue(job.runAt);
+    return job;
+  }
+
+  #enqueueKeyed<P>(options: EnqueueOptions<P>, key: string, runAt: number, now: number): Promise<JobRecord> {
+    return this.storage.transaction(async () => {
+      const existing = await this.#jobs.findOne({ activeKey: key });
+      if (existing && !options.replace) return existing;
+      if (existing) {
+        const replaced = await this.#jobs.update(
+          existing.id,
+          { type: options.type, lane: this.#runner.laneOf(options.type), payload: options.payload, runAt, updatedAt: now, companyId: options.companyId ?? null },
+          { where: { status: "queued" } },
+        );
+        if (replaced) return replaced;
+        // It is running: it keeps running under no key, and the replacement is queued.
+        await this.#jobs.update(existing.id, { activeKey: null, updatedAt: now });
       }
-      const record: JobRecord = {
-        id: sortableId(now),
-        type: options.type,
-        ...(this.#runner.laneOf(options.type) !== undefined ? { lane: options.type } : {}),
-        key: options.key ?? null,
-        activeKey: options.key ?? null,
-        companyId: options.companyId ?? null,
-        payload: options.payload,
-        status: "queued",
-        runAt,
-        attempts: 0,
-        maxAttempts: options.maxAttempts ?? this.settings.maxAttempts,
-        leaseUntil: null,
-        lastError: null,
-        createdAt: now,
-        updatedAt: now,
-        finishedAt: null,
-      };
       try {
-        return await this.#jobs.insert(record);
+        return await this.#jobs.insert(this.#newJob(options, runAt, now));
       } catch (error) {
-        if (!(error instanceof UniqueConstraintError) || options.key === undefined) throw error;
-        const raced = await this.#jobs.findOne({ activeKey: options.key });
+        if (!(error instanceof UniqueConstraintError)) throw error;
+        const raced = await this.#jobs.findOne({ activeKey: key });
         if (!raced) throw error;
         return raced;
       }
     });
-    this.#runner.notifyDue(job.runAt);
-    return job;
+  }
+
+  #newJob<P>(options: EnqueueOptions<P>, runAt: number, now: number): JobRecord {
+    const lane = this.#runner.laneOf(options.type);
+    return {
+      id: sortableId(now),
+      type: options.type,
+      ...(lane !== undefined ? { lane } : {}),
+      key: options.key ?? null,
+      activeKey: options.key ?? null,
+      companyId: options.companyId ?? null,
+      payload: options.payload,
+      status: "queued",
+      runAt,
+      attempts: 0,
+      maxAttempts: options.maxAttempts ?? this.settings.maxAttempts,
+      leaseUntil: null,
+      lastError: null,
+      createdAt: now,
+      updatedAt: now,
+      finishedAt: null,
+    };
   }
 
   /** Cancels the queued job with this key. False when there is none (or it is already running). */
