@@ -55,7 +55,7 @@ function benchKit(dataDir: string, apiUrl: string, ratePerSecond: number): Reach
     logger: silentLogger(),
     secret: SECRET,
     plugins: [accountsPlugin()],
-    config: { messaging: { ratePerSecond, defaultSender: FROM }, jobs: { concurrency: CONCURRENCY }, rateLimits: { default: Infinity } },
+    config: { messaging: { ratePerSecond, defaultSender: FROM, sendsAtOnce: CONCURRENCY }, jobs: { concurrency: CONCURRENCY }, rateLimits: { default: Infinity } },
   });
 }
 

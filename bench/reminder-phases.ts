@@ -268,7 +268,7 @@ async function bareCreate(dataDir: string, count: number) {
       id: messageId, companyId, to: body.phone, from: "+15550000000", body: "Hi Ada", kind: "appointment_confirmation", status: "queued",
       idempotencyKey: `appointments:${id}:CONFIRMATION:${eventAt}`, attempts: 0, createdAt: now, updatedAt: now,
     });
-    insert.job({ ...job(`outbox:${messageId}`, now, now, { messageId }), type: OUTBOX_SEND_JOB });
+    insert.job({ ...job(`outbox:${messageId}`, now, now, { messageId }), type: OUTBOX_SEND_JOB, lane: OUTBOX_SEND_JOB });
   });
   const texts = Array.from({ length: count }, (_, i) => JSON.stringify(reminderBody("type", i, count, Date.now())));
   const before = memory();

@@ -36,6 +36,7 @@ export { DuplicateBindingError, type ContainerFacade, type Binding, type BindOpt
 export { resolveConfig, DEFAULT_BODY_LIMIT_BYTES, type ReachkitConfig, type ReachkitConfigInput } from "./kernel/config.ts";
 export { systemClock } from "./kernel/system-clock.ts";
 export { sortableId, isSortableId } from "./kernel/ids.ts";
+export { GroupCommit, GROUP_COMMIT, type GroupCommitOptions } from "./kernel/group-commit.ts";
 
 export * from "./ports/index.ts";
 
@@ -80,7 +81,7 @@ export { RateLimiter, DEFAULT_RATE_LIMITS, type RateDecision } from "./auth/rate
 
 export { Jobs, JOBS, DEFAULT_JOB_SETTINGS, type EnqueueOptions, type JobListOptions, type JobQueueStats, type JobSettings } from "./jobs/jobs.ts";
 export { PermanentJobError, RunLaterError, type JobRecord, type JobStatus } from "./jobs/job-record.ts";
-export type { JobDefinition, JobHandler, JobContext, JobOutcome, JobRunnerSettings } from "./jobs/job-runner.ts";
+export type { JobDefinition, JobHandler, JobContext, JobOutcome, JobRunnerSettings } from "./jobs/job-definition.ts";
 
 export { EventBus, type ReachkitEvents, type EventName, type EventHandler } from "./events/event-bus.ts";
 export { jsonLogger, silentLogger, isLogLevel, redactLogText, type JsonLoggerOptions } from "./logging/json-logger.ts";

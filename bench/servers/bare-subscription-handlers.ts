@@ -38,10 +38,11 @@ export function bareSubscriptions(db: Database.Database): BareSubscriptions {
     db,
     `SELECT doc FROM subscriptions_sign_up_units WHERE "f_companyId" = ? AND "f_type" = ? AND "f_language" = ? AND "f_country" = ?`,
   ).pluck();
-  // The row reachkit's Jobs.enqueue writes: the document and its indexed fields' columns, a queued job has no lease or key.
+  // The row reachkit's Jobs.enqueue writes: the document and its indexed fields' columns, a queued job has no lease or key,
+  // and an opt-in runs in the job runner's own slots (no lane).
   const insertJob = indexedStatement(
     db,
-    `INSERT INTO reachkit_jobs (id, doc, "f_status", "f_runAt", "f_leaseUntil", "f_activeKey", "f_key", "f_companyId") VALUES (?, ?, 'queued', ?, NULL, NULL, NULL, ?)`,
+    `INSERT INTO reachkit_jobs (id, doc, "f_status", "f_runAt", "f_leaseUntil", "f_activeKey", "f_key", "f_companyId", "f_lane") VALUES (?, ?, 'queued', ?, NULL, NULL, NULL, ?, NULL)`,
   );
 
   const authorized = (authorization: string | undefined, scopes: string[]): BareCredential | undefined => {

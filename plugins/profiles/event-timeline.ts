@@ -1,6 +1,7 @@
 import {
   CLOCK,
   EVENTS,
+  GROUP_COMMIT,
   inject,
   injectable,
   invalidFields,
@@ -10,15 +11,15 @@ import {
   type Clock,
   type Collection,
   type EventBus,
+  type GroupCommit,
   type JsonValue,
   type Storage,
 } from "../../src/index.ts";
 import type { EventPropertyKeys } from "./event-property-keys.ts";
-import type { GroupCommit } from "./group-commit.ts";
 import type { IdentityGraph } from "./identity-graph.ts";
 import { eventId, EVENTS_COLLECTION, type EventKind, type EventRecord, type ProductItem } from "./records.ts";
 import type { CustomEventInput, EcommerceEventInput, EventFields, PurchaseEventInput } from "./schemas.ts";
-import { EVENT_GROUP_COMMIT, EVENT_PROPERTY_KEYS, IDENTITY_GRAPH } from "./tokens.ts";
+import { EVENT_PROPERTY_KEYS, IDENTITY_GRAPH } from "./tokens.ts";
 
 /** An event that occurred longer ago than this is stored but triggers nothing (the reference's rule). */
 export const LATE_EVENT_MS = 12 * 60 * 60_000;
@@ -81,7 +82,7 @@ export interface TimelinePage {
 export interface RecordOptions {
   /**
    * Share the commit of the other events recorded in this event-loop turn
-   * (group-commit.ts): for callers outside any transaction, such as the v1
+   * (`GroupCommit`): for callers outside any transaction, such as the v1
    * routes. Otherwise the event commits alone, or with the caller's transaction.
    */
   groupCommit?: boolean;
@@ -104,7 +105,7 @@ export class EventTimeline {
     @inject(EVENTS) private readonly bus: EventBus,
     @inject(IDENTITY_GRAPH) private readonly identity: IdentityGraph,
     @inject(EVENT_PROPERTY_KEYS) private readonly propertyKeys: EventPropertyKeys,
-    @inject(EVENT_GROUP_COMMIT) private readonly groupCommit: GroupCommit,
+    @inject(GROUP_COMMIT) private readonly groupCommit: GroupCommit,
   ) {
     this.events = storage.collection(EVENTS_COLLECTION);
   }

@@ -1,5 +1,5 @@
 export { profilesPlugin, DEFAULT_EVENT_BODY_LIMIT_BYTES, type ProfilesPluginOptions } from "./profiles-plugin.ts";
-export { PROFILES_SERVICE, PROFILES_SETTINGS, IDENTITY_GRAPH, EVENT_TIMELINE, EVENT_GROUP_COMMIT, PROFILE_ATTRIBUTES, PROFILE_PAGES, EVENT_PROPERTY_KEYS, type ProfilesSettings } from "./tokens.ts";
+export { PROFILES_SERVICE, PROFILES_SETTINGS, IDENTITY_GRAPH, EVENT_TIMELINE, PROFILE_ATTRIBUTES, PROFILE_PAGES, EVENT_PROPERTY_KEYS, type ProfilesSettings } from "./tokens.ts";
 export {
   ProfilesService,
   type ProfileView,
@@ -16,7 +16,6 @@ export { ProfileAttributes, type ProfileAttribute, type ProfileAttributesSet } f
 export { IdentityGraph } from "./identity-graph.ts";
 export { ProfilePages, MAX_PEOPLE_PAGE, type PagedPerson } from "./profile-pages.ts";
 export { EventPropertyKeys } from "./event-property-keys.ts";
-export { GroupCommit } from "./group-commit.ts";
 export {
   IDENTIFIER_KINDS,
   EVENT_KINDS,

@@ -2,14 +2,13 @@ import { ACCOUNTS, definePlugin } from "../../src/index.ts";
 import { profilesCommands } from "./commands.ts";
 import { EventPropertyKeys } from "./event-property-keys.ts";
 import { EventTimeline } from "./event-timeline.ts";
-import { GroupCommit } from "./group-commit.ts";
 import { IdentityGraph } from "./identity-graph.ts";
 import { ProfileAttributes } from "./profile-attributes.ts";
 import { ProfilePages } from "./profile-pages.ts";
 import { ProfilesService } from "./profiles-service.ts";
 import { profileCollections } from "./records.ts";
 import { profileRoutes } from "./routes.ts";
-import { EVENT_GROUP_COMMIT, EVENT_PROPERTY_KEYS, EVENT_TIMELINE, IDENTITY_GRAPH, PROFILE_ATTRIBUTES, PROFILE_PAGES, PROFILES_SERVICE, PROFILES_SETTINGS, type ProfilesSettings } from "./tokens.ts";
+import { EVENT_PROPERTY_KEYS, EVENT_TIMELINE, IDENTITY_GRAPH, PROFILE_ATTRIBUTES, PROFILE_PAGES, PROFILES_SERVICE, PROFILES_SETTINGS, type ProfilesSettings } from "./tokens.ts";
 
 // Augments the module that declares the interface, not src/index.ts that re-exports it: with an
 // augmentation through the re-export, TypeScript 5.9 lost the augmentations of plugins it read later.
@@ -48,7 +47,6 @@ export function profilesPlugin(options: ProfilesPluginOptions = {}) {
       container.bind(PROFILES_SETTINGS, { useValue: settings });
       container.bind(IDENTITY_GRAPH, { useClass: IdentityGraph });
       container.bind(EVENT_PROPERTY_KEYS, { useClass: EventPropertyKeys });
-      container.bind(EVENT_GROUP_COMMIT, { useClass: GroupCommit });
       container.bind(EVENT_TIMELINE, { useClass: EventTimeline });
       container.bind(PROFILE_ATTRIBUTES, { useClass: ProfileAttributes });
       container.bind(PROFILE_PAGES, { useClass: ProfilePages });

@@ -1,7 +1,6 @@
 import { defineToken } from "../../src/index.ts";
 import type { EventPropertyKeys } from "./event-property-keys.ts";
 import type { EventTimeline } from "./event-timeline.ts";
-import type { GroupCommit } from "./group-commit.ts";
 import type { IdentityGraph } from "./identity-graph.ts";
 import type { ProfileAttributes } from "./profile-attributes.ts";
 import type { ProfilePages } from "./profile-pages.ts";
@@ -19,8 +18,6 @@ export const PROFILES_SETTINGS = defineToken<ProfilesSettings>("ProfilesSettings
 export const IDENTITY_GRAPH = defineToken<IdentityGraph>("IdentityGraph", [PROVIDER]);
 export const EVENT_PROPERTY_KEYS = defineToken<EventPropertyKeys>("EventPropertyKeys", [PROVIDER]);
 export const EVENT_TIMELINE = defineToken<EventTimeline>("EventTimeline", [PROVIDER]);
-/** The shared commit of the events posted over HTTP. */
-export const EVENT_GROUP_COMMIT = defineToken<GroupCommit>("EventGroupCommit", [PROVIDER]);
 export const PROFILE_ATTRIBUTES = defineToken<ProfileAttributes>("ProfileAttributes", [PROVIDER]);
 /** The profiles service, for host apps and other plugins (`requires: [PROFILES_SERVICE]`, then `resolve`). */
 export const PROFILES_SERVICE = defineToken<ProfilesService>("ProfilesService", [PROVIDER]);

@@ -12,6 +12,11 @@ export interface JobRecord extends Doc {
   companyId: string | null;
   payload: unknown;
   status: JobStatus;
+  /**
+   * Its type, for a type with slots of its own (`JobDefinition.slots`), which claim its jobs; absent for
+   * the rest, which the runner's slots claim.
+   */
+  lane?: string;
   /** Epoch ms when the job is due. */
   runAt: number;
   attempts: number;
@@ -30,6 +35,7 @@ export const jobsCollection: CollectionSpec = {
   name: JOBS_COLLECTION,
   indexes: [
     { fields: ["status", "runAt"] },
+    { fields: ["status", "lane", "runAt"] },
     { fields: ["status", "leaseUntil"] },
     { fields: ["activeKey"], unique: true },
     { fields: ["key"] },

@@ -3,67 +3,10 @@ import PQueue from "p-queue";
 import type { Clock } from "../ports/clock.ts";
 import type { Logger } from "../ports/logger.ts";
 import type { Scheduler } from "../ports/scheduler.ts";
-import type { Collection } from "../ports/storage.ts";
-import { PermanentJobError, RunLaterError, type JobRecord } from "./job-record.ts";
-
-export interface JobContext {
-  job: JobRecord;
-  /** 1 on the first run. */
-  attempt: number;
-  logger: Logger;
-  /** Aborted when the kit stops; long handlers may stop early and be retried. */
-  signal: AbortSignal;
-  /**
-   * Gives the job's place among the runner's `concurrency` back while the
-   * handler waits on another system (a webhook receiver): the runner goes on
-   * claiming other jobs, and this one stays running, its lease renewed, until
-   * the handler settles. A handler that calls it bounds its own concurrency.
-   * Does nothing in a batch (`JobDefinition.batchSize`), whose handlers must
-   * not wait on other systems.
-   */
-  releaseSlot(): void;
-}
-
-/** What a job did, in counts and names (an upload's lines, products saved, errors): logged with its outcome. */
-export type JobOutcome = Readonly<Record<string, string | number | boolean>>;
-
-export type JobHandler<P> = (payload: P, context: JobContext) => Promise<void | JobOutcome>;
-
-/** A job type's handler, and whether its jobs run in batches. */
-export interface JobDefinition<P> {
-  handler: JobHandler<P>;
-  /**
-   * Up to this many jobs of this type, due one after the other, run one
-   * after another in one storage transaction, each marked done in it
-   * (default 1: each job alone, marked done after its handler). One commit
-   * for the batch instead of two or more per job; a job whose handler throws
-   * undoes its own writes only (a savepoint) and is retried alone. For
-   * handlers whose work is storage reads and writes: the batch holds the
-   * storage until it commits, so a handler must not wait on anything else (a
-   * network call). Work that must wait for the commit goes to the storage's
-   * `afterCommit` (where the event bus runs its ordinary listeners): it runs
-   * once the batch commits, never if the job's writes are undone. Batches
-   * form when the runner is alone on its storage (no `pollMs`); with other
-   * processes each job runs in a transaction of its own, with its done mark.
-   */
-  batchSize?: number;
-}
-
-export interface JobRunnerSettings {
-  /** Jobs running at once in this process. */
-  concurrency: number;
-  /** How long a claim holds before another worker may take the job over; renewed while it runs. */
-  leaseMs: number;
-  backoffBaseMs: number;
-  backoffMaxMs: number;
-  /**
-   * With several processes on one database: wake at least this often, so jobs
-   * that another process enqueued (or left behind when it died) are claimed
-   * here too. Unset, the runner wakes only for the jobs it knows of, which is
-   * every job when it is the only process.
-   */
-  pollMs?: number;
-}
+import type { Collection, Where } from "../ports/storage.ts";
+import type { JobContext, JobDefinition, JobHandler, JobRunnerSettings } from "./job-definition.ts";
+import type { JobRecord } from "./job-record.ts";
+import { JobRows } from "./job-rows.ts";
 
 /**
  * Jobs whose handlers gave their slot back (waiting on another system) may
@@ -72,17 +15,24 @@ export interface JobRunnerSettings {
  */
 export const RELEASED_PER_SLOT = 256;
 
-/** With several processes: how many times its room a runner looks at, to claim among them from a random start. */
-const CLAIM_WINDOW = 4;
+/** Slots that run jobs, and which jobs they claim: the runner's own (every type without slots of its own), or one type's. */
+interface Lane {
+  queue: PQueue;
+  concurrency: number;
+  where: Where<JobRecord>;
+}
 
 /**
- * Claims due jobs with a conditional update (so several processes on one
+ * Claims due jobs (JobRows: conditional updates, so several processes on one
  * database never run the same job twice at once), runs them through p-queue,
- * and arms the scheduler for the next due time: one alarm, never a timer per job.
+ * one queue per lane, and arms the scheduler for the next due time: one alarm,
+ * never a timer per job.
  */
 export class JobRunner {
-  readonly #types = new Map<string, Required<JobDefinition<unknown>>>();
-  readonly #queue: PQueue;
+  readonly #types = new Map<string, Required<Omit<JobDefinition<unknown>, "slots">>>();
+  /** The runner's own slots first, then those of each type that has its own. */
+  readonly #lanes: Lane[];
+  readonly #rows: JobRows;
   /** Claimed but not started yet: given back if the kit stops first. */
   readonly #claimed = new Map<string, JobRecord>();
   /** Its signal is every running job's: jobs that released their slot may number thousands, each listening. */
@@ -103,11 +53,11 @@ export class JobRunner {
   #ticking: Promise<void> | null = null;
   #tickAgain = false;
   #armedAt: number | null = null;
-  /** More jobs were due than the queue had room for; a finishing job wakes the runner again. */
+  /** More jobs were due than the queues had room for; a finishing job wakes the runner again. */
   #backlog = false;
 
   constructor(
-    private readonly jobs: Collection<JobRecord>,
+    jobs: Collection<JobRecord>,
     private readonly clock: Clock,
     private readonly scheduler: Scheduler,
     private readonly logger: Logger,
@@ -115,20 +65,31 @@ export class JobRunner {
     /** Runs a batch of claims atomically (the storage's transaction): one commit per tick, not one per job. */
     private readonly atomically: <R>(work: () => Promise<R>) => Promise<R>,
   ) {
-    this.#queue = new PQueue({ concurrency: settings.concurrency });
+    this.#rows = new JobRows(jobs, clock, settings);
+    this.#lanes = [{ queue: new PQueue({ concurrency: settings.concurrency }), concurrency: settings.concurrency, where: { lane: null } }];
   }
 
   register(type: string, definition: JobDefinition<unknown>): void {
     if (this.#types.has(type)) throw new Error(`a handler for job type "${type}" is already registered`);
     const batchSize = definition.batchSize ?? 1;
     if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new RangeError(`job type "${type}": batchSize must be a whole number of at least 1, got ${String(batchSize)}`);
+    if (definition.slots !== undefined) this.#addLane(type, definition.slots);
     this.#types.set(type, { handler: definition.handler, batchSize });
+  }
+
+  #addLane(type: string, slots: number): void {
+    if (!Number.isSafeInteger(slots) || slots < 1) throw new RangeError(`job type "${type}": slots must be a whole number of at least 1, got ${String(slots)}`);
+    this.#lanes.push({ queue: new PQueue({ concurrency: slots }), concurrency: slots, where: { lane: type } });
+  }
+
+  /** The lane a job of this type is stored with: its type when it has slots of its own. */
+  laneOf(type: string): string | undefined {
+    return this.#lanes.some((lane) => lane.where.lane === type) ? type : undefined;
   }
 
   async start(requeueRunning: boolean): Promise<void> {
     if (requeueRunning) {
-      const now = this.clock.now();
-      const requeued = await this.jobs.updateWhere({ status: "running" }, { status: "queued", leaseUntil: null, updatedAt: now });
+      const requeued = await this.#rows.requeueRunning();
       if (requeued > 0) this.logger.warn("jobs left running by a process that stopped without finishing them are queued again", { jobs: requeued });
     }
     this.#started = true;
@@ -149,16 +110,9 @@ export class JobRunner {
     if (this.#stopping) return;
     this.#stopping = true;
     await this.scheduler.stop();
-    this.#queue.clear();
+    for (const lane of this.#lanes) lane.queue.clear();
     await this.#ticking;
-    const now = this.clock.now();
-    for (const job of this.#claimed.values()) {
-      await this.jobs.update(
-        job.id,
-        { status: "queued", attempts: job.attempts - 1, leaseUntil: null, updatedAt: now },
-        { where: { status: "running", attempts: job.attempts } },
-      );
-    }
+    for (const job of this.#claimed.values()) await this.#rows.giveBack(job);
     this.#claimed.clear();
     this.#abort.abort();
     await this.#idle();
@@ -176,10 +130,10 @@ export class JobRunner {
    */
   async #idle(): Promise<void> {
     for (;;) {
-      await this.#queue.onIdle();
+      await Promise.all(this.#lanes.map((lane) => lane.queue.onIdle()));
       if (this.#running.size === 0) return;
       // Without room (the jobs that released their slot are at their bound) a tick would claim nothing: wait for one to finish.
-      if (!this.#stopping && this.#armedAt !== null && this.#armedAt <= this.clock.now() && this.#room() > 0) {
+      if (!this.#stopping && this.#armedAt !== null && this.#armedAt <= this.clock.now() && this.#lanes.some((lane) => this.#room(lane) > 0)) {
         // After the I/O that is ready: the answers to requests of jobs that released their slot are not held behind a run of claims.
         await new Promise((resolve) => setImmediate(resolve));
         await this.#tick();
@@ -214,7 +168,7 @@ export class JobRunner {
           this.#tickAgain = false;
           if (this.#stopping) return;
           await this.#claimDue();
-          await this.#rearm();
+          if (!this.#backlog) this.#arm(await this.#rows.nextWakeAt());
         } while (this.#tickAgain);
       } catch (error) {
         this.logger.error("job runner tick failed; retrying in 5 s", { error });
@@ -226,32 +180,46 @@ export class JobRunner {
     return this.#ticking;
   }
 
-  /** How many tasks the runner may claim now: twice its concurrency in its queue, none while the jobs that released their slot are at their bound. */
-  #room(): number {
-    const released = this.#running.size - this.#queue.pending;
-    if (released >= this.settings.concurrency * RELEASED_PER_SLOT) return 0;
-    return this.settings.concurrency * 2 - this.#queue.size - this.#queue.pending;
+  /** How many tasks a lane may claim now: twice its slots in its queue, none while the jobs that released their slot are at their bound. */
+  #room(lane: Lane): number {
+    const inSlots = this.#lanes.reduce((sum, each) => sum + each.queue.pending, 0);
+    if (this.#running.size - inSlots >= this.settings.concurrency * RELEASED_PER_SLOT) return 0;
+    return lane.concurrency * 2 - lane.queue.size - lane.queue.pending;
   }
 
   async #claimDue(): Promise<void> {
-    const room = this.#room();
     this.#backlog = false;
-    if (room <= 0) {
-      this.#backlog = true;
-      return;
+    const open: Array<{ lane: Lane; room: number; where: Where<JobRecord> }> = [];
+    for (const lane of this.#lanes) {
+      const room = this.#room(lane);
+      if (room > 0) open.push({ lane, room, where: lane.where });
+      else this.#backlog = true;
     }
-    const tasks: JobRecord[][] = [];
+    if (open.length === 0) return;
     if (!this.#sharesStorage) {
       // Alone on its storage, the runner claims a wake's jobs in one transaction: one commit, and a failed
       // claim leaves every job queued.
-      await this.atomically(() => this.#claimInBatches(room, tasks));
-      tasks.forEach((task) => this.#start(task));
+      const started: Array<{ lane: Lane; task: JobRecord[] }> = [];
+      const batchSizeOf = (type: string) => this.#types.get(type)?.batchSize ?? 1;
+      const largestBatch = Math.max(1, ...[...this.#types.values()].map((type) => type.batchSize));
+      await this.atomically(async () => {
+        const now = await this.#rows.requeueExpiredLeases();
+        for (const request of open) {
+          const { tasks, more } = await this.#rows.claimInBatches(request, now, batchSizeOf, largestBatch);
+          if (more) this.#backlog = true;
+          for (const task of tasks) started.push({ lane: request.lane, task });
+        }
+      });
+      started.forEach(({ lane, task }) => this.#start(lane, task));
     } else {
       // With other processes on the database, each claim is a statement of its own and its job starts at
       // once (a failed claim leaves the jobs won before it running here). A transaction would hold the row
       // locks of its claims until it commits: the other processes' claims of the same rows would wait on
       // them, and every other storage call of theirs would wait behind their own open claim transaction.
-      await this.#claimShared(room, (job) => this.#start([job]));
+      const now = await this.#rows.requeueExpiredLeases();
+      for (const request of open) {
+        if (await this.#rows.claimShared(request, now, (job) => this.#start(request.lane, [job]))) this.#backlog = true;
+      }
     }
   }
 
@@ -260,90 +228,10 @@ export class JobRunner {
     return this.settings.pollMs !== undefined;
   }
 
-  #start(task: JobRecord[]): void {
+  #start(lane: Lane, task: JobRecord[]): void {
     for (const job of task) this.#claimed.set(job.id, job);
     const type = this.#types.get(task[0]!.type);
-    void this.#queue.add(() => (type && type.batchSize > 1 ? this.#executeBatch(type.handler, task) : this.#execute(task[0]!)));
-  }
-
-  /**
-   * Claims due jobs in order for up to `room` tasks: a job of a type with a batch size joins the task
-   * of the job before it while that one is of its type and has room, so batches are runs of consecutive
-   * jobs and every job starts after those due before it.
-   */
-  async #claimInBatches(room: number, tasks: JobRecord[][]): Promise<void> {
-    const now = await this.#requeueExpiredLeases();
-    let page = room;
-    let after: string | undefined;
-    for (;;) {
-      const due = await this.jobs.find({ where: { status: "queued", runAt: { lte: now } }, orderBy: [{ field: "runAt" }], limit: page, after });
-      for (const job of due.items) {
-        const open = tasks.at(-1);
-        const joins = open !== undefined && open[0]!.type === job.type && open.length < (this.#types.get(job.type)?.batchSize ?? 1);
-        if (!joins && tasks.length === room) {
-          this.#backlog = true;
-          return;
-        }
-        const claim = await this.#claim(job, now);
-        if (!claim) continue;
-        if (joins) open.push(claim);
-        else tasks.push([claim]);
-      }
-      if (due.nextCursor === undefined) return;
-      after = due.nextCursor;
-      // Past the first page the due jobs are filling a batch: read them a batch at a time.
-      page = Math.max(room, ...[...this.#types.values()].map((type) => type.batchSize));
-    }
-  }
-
-  async #claimShared(room: number, won: (job: JobRecord) => void): Promise<void> {
-    const now = await this.#requeueExpiredLeases();
-    // With other processes on the database, every one sees the same oldest due jobs: each looks at a wider
-    // window and tries it from a random starting point, so they rarely race for one row.
-    const due = await this.jobs.find({
-      where: { status: "queued", runAt: { lte: now } },
-      orderBy: [{ field: "runAt" }],
-      limit: room * CLAIM_WINDOW,
-    });
-    const start = Math.floor(Math.random() * due.items.length);
-    let claims = 0;
-    let tried = 0;
-    for (; tried < due.items.length && claims < room; tried++) {
-      const claim = await this.#claim(due.items[(start + tried) % due.items.length]!, now);
-      if (!claim) continue; // another worker won it
-      claims++;
-      won(claim);
-    }
-    // A backlog waits for a job of its own to finish and wake the runner: only with a full queue. Claims
-    // lost to other processes leave room, and the runner re-arms for the due jobs left as usual (the stall
-    // of the three-process test: a runner that lost every claim of a wake waited for a job it did not have).
-    if (claims === room && (due.nextCursor !== undefined || tried < due.items.length)) this.#backlog = true;
-  }
-
-  /** A running job whose lease ran out belongs to a worker that died: queue it again. Returns now. */
-  async #requeueExpiredLeases(): Promise<number> {
-    const now = this.clock.now();
-    await this.jobs.updateWhere({ status: "running", leaseUntil: { lte: now } }, { status: "queued", leaseUntil: null, updatedAt: now });
-    return now;
-  }
-
-  /** Fenced by the attempt number: undefined when another worker claimed the job first. */
-  #claim(job: JobRecord, now: number): Promise<JobRecord | undefined> {
-    return this.jobs.update(
-      job.id,
-      { status: "running", attempts: job.attempts + 1, leaseUntil: now + this.settings.leaseMs, updatedAt: now },
-      { where: { status: "queued", attempts: job.attempts } },
-    );
-  }
-
-  async #rearm(): Promise<void> {
-    if (this.#backlog) return;
-    const [nextQueued, nextLease] = await Promise.all([
-      this.jobs.findOne({ status: "queued" }, [{ field: "runAt" }]),
-      this.jobs.findOne({ status: "running", leaseUntil: { exists: true } }, [{ field: "leaseUntil" }]),
-    ]);
-    const times = [nextQueued?.runAt, nextLease?.leaseUntil ?? undefined].filter((t): t is number => t !== undefined);
-    this.#arm(times.length > 0 ? Math.min(...times) : null);
+    void lane.queue.add(() => (type && type.batchSize > 1 ? this.#executeBatch(type.handler, task) : this.#execute(task[0]!)));
   }
 
   #arm(at: number | null): void {
@@ -374,19 +262,22 @@ export class JobRunner {
   async #run(job: JobRecord, releaseSlot: () => void): Promise<void> {
     const logger = this.#loggerOf(job);
     const handler = this.#types.get(job.type)?.handler;
-    if (!handler) return this.#finish(job, "dead", `no handler registered for job type "${job.type}"`, logger);
-    if (job.attempts > job.maxAttempts) return this.#finish(job, "dead", "lease expired on every attempt", logger);
+    if (!handler) return this.#rows.finish(job, "dead", `no handler registered for job type "${job.type}"`, logger);
+    if (job.attempts > job.maxAttempts) return this.#rows.finish(job, "dead", "lease expired on every attempt", logger);
     const heartbeat = setInterval(() => {
-      void this.jobs
-        .update(job.id, { leaseUntil: this.clock.now() + this.settings.leaseMs }, { where: { status: "running", attempts: job.attempts } })
-        .catch((error: unknown) => logger.warn("lease renewal failed", { error }));
+      void this.#rows.renewLease(job).catch((error: unknown) => logger.warn("lease renewal failed", { error }));
     }, Math.max(1_000, this.settings.leaseMs / 3));
     heartbeat.unref();
     const started = performance.now();
+    let markedDone = false;
+    const markDone = async () => {
+      await this.#rows.finish(job, "done", null, logger);
+      markedDone = true;
+    };
     try {
-      const outcome = await handler(job.payload, this.#context(job, logger, releaseSlot));
+      const outcome = await handler(job.payload, this.#context(job, logger, releaseSlot, markDone));
       logger.info("job done", { ...outcome, ms: Math.round(performance.now() - started) });
-      await this.#finish(job, "done", null, logger);
+      if (!markedDone) await this.#rows.finish(job, "done", null, logger);
     } catch (error) {
       await this.#failed(job, error, logger);
     } finally {
@@ -410,14 +301,16 @@ export class JobRunner {
         for (const job of batch) {
           const logger = this.#loggerOf(job);
           if (job.attempts > job.maxAttempts) {
-            await this.#finish(job, "dead", "lease expired on every attempt", logger);
+            await this.#rows.finish(job, "dead", "lease expired on every attempt", logger);
             continue;
           }
           const started = performance.now();
           try {
             const outcome = await this.atomically(async () => {
-              const outcome = await handler(job.payload, this.#context(job, logger, () => undefined));
-              await this.#finish(job, "done", null, logger);
+              const finish = () => this.#rows.finish(job, "done", null, logger);
+              const outcome = await handler(job.payload, this.#context(job, logger, () => undefined, finish));
+              // Fenced by the job's status: a handler that marked it done already leaves nothing to write.
+              await finish();
               return outcome;
             });
             const ms = Math.round(performance.now() - started);
@@ -437,57 +330,27 @@ export class JobRunner {
     this.#wakeForBacklog();
   }
 
-  #context(job: JobRecord, logger: Logger, releaseSlot: () => void): JobContext {
-    return { job, attempt: job.attempts, logger, signal: this.#abort.signal, releaseSlot };
+  #context(job: JobRecord, logger: Logger, releaseSlot: () => void, markDone: () => Promise<void>): JobContext {
+    return { job, attempt: job.attempts, logger, signal: this.#abort.signal, releaseSlot, markDone };
   }
 
   #loggerOf(job: JobRecord): Logger {
     return this.logger.child({ jobId: job.id, jobType: job.type, attempt: job.attempts });
   }
 
-  /** A handler threw: the job is dead, queued again after its backoff, or (RunLaterError) queued for later without using an attempt. */
   async #failed(job: JobRecord, error: unknown, logger: Logger): Promise<void> {
-    if (error instanceof RunLaterError) {
-      logger.debug("job runs later", { reason: error.message, runAt: new Date(error.runAt).toISOString() });
-      await this.jobs.update(
-        job.id,
-        { status: "queued", attempts: job.attempts - 1, leaseUntil: null, runAt: error.runAt, updatedAt: this.clock.now() },
-        { where: { status: "running", attempts: job.attempts } },
-      );
-      return this.notifyDue(error.runAt);
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    if (error instanceof PermanentJobError || job.attempts >= job.maxAttempts) return this.#finish(job, "dead", message, logger);
-    const runAt = this.clock.now() + this.#backoff(job.attempts);
-    logger.warn("job failed; will retry", { error, runAt: new Date(runAt).toISOString() });
-    await this.jobs.update(
-      job.id,
-      { status: "queued", leaseUntil: null, lastError: message, runAt, updatedAt: this.clock.now() },
-      { where: { status: "running", attempts: job.attempts } },
-    );
-    this.notifyDue(runAt);
+    const dueAgainAt = await this.#rows.failed(job, error, logger);
+    if (dueAgainAt !== undefined) this.notifyDue(dueAgainAt);
   }
 
-  /** A task ended with more jobs due than the queue had room for: wake the runner to claim them. */
+  /** A task ended with more jobs due than the queues had room for: wake the runner to claim them. */
   #wakeForBacklog(): void {
-    if (this.#backlog && !this.#stopping) {
+    // Woken once a lane has a set of slots' worth of room (the finishing task still counts), not at every task's
+    // end: its queue still holds work for its slots meanwhile, and a wake claims that many jobs in one commit.
+    const roomForASet = this.#lanes.some((lane) => lane.queue.size + lane.queue.pending <= lane.concurrency);
+    if (this.#backlog && roomForASet && !this.#stopping) {
       this.#backlog = false;
       this.#arm(this.clock.now());
     }
-  }
-
-  async #finish(job: JobRecord, status: "done" | "dead", error: string | null, logger: Logger): Promise<void> {
-    const now = this.clock.now();
-    if (status === "dead") logger.error("job is dead", { error });
-    await this.jobs.update(
-      job.id,
-      { status, activeKey: null, leaseUntil: null, lastError: error ?? job.lastError, updatedAt: now, finishedAt: now },
-      // Fenced by the attempt number: a worker that lost its lease cannot overwrite the new owner's result.
-      { where: { status: "running", attempts: job.attempts } },
-    );
-  }
-
-  #backoff(attempt: number): number {
-    return Math.min(this.settings.backoffMaxMs, this.settings.backoffBaseMs * 2 ** (attempt - 1));
   }
 }

@@ -5,7 +5,8 @@ import type { Logger } from "../ports/logger.ts";
 import type { Scheduler } from "../ports/scheduler.ts";
 import { UniqueConstraintError, type Collection, type Storage, type Where } from "../ports/storage.ts";
 import { JOBS_COLLECTION, type JobRecord, type JobStatus } from "./job-record.ts";
-import { JobRunner, type JobDefinition, type JobHandler, type JobRunnerSettings } from "./job-runner.ts";
+import type { JobDefinition, JobHandler, JobRunnerSettings } from "./job-definition.ts";
+import { JobRunner } from "./job-runner.ts";
 
 export interface EnqueueOptions<P> {
   type: string;
@@ -87,7 +88,7 @@ export class Jobs {
         if (existing) {
           const replaced = await this.#jobs.update(
             existing.id,
-            { type: options.type, payload: options.payload, runAt, updatedAt: now, companyId: options.companyId ?? null },
+            { type: options.type, lane: this.#runner.laneOf(options.type), payload: options.payload, runAt, updatedAt: now, companyId: options.companyId ?? null },
             { where: { status: "queued" } },
           );
           if (replaced) return replaced;
@@ -98,6 +99,7 @@ export class Jobs {
       const record: JobRecord = {
         id: sortableId(now),
         type: options.type,
+        ...(this.#runner.laneOf(options.type) !== undefined ? { lane: options.type } : {}),
         key: options.key ?? null,
         activeKey: options.key ?? null,
         companyId: options.companyId ?? null,

@@ -14,6 +14,7 @@ import { jsonLogger } from "../logging/json-logger.ts";
 import { outboxCollection } from "../messaging/outbox-record.ts";
 import { apiReferenceRoutes } from "../openapi/api-reference.ts";
 import { openApiDocument } from "../openapi/openapi-document.ts";
+import { GroupCommit, GROUP_COMMIT } from "./group-commit.ts";
 import { Outbox, OUTBOX, OUTBOX_SEND_JOB } from "../messaging/outbox.ts";
 import { Metrics, METRICS } from "../metrics/metrics.ts";
 import { CLOCK, type Clock } from "../ports/clock.ts";
@@ -86,6 +87,7 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
   if (options.email) container.bind(EMAIL_SENDER, { useValue: options.email });
   if (options.objectStorage) container.bind(OBJECT_STORAGE, { useValue: options.objectStorage });
   const storage = options.storage;
+  container.bind(GROUP_COMMIT, { useValue: new GroupCommit(storage) });
   // Ordinary listeners run after the change's commit; in-transaction listeners (webhook deliveries) join it.
   const events = new EventBus(logger, storage.afterCommit ? (work) => storage.afterCommit!(work) : undefined);
   container.bind(EVENTS, { useValue: events });
@@ -111,7 +113,10 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
   );
   container.bind(OUTBOX, { useValue: outbox });
   container.bind(LINK_SHORTENER, { useValue: KEEP_LINKS });
-  jobs.register(OUTBOX_SEND_JOB, (payload: { messageId: string }, context) => outbox.deliver(payload, context));
+  jobs.register(OUTBOX_SEND_JOB, {
+    handler: (payload: { messageId: string }, context) => outbox.deliver(payload, context),
+    slots: config.messaging.sendsAtOnce * 2,
+  });
   options.sms?.onReceipt?.((receipt) => outbox.applyReceipt(receipt));
 
   const publicUrl: PublicUrl = (group, path) => `${hosts[group]}${path}`;

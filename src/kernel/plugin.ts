@@ -2,7 +2,7 @@ import type { Company } from "../auth/accounts.ts";
 import type { CliCommand } from "../cli/command.ts";
 import type { EventBus } from "../events/event-bus.ts";
 import type { AnyRoute, HostGroup } from "../http/route.ts";
-import type { JobDefinition, JobHandler } from "../jobs/job-runner.ts";
+import type { JobDefinition, JobHandler } from "../jobs/job-definition.ts";
 import type { Jobs } from "../jobs/jobs.ts";
 import type { Outbox } from "../messaging/outbox.ts";
 import type { Clock } from "../ports/clock.ts";

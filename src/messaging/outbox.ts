@@ -1,20 +1,19 @@
-import PQueue from "p-queue";
 import type { Accounts, Company } from "../auth/accounts.ts";
 import type { EventBus } from "../events/event-bus.ts";
 import { sortableId } from "../kernel/ids.ts";
 import { defineToken } from "../kernel/token.ts";
-import { RunLaterError } from "../jobs/job-record.ts";
-import type { JobContext, JobOutcome } from "../jobs/job-runner.ts";
+import type { JobContext, JobOutcome } from "../jobs/job-definition.ts";
 import type { Jobs } from "../jobs/jobs.ts";
 import type { Clock } from "../ports/clock.ts";
-import { EmailSendError, type EmailSender } from "../ports/email-sender.ts";
+import type { EmailSender } from "../ports/email-sender.ts";
 import type { Logger } from "../ports/logger.ts";
-import { SmsSendError, type SmsSender } from "../ports/sms-sender.ts";
-import type { Collection, Page, Patch, Storage, Where } from "../ports/storage.ts";
-import { nextDeliveryStatus, type DeliveryReceipt, type DeliveryStatus, type ReportedStatus } from "./delivery-status.ts";
+import type { SmsSender } from "../ports/sms-sender.ts";
+import type { Collection, Page, Storage, Where } from "../ports/storage.ts";
+import type { DeliveryReceipt } from "./delivery-status.ts";
+import { MessageStatuses } from "./message-statuses.ts";
 import { emailRecordFields, type OutboundEmailMessage } from "./outbound-email.ts";
+import { OutboxDeliveries } from "./outbox-deliveries.ts";
 import { channelOf, OUTBOX_COLLECTION, OUTBOX_STATUSES, type OutboxMessage, type OutboxStatus } from "./outbox-record.ts";
-import { SenderSchedule } from "./sender-schedule.ts";
 
 export interface MessagingSettings {
   /** Messages per second per sender number. `Infinity` lifts the limit. */
@@ -27,6 +26,13 @@ export interface MessagingSettings {
   duplicateWindowMs: number;
   /** The address emails come from; the company's name is shown beside it. */
   emailFrom: string;
+  /**
+   * Texts of one sender number waiting on the provider at once. Deliveries run in twice as many job
+   * slots of their own, beside the job runner's `concurrency`, so that the next texts are read and
+   * marked in flight while the provider answers: a provider slow to answer holds these, never the
+   * slots of opt-ins and other jobs.
+   */
+  sendsAtOnce: number;
 }
 
 export const DEFAULT_MESSAGING_SETTINGS: MessagingSettings = {
@@ -35,6 +41,7 @@ export const DEFAULT_MESSAGING_SETTINGS: MessagingSettings = {
   defaultSender: "+15550000000",
   duplicateWindowMs: 5 * 60_000,
   emailFrom: "no-reply@reachkit.invalid",
+  sendsAtOnce: 8,
 };
 
 export interface OutboundMessage {
@@ -88,23 +95,6 @@ const WENT_OR_GOING: ReadonlySet<OutboxStatus> = new Set(["queued", "sent", "del
 /** How long `sendNow` leaves its own attempt before the message's job may retry it. */
 const SEND_NOW_RETRY_DELAY_MS = 60_000;
 
-/** One attempt at a message: whether it is the last the job makes, and where it logs. */
-interface Attempt {
-  final: boolean;
-  /** When its job fell due; absent for an attempt made outside a job (`sendNow`), which is not held back. */
-  dueAt?: number;
-  logger: Logger;
-}
-
-/** How a message's status moves, with what the provider said. */
-interface StatusChange {
-  status: ReportedStatus;
-  providerMessageId?: string;
-  errorCode?: string;
-  reason?: string;
-  optedOut?: boolean;
-}
-
 /**
  * Every outbound SMS and email goes through here: persisted first, then sent
  * by a durable job through the SmsSender or EmailSender port (texts at most
@@ -117,26 +107,25 @@ interface StatusChange {
  */
 export class Outbox {
   readonly #messages: Collection<OutboxMessage>;
-  readonly #limiters = new Map<string, PQueue>();
-  /** When each sender number's texts may go out (none with an infinite rate). */
-  readonly #schedules = new Map<string, SenderSchedule>();
-  /** Settles when the delivery started last has handed its text to its sender's queue (or given up). */
-  #lastHandOff: Promise<void> = Promise.resolve();
+  readonly #statuses: MessageStatuses;
+  readonly #deliveries: OutboxDeliveries;
 
   constructor(
     private readonly storage: Storage,
     private readonly clock: Clock,
     private readonly jobs: Jobs,
-    private readonly sms: () => SmsSender | undefined,
-    private readonly email: () => EmailSender | undefined,
+    sms: () => SmsSender | undefined,
+    email: () => EmailSender | undefined,
     private readonly accounts: () => Accounts | undefined,
     private readonly logger: Logger,
     private readonly settings: MessagingSettings,
-    private readonly events: EventBus,
+    events: EventBus,
     /** Told each time a message reaches a status (the metrics count them). */
     private readonly reached: (status: OutboxStatus) => void = () => undefined,
   ) {
     this.#messages = storage.collection(OUTBOX_COLLECTION);
+    this.#statuses = new MessageStatuses(this.#messages, storage, clock, logger, events, reached);
+    this.#deliveries = new OutboxDeliveries(this.#messages, storage, clock, sms, email, settings, this.#statuses);
   }
 
   /** Records a text and queues its delivery. Returns the stored message (maybe suppressed, maybe an earlier one). */
@@ -174,7 +163,7 @@ export class Outbox {
     const record = await this.#sendText(message, this.clock.now() + SEND_NOW_RETRY_DELAY_MS);
     if (record.status === "queued") {
       // A failure to retry is the job's; the message as it stands says what happened.
-      await this.#inTurn(record.id, { final: false, logger: this.logger }).catch(() => undefined);
+      await this.#deliveries.inTurn(record.id, { final: false, logger: this.logger }).catch(() => undefined);
     }
     return (await this.#messages.get(record.id)) ?? record;
   }
@@ -203,7 +192,7 @@ export class Outbox {
         return this.#messages.insert({ ...record, status: "suppressed", reason: `repeat: a ${record.kind} text went to this number recently` });
       }
       await this.#messages.insert(record);
-      const due = runAt ?? (channelOf(record) === "sms" ? this.#schedule(record.from)?.reserve(now) : undefined) ?? now;
+      const due = runAt ?? (channelOf(record) === "sms" ? this.#deliveries.reserve(record.from, now) : undefined) ?? now;
       await this.jobs.enqueue({ type: OUTBOX_SEND_JOB, payload: { messageId: id }, key: `outbox:${id}`, companyId: message.companyId, runAt: due });
       stored = "queued";
       return record;
@@ -258,103 +247,12 @@ export class Outbox {
 
   /** The job handler that delivers one message. */
   deliver(payload: { messageId: string }, context: JobContext): Promise<JobOutcome | undefined> {
-    return this.#inTurn(payload.messageId, { final: context.attempt >= context.job.maxAttempts, dueAt: context.job.runAt, logger: context.logger });
-  }
-
-  async #inTurn(messageId: string, attempt: Attempt): Promise<JobOutcome | undefined> {
-    // Deliveries hand their texts to the senders' queues in the order they started, which is the order
-    // their jobs were claimed (due time, then creation): a booking confirmation queued before a
-    // cancellation is sent before it, even when the storage's round trips finish out of order.
-    const previousHandOff = this.#lastHandOff;
-    let handOff!: () => void;
-    const ownHandOff = new Promise<void>((resolve) => (handOff = resolve));
-    // A delivery that ends without sending still passes the turn on only after the ones before it.
-    this.#lastHandOff = previousHandOff.then(() => ownHandOff);
-    try {
-      return await this.#deliver(messageId, attempt, { previous: previousHandOff, handedOff: handOff });
-    } finally {
-      handOff();
-    }
-  }
-
-  async #deliver(messageId: string, attempt: Attempt, turn: { previous: Promise<void>; handedOff: () => void }): Promise<JobOutcome | undefined> {
-    const message = await this.#messages.get(messageId);
-    if (!message || message.status !== "queued") return; // already handled by an earlier run, or by a receipt
-    if (channelOf(message) === "email") {
-      // Emails keep no order with texts: the texts after this one need not wait for it.
-      turn.handedOff();
-      return this.#deliverEmail(message, attempt);
-    }
-    const sender = this.sms();
-    if (!sender) return this.#fail(message, { status: "failed", reason: "no SmsSender adapter is configured" });
-    await turn.previous;
-    // Decided in turn: a text held back sends every later one of its sender behind it (SenderSchedule).
-    const later = attempt.dueAt === undefined ? undefined : this.#schedule(message.from)?.holdBack(this.clock.now(), attempt.dueAt);
-    if (later !== undefined) throw new RunLaterError(later, `the sender ${message.from} sends ${this.#rate(message.from)} texts a second`);
-    const earlierAttemptAt = message.inFlightSince;
-    // Committed before the text leaves: if the process dies before the outcome is recorded, the next attempt knows.
-    await this.#messages.update(message.id, { attempts: message.attempts + 1, inFlightSince: earlierAttemptAt ?? this.clock.now(), updatedAt: this.clock.now() });
-    try {
-      const sending = this.#limiter(message.from).add(() =>
-        sender.send({
-          from: message.from,
-          to: message.to,
-          body: message.body,
-          ...(message.mediaUrl !== undefined ? { mediaUrl: message.mediaUrl } : {}),
-          idempotencyKey: message.id,
-          ...(earlierAttemptAt !== undefined ? { earlierAttemptAt } : {}),
-        }),
-      );
-      turn.handedOff();
-      const sent = await sending;
-      await this.#move(message, { status: "sent", providerMessageId: sent?.providerMessageId });
-      return { messageId: message.id, status: "sent" };
-    } catch (error) {
-      const failure = error instanceof SmsSendError ? error : undefined;
-      const reason = error instanceof Error ? error.message : String(error);
-      // An error the adapter does not explain may have come after the request left.
-      const mayHaveSent = failure?.mayHaveSent ?? true;
-      const retryable = failure?.retryable ?? true;
-      if (!retryable || attempt.final) {
-        return this.#fail(message, { status: "failed", reason, errorCode: failure?.providerCode, optedOut: failure?.kind === "opted_out" });
-      }
-      // The reason stays for `outbox list` while the message waits for its next attempt.
-      await this.#messages.update(message.id, { reason, ...(mayHaveSent ? {} : { inFlightSince: earlierAttemptAt }), updatedAt: this.clock.now() });
-      attempt.logger.warn("sending failed; will retry", { messageId: message.id, reason, errorCode: failure?.providerCode });
-      throw error;
-    }
-  }
-
-  async #deliverEmail(message: OutboxMessage, attempt: Attempt): Promise<JobOutcome | undefined> {
-    const sender = this.email();
-    if (!sender) return this.#fail(message, { status: "failed", reason: "no EmailSender adapter is configured" });
-    if (message.inFlightSince !== undefined) {
-      const reason = "in doubt: an earlier attempt may have handed this email over before the process stopped; not sent again, so that it is never sent twice";
-      return this.#fail(message, { status: "failed", reason, errorCode: "in_doubt" });
-    }
-    // Committed before the email leaves: should the process die before the outcome is recorded, the next attempt knows.
-    await this.#messages.update(message.id, { attempts: message.attempts + 1, inFlightSince: this.clock.now(), updatedAt: this.clock.now() });
-    try {
-      const sent = await sender.send({
-        from: message.from,
-        to: message.to,
-        subject: message.subject ?? "",
-        text: message.body,
-        ...(message.html !== undefined ? { html: message.html } : {}),
-        ...(message.headers ? { headers: message.headers } : {}),
-        idempotencyKey: message.id,
-      });
-      await this.#move(message, { status: "sent", providerMessageId: sent.providerMessageId });
-      return { messageId: message.id, status: "sent" };
-    } catch (error) {
-      const failure = error instanceof EmailSendError ? error : undefined;
-      const reason = error instanceof Error ? error.message : String(error);
-      if (!(failure?.retryable ?? true) || attempt.final) return this.#fail(message, { status: "failed", reason, errorCode: failure?.providerCode });
-      // An error the adapter does not explain may have come after the message left.
-      await this.#messages.update(message.id, { reason, ...(failure && !failure.mayHaveSent ? { inFlightSince: undefined } : {}), updatedAt: this.clock.now() });
-      attempt.logger.warn("sending failed; will retry", { messageId: message.id, reason });
-      throw error;
-    }
+    return this.#deliveries.inTurn(payload.messageId, {
+      final: context.attempt >= context.job.maxAttempts,
+      dueAt: context.job.runAt,
+      markDone: context.markDone,
+      logger: context.logger,
+    });
   }
 
   /**
@@ -362,90 +260,8 @@ export class Outbox {
    * final status stays) and the move is announced. A receipt for no message
    * of this outbox (another system's, or erased by a privacy request) is ignored.
    */
-  async applyReceipt(receipt: DeliveryReceipt): Promise<void> {
-    const message =
-      receipt.messageId !== undefined
-        ? await this.#messages.get(receipt.messageId)
-        : await this.#messages.findOne({ providerMessageId: receipt.providerMessageId });
-    if (!message) {
-      this.logger.debug("receipt for no known message", { providerMessageId: receipt.providerMessageId });
-      return;
-    }
-    if (message.providerMessageId !== undefined && message.providerMessageId !== receipt.providerMessageId) {
-      this.logger.warn("receipt names another provider message", { messageId: message.id, providerMessageId: receipt.providerMessageId });
-      return;
-    }
-    await this.#move(message, {
-      status: receipt.status,
-      providerMessageId: receipt.providerMessageId,
-      errorCode: receipt.errorCode,
-      reason: receipt.errorMessage,
-      optedOut: receipt.optedOut,
-    });
-  }
-
-  async #fail(message: OutboxMessage, change: StatusChange): Promise<JobOutcome> {
-    this.logger.warn("message not sent", { messageId: message.id, companyId: message.companyId, reason: change.reason, errorCode: change.errorCode });
-    await this.#move(message, change);
-    return { messageId: message.id, status: "failed" };
-  }
-
-  /**
-   * Moves a message to a later status if it has not moved there or beyond
-   * meanwhile (a receipt can overtake the send's own commit), then announces it.
-   */
-  async #move(message: OutboxMessage, change: StatusChange): Promise<void> {
-    let current: OutboxMessage | undefined = message;
-    // A concurrent move (the send's commit and a receipt) makes the conditional update miss once; read and try again.
-    for (let tries = 0; current && tries < 3; tries++) {
-      if (current.status === "suppressed") return;
-      const status = nextDeliveryStatus(current.status, change.status);
-      if (!status) return;
-      const now = this.clock.now();
-      // The reason of an earlier failed attempt goes: the reason is the new status's, if any.
-      const patch: Patch<OutboxMessage> = { status, reason: change.reason, updatedAt: now, inFlightSince: undefined };
-      if (change.providerMessageId !== undefined) patch.providerMessageId = change.providerMessageId;
-      if (change.errorCode !== undefined) patch.errorCode = change.errorCode;
-      if (current.sentAt === undefined && status !== "failed") patch.sentAt = now;
-      if (status === "delivered") patch.deliveredAt = now;
-      const before = current;
-      // The event in the move's transaction: in-transaction listeners (webhook deliveries) commit with the move.
-      const moved = await this.storage.transaction(async () => {
-        const updated = await this.#messages.update(before.id, patch, { where: { status: before.status } });
-        if (updated) await this.#announce(before, updated, change);
-        return updated;
-      });
-      if (moved) return this.reached(status);
-      current = await this.#messages.get(current.id);
-    }
-  }
-
-  async #announce(before: OutboxMessage, after: OutboxMessage, change: StatusChange): Promise<void> {
-    const at = after.updatedAt;
-    await this.events.emit("message.status_changed", {
-      channel: channelOf(after),
-      companyId: after.companyId,
-      messageId: after.id,
-      to: after.to,
-      kind: after.kind,
-      status: change.status,
-      previousStatus: before.status as DeliveryStatus,
-      ...(after.providerMessageId !== undefined ? { providerMessageId: after.providerMessageId } : {}),
-      ...(change.errorCode !== undefined ? { errorCode: change.errorCode } : {}),
-      ...(change.reason !== undefined ? { reason: change.reason } : {}),
-      at,
-    });
-    if (change.optedOut) {
-      // Its listeners run after the commit: should the process die before one records it, the carrier refuses the next text to this number too.
-      await this.events.emit("sms.recipient_opted_out", {
-        companyId: after.companyId,
-        phone: after.to,
-        from: after.from,
-        messageId: after.id,
-        ...(change.errorCode !== undefined ? { errorCode: change.errorCode } : {}),
-        at,
-      });
-    }
+  applyReceipt(receipt: DeliveryReceipt): Promise<void> {
+    return this.#statuses.applyReceipt(receipt);
   }
 
   /** Whether a message like `record` (by `alike`) went, or is queued to go, to its number within the last `windowMs`. */
@@ -454,29 +270,6 @@ export class Outbox {
       where: { companyId: record.companyId, to: record.to, createdAt: { gte: record.createdAt - windowMs } },
     });
     return recent.items.some((other) => alike(other) && WENT_OR_GOING.has(other.status));
-  }
-
-  #schedule(from: string): SenderSchedule | undefined {
-    const rate = this.#rate(from);
-    if (!Number.isFinite(rate)) return undefined;
-    let schedule = this.#schedules.get(from);
-    if (!schedule) this.#schedules.set(from, (schedule = new SenderSchedule(rate)));
-    return schedule;
-  }
-
-  #rate(from: string): number {
-    return this.settings.ratePerSecondBySender[from] ?? this.settings.ratePerSecond;
-  }
-
-  #limiter(from: string): PQueue {
-    let limiter = this.#limiters.get(from);
-    if (!limiter) {
-      const rate = this.#rate(from);
-      // Strict: a sliding window, so no second ever holds more than `rate` sends (a fixed window lets two bursts meet at its edge).
-      limiter = Number.isFinite(rate) ? new PQueue({ intervalCap: rate, interval: 1000, strict: true }) : new PQueue();
-      this.#limiters.set(from, limiter);
-    }
-    return limiter;
   }
 }
 

@@ -67,7 +67,7 @@ describe("bench baselines", () => {
     const answer = bareSubscriptions(db).optIn(`Bearer ${apiKey}`, { user: { phone: PHONE }, locale: { language: "en", country: "US" }, subscriptionType: "MARKETING" });
     assert.equal(answer.status, 202);
     const columns = db.prepare(`SELECT name FROM pragma_table_info('reachkit_jobs') WHERE name LIKE 'f\\_%' ESCAPE '\\'`).pluck().all() as string[];
-    assert.deepEqual(columns.sort(), ["f_activeKey", "f_companyId", "f_key", "f_leaseUntil", "f_runAt", "f_status"]);
+    assert.deepEqual(columns.sort(), ["f_activeKey", "f_companyId", "f_key", "f_lane", "f_leaseUntil", "f_runAt", "f_status"]);
     for (const column of columns) {
       const path = `$.${column.slice("f_".length)}`;
       const differing = db.prepare(`SELECT count(*) FROM reachkit_jobs WHERE "${column}" IS NOT json_extract(doc, ?) OR typeof("${column}") != typeof(json_extract(doc, ?))`).pluck();

@@ -5,7 +5,7 @@ import { fakeClock } from "../../adapters/clock/index.ts";
 import { manualScheduler } from "../../adapters/scheduler/manual/index.ts";
 import { nodeScheduleScheduler } from "../../adapters/scheduler/node-schedule/index.ts";
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
-import { createReachkit, definePlugin, PermanentJobError, RunLaterError, silentLogger, type JobHandler, type JobRecord, type Storage } from "../../src/index.ts";
+import { createReachkit, definePlugin, PermanentJobError, RunLaterError, silentLogger, type JobDefinition, type JobHandler, type JobRecord, type Storage } from "../../src/index.ts";
 import { memoryStorage } from "../../adapters/storage/memory/index.ts";
 import { withCollectionMethod } from "../support/storage-wrappers.ts";
 import { TEST_SECRET } from "../support/test-kit.ts";
@@ -15,7 +15,7 @@ import { RELEASED_PER_SLOT } from "../../src/jobs/job-runner.ts";
 const HOUR = 3_600_000;
 
 function jobKit(
-  handlers: Record<string, JobHandler<never>>,
+  handlers: Record<string, JobHandler<never> | JobDefinition<never>>,
   options: { file?: string; clock?: ReturnType<typeof fakeClock>; concurrency?: number; pollMs?: number } = {},
 ) {
   const clock = options.clock ?? fakeClock("2026-03-01T00:00:00.000Z");
@@ -334,6 +334,39 @@ describe("durable jobs", () => {
     assert.equal(finished, 9);
     assert.equal(peak, 2);
     await kit.stop();
+  });
+
+  it("runs a type with slots of its own in them: its jobs waiting on a remote service leave the runner's slots to the others", async () => {
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const remote: number[] = [];
+    const local: number[] = [];
+    const { kit, scheduler } = jobKit(
+      {
+        remote: { handler: async (payload: number) => void (remote.push(payload), await answered), slots: 2 },
+        local: async (payload: number) => void local.push(payload),
+      },
+      { concurrency: 1 },
+    );
+    await kit.start();
+    for (let i = 0; i < 4; i++) await kit.jobs.enqueue({ type: "remote", payload: i });
+    await kit.jobs.enqueue({ type: "local", payload: 9 });
+    const running = scheduler.flush();
+    for (let turn = 0; turn < 100 && local.length === 0; turn++) await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(local, [9], "the local job ran while the remote ones waited");
+    assert.deepEqual(remote, [0, 1], "two remote jobs at once, in their two slots");
+    answer();
+    await running;
+    await scheduler.flush();
+    assert.deepEqual(remote, [0, 1, 2, 3]);
+    assert.equal((await kit.jobs.list({ status: "done" })).length, 5);
+    await kit.stop();
+  });
+
+  it("refuses slots that are not a whole number of at least 1", () => {
+    for (const slots of [0, -1, 1.5, Number.NaN, Infinity]) {
+      assert.throws(() => jobKit({ work: { handler: async () => undefined, slots } }), /job type "work": slots must be a whole number of at least 1/);
+    }
   });
 
   it("runs jobs that a job enqueues for a later time within the same advance", async () => {

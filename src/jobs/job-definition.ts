@@ -1,0 +1,75 @@
+import type { Logger } from "../ports/logger.ts";
+import type { JobRecord } from "./job-record.ts";
+
+export interface JobContext {
+  job: JobRecord;
+  /** 1 on the first run. */
+  attempt: number;
+  logger: Logger;
+  /** Aborted when the kit stops; long handlers may stop early and be retried. */
+  signal: AbortSignal;
+  /**
+   * Gives the job's place among the runner's `concurrency` back while the
+   * handler waits on another system (a webhook receiver): the runner goes on
+   * claiming other jobs, and this one stays running, its lease renewed, until
+   * the handler settles. A handler that calls it bounds its own concurrency.
+   * Does nothing in a batch (`JobDefinition.batchSize`), whose handlers must
+   * not wait on other systems.
+   */
+  releaseSlot(): void;
+  /**
+   * Marks the job done at once, in the caller's transaction, for a handler
+   * that commits its outcome in a transaction of its own (beside the outcomes
+   * of other jobs, in a `GroupCommit`): the job's end commits with it. Called
+   * last; the runner then leaves the job as it is.
+   */
+  markDone(): Promise<void>;
+}
+
+/** What a job did, in counts and names (an upload's lines, products saved, errors): logged with its outcome. */
+export type JobOutcome = Readonly<Record<string, string | number | boolean>>;
+
+export type JobHandler<P> = (payload: P, context: JobContext) => Promise<void | JobOutcome>;
+
+/** A job type's handler, whether its jobs run in batches, and whether they have slots of their own. */
+export interface JobDefinition<P> {
+  handler: JobHandler<P>;
+  /**
+   * Up to this many jobs of this type, due one after the other, run one
+   * after another in one storage transaction, each marked done in it
+   * (default 1: each job alone, marked done after its handler). One commit
+   * for the batch instead of two or more per job; a job whose handler throws
+   * undoes its own writes only (a savepoint) and is retried alone. For
+   * handlers whose work is storage reads and writes: the batch holds the
+   * storage until it commits, so a handler must not wait on anything else (a
+   * network call). Work that must wait for the commit goes to the storage's
+   * `afterCommit` (where the event bus runs its ordinary listeners): it runs
+   * once the batch commits, never if the job's writes are undone. Batches
+   * form when the runner is alone on its storage (no `pollMs`); with other
+   * processes each job runs in a transaction of its own, with its done mark.
+   */
+  batchSize?: number;
+  /**
+   * Jobs of this type run in slots of their own, this many at once, beside
+   * the runner's `concurrency`: for jobs that wait on a remote service (a
+   * provider's answer), so that a slow service holds these slots only and
+   * every other job keeps moving.
+   */
+  slots?: number;
+}
+
+export interface JobRunnerSettings {
+  /** Jobs running at once in this process. */
+  concurrency: number;
+  /** How long a claim holds before another worker may take the job over; renewed while it runs. */
+  leaseMs: number;
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+  /**
+   * With several processes on one database: wake at least this often, so jobs
+   * that another process enqueued (or left behind when it died) are claimed
+   * here too. Unset, the runner wakes only for the jobs it knows of, which is
+   * every job when it is the only process.
+   */
+  pollMs?: number;
+}

@@ -1,0 +1,170 @@
+import type { Clock } from "../ports/clock.ts";
+import type { Logger } from "../ports/logger.ts";
+import type { Collection, Where } from "../ports/storage.ts";
+import type { JobRunnerSettings } from "./job-definition.ts";
+import { PermanentJobError, RunLaterError, type JobRecord } from "./job-record.ts";
+
+/** With several processes: how many times its room a runner looks at, to claim among them from a random start. */
+const CLAIM_WINDOW = 4;
+
+/** Which jobs a set of slots claims (`JobDefinition.slots`), and up to how many tasks now. */
+export interface ClaimRequest {
+  where: Where<JobRecord>;
+  room: number;
+}
+
+/**
+ * The job rows' moves, each a conditional update fenced by the job's status
+ * and attempt number, so several processes on one database never run the same
+ * job twice at once and a worker that lost its lease cannot overwrite the new
+ * owner's result: queued → running (a claim), running → queued (given back,
+ * retried, run later, or a lease that ran out), running → done | dead.
+ */
+export class JobRows {
+  constructor(
+    private readonly jobs: Collection<JobRecord>,
+    private readonly clock: Clock,
+    private readonly settings: JobRunnerSettings,
+  ) {}
+
+  /**
+   * Claims due jobs in order for up to `room` tasks: a job of a type with a batch size joins the task
+   * of the job before it while that one is of its type and has room, so batches are runs of consecutive
+   * jobs and every job starts after those due before it. `more` tells that due jobs were left.
+   */
+  async claimInBatches(request: ClaimRequest, now: number, batchSizeOf: (type: string) => number, largestBatch: number): Promise<{ tasks: JobRecord[][]; more: boolean }> {
+    const { where, room } = request;
+    const tasks: JobRecord[][] = [];
+    let page = room;
+    let after: string | undefined;
+    for (;;) {
+      const due = await this.jobs.find({ where: { ...where, status: "queued", runAt: { lte: now } }, orderBy: [{ field: "runAt" }], limit: page, after });
+      for (const job of due.items) {
+        const open = tasks.at(-1);
+        const joins = open !== undefined && open[0]!.type === job.type && open.length < batchSizeOf(job.type);
+        if (!joins && tasks.length === room) return { tasks, more: true };
+        const claim = await this.claim(job, now);
+        if (!claim) continue;
+        if (joins) open.push(claim);
+        else tasks.push([claim]);
+      }
+      if (due.nextCursor === undefined) return { tasks, more: false };
+      after = due.nextCursor;
+      // Past the first page the due jobs are filling a batch: read them a batch at a time.
+      page = Math.max(room, largestBatch);
+    }
+  }
+
+  /**
+   * With other processes on the database, every one sees the same oldest due jobs: each looks at a wider
+   * window and tries it from a random starting point, so they rarely race for one row. Returns whether
+   * the room was filled with due jobs left over.
+   */
+  async claimShared(request: ClaimRequest, now: number, won: (job: JobRecord) => void): Promise<boolean> {
+    const { where, room } = request;
+    const due = await this.jobs.find({ where: { ...where, status: "queued", runAt: { lte: now } }, orderBy: [{ field: "runAt" }], limit: room * CLAIM_WINDOW });
+    const start = Math.floor(Math.random() * due.items.length);
+    let claims = 0;
+    let tried = 0;
+    for (; tried < due.items.length && claims < room; tried++) {
+      const claim = await this.claim(due.items[(start + tried) % due.items.length]!, now);
+      if (!claim) continue; // another worker won it
+      claims++;
+      won(claim);
+    }
+    // A backlog waits for a job of its own to finish and wake the runner: only with a full queue. Claims
+    // lost to other processes leave room, and the runner re-arms for the due jobs left as usual (the stall
+    // of the three-process test: a runner that lost every claim of a wake waited for a job it did not have).
+    return claims === room && (due.nextCursor !== undefined || tried < due.items.length);
+  }
+
+  /** A running job whose lease ran out belongs to a worker that died: queue it again. Returns now. */
+  async requeueExpiredLeases(): Promise<number> {
+    const now = this.clock.now();
+    await this.jobs.updateWhere({ status: "running", leaseUntil: { lte: now } }, { status: "queued", leaseUntil: null, updatedAt: now });
+    return now;
+  }
+
+  /** Jobs left running by a process that stopped without finishing them (a kill): queued again. Returns how many. */
+  requeueRunning(): Promise<number> {
+    const now = this.clock.now();
+    return this.jobs.updateWhere({ status: "running" }, { status: "queued", leaseUntil: null, updatedAt: now });
+  }
+
+  /** Fenced by the attempt number: undefined when another worker claimed the job first. */
+  claim(job: JobRecord, now: number): Promise<JobRecord | undefined> {
+    return this.jobs.update(
+      job.id,
+      { status: "running", attempts: job.attempts + 1, leaseUntil: now + this.settings.leaseMs, updatedAt: now },
+      { where: { status: "queued", attempts: job.attempts } },
+    );
+  }
+
+  /** A claimed job that never started (the kit stopped first): queued again, its attempt given back. */
+  async giveBack(job: JobRecord): Promise<void> {
+    await this.jobs.update(
+      job.id,
+      { status: "queued", attempts: job.attempts - 1, leaseUntil: null, updatedAt: this.clock.now() },
+      { where: { status: "running", attempts: job.attempts } },
+    );
+  }
+
+  /** Keeps a running job's claim while its handler works. */
+  async renewLease(job: JobRecord): Promise<void> {
+    await this.jobs.update(job.id, { leaseUntil: this.clock.now() + this.settings.leaseMs }, { where: { status: "running", attempts: job.attempts } });
+  }
+
+  /** When the runner must wake next: the next queued job's due time, or the next lease to run out. */
+  async nextWakeAt(): Promise<number | null> {
+    const [nextQueued, nextLease] = await Promise.all([
+      this.jobs.findOne({ status: "queued" }, [{ field: "runAt" }]),
+      this.jobs.findOne({ status: "running", leaseUntil: { exists: true } }, [{ field: "leaseUntil" }]),
+    ]);
+    const times = [nextQueued?.runAt, nextLease?.leaseUntil ?? undefined].filter((t): t is number => t !== undefined);
+    return times.length > 0 ? Math.min(...times) : null;
+  }
+
+  /**
+   * A handler threw: the job is dead, queued again after its backoff, or (RunLaterError) queued for later
+   * without using an attempt. Returns when it is due again, if it is.
+   */
+  async failed(job: JobRecord, error: unknown, logger: Logger): Promise<number | undefined> {
+    if (error instanceof RunLaterError) {
+      logger.debug("job runs later", { reason: error.message, runAt: new Date(error.runAt).toISOString() });
+      await this.jobs.update(
+        job.id,
+        { status: "queued", attempts: job.attempts - 1, leaseUntil: null, runAt: error.runAt, updatedAt: this.clock.now() },
+        { where: { status: "running", attempts: job.attempts } },
+      );
+      return error.runAt;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof PermanentJobError || job.attempts >= job.maxAttempts) {
+      await this.finish(job, "dead", message, logger);
+      return undefined;
+    }
+    const runAt = this.clock.now() + this.#backoff(job.attempts);
+    logger.warn("job failed; will retry", { error, runAt: new Date(runAt).toISOString() });
+    await this.jobs.update(
+      job.id,
+      { status: "queued", leaseUntil: null, lastError: message, runAt, updatedAt: this.clock.now() },
+      { where: { status: "running", attempts: job.attempts } },
+    );
+    return runAt;
+  }
+
+  async finish(job: JobRecord, status: "done" | "dead", error: string | null, logger: Logger): Promise<void> {
+    const now = this.clock.now();
+    if (status === "dead") logger.error("job is dead", { error });
+    await this.jobs.update(
+      job.id,
+      { status, activeKey: null, leaseUntil: null, lastError: error ?? job.lastError, updatedAt: now, finishedAt: now },
+      // Fenced by the attempt number: a worker that lost its lease cannot overwrite the new owner's result.
+      { where: { status: "running", attempts: job.attempts } },
+    );
+  }
+
+  #backoff(attempt: number): number {
+    return Math.min(this.settings.backoffMaxMs, this.settings.backoffBaseMs * 2 ** (attempt - 1));
+  }
+}

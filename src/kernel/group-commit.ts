@@ -1,0 +1,110 @@
+import type { Storage } from "../ports/storage.ts";
+import { defineToken } from "./token.ts";
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/** What one caller writes in a group, and how it learns the outcome. */
+interface Member {
+  write: () => Promise<unknown>;
+  settle: (outcome: Outcome) => void;
+}
+
+export interface GroupCommitOptions {
+  /**
+   * How many callers may join the next group (the deliveries under way): once
+   * that many have, the group commits at once instead of after the turn of
+   * the event loop. Unset, every group waits for the turn's end.
+   */
+  participants?: () => number;
+}
+
+/**
+ * Small writes of callers that run at the same time, committed together: the
+ * writes asked during one turn of the event loop (events posted over HTTP,
+ * the outcomes of texts the provider answered together, webhook attempts with
+ * their jobs' done marks, a bulk writer's rows) commit in one storage
+ * transaction, each in a savepoint of its own (a nested transaction). A write
+ * that throws rolls back alone and its caller gets its error; the others
+ * commit; each caller is answered only once the shared commit is done, so
+ * nothing acknowledged can be lost. What a transaction costs besides its
+ * writes (the storage's lock, BEGIN and COMMIT, the pages written to SQLite's
+ * WAL) is then paid once per group rather than once per write. Writes asked
+ * while a group commits form the next group, written right after it.
+ *
+ * Only for callers outside any transaction (a route handler, a job handler
+ * that waited on another system): the shared transaction begins later, in
+ * another async context, so a caller inside its own transaction would wait
+ * for it forever.
+ */
+export class GroupCommit {
+  #next: Member[] = [];
+  #flushing: Promise<void> | undefined;
+
+  constructor(
+    private readonly storage: Pick<Storage, "transaction">,
+    private readonly options: GroupCommitOptions = {},
+  ) {}
+
+  /** Runs `write` in the next shared transaction; resolves with its result once that transaction committed. */
+  run<R>(write: () => Promise<R>): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      this.#next.push({ write, settle: (outcome) => (outcome.ok ? resolve(outcome.value as R) : reject(outcome.error)) });
+      this.#schedule();
+    });
+  }
+
+  /** A caller counted among the participants ended without writing: the group may be complete now. */
+  left(): void {
+    if (this.#next.length > 0) this.#schedule();
+  }
+
+  #schedule(): void {
+    if (this.#flushing) return;
+    const participants = this.options.participants?.();
+    const complete = participants !== undefined && this.#next.length >= participants;
+    this.#flushing = new Promise<void>((ready) => (complete ? queueMicrotask(ready) : setImmediate(ready))).then(() => this.#flush());
+  }
+
+  async #flush(): Promise<void> {
+    while (this.#next.length > 0) {
+      const group = this.#next;
+      this.#next = [];
+      const outcomes = await this.#commit(group);
+      group.forEach((member, index) => member.settle(outcomes[index]!));
+    }
+    this.#flushing = undefined;
+  }
+
+  async #commit(group: readonly Member[]): Promise<Outcome[]> {
+    if (group.length === 1) {
+      // Alone: its own transaction, without a savepoint.
+      return [await this.storage.transaction(group[0]!.write).then(
+        (value): Outcome => ({ ok: true, value }),
+        (error: unknown): Outcome => ({ ok: false, error }),
+      )];
+    }
+    const outcomes: Outcome[] = [];
+    try {
+      await this.storage.transaction(async () => {
+        for (const { write } of group) {
+          try {
+            outcomes.push({ ok: true, value: await this.storage.transaction(write) });
+          } catch (error) {
+            outcomes.push({ ok: false, error });
+          }
+        }
+      });
+    } catch (error) {
+      // The commit failed: nothing of the group was stored.
+      return group.map(() => ({ ok: false, error }));
+    }
+    return outcomes;
+  }
+}
+
+/**
+ * The kit's shared group commit, for callers that need no early commit
+ * (`participants`): events posted over HTTP, webhook attempts, bulk writers.
+ * Their writes of one turn of the event loop share a commit.
+ */
+export const GROUP_COMMIT = defineToken<GroupCommit>("GroupCommit", ["reachkit core (always bound)"]);

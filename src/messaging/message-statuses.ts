@@ -1,0 +1,128 @@
+import type { EventBus } from "../events/event-bus.ts";
+import type { JobOutcome } from "../jobs/job-definition.ts";
+import type { Clock } from "../ports/clock.ts";
+import type { Logger } from "../ports/logger.ts";
+import type { Collection, Patch, Storage } from "../ports/storage.ts";
+import { nextDeliveryStatus, type DeliveryReceipt, type DeliveryStatus, type ReportedStatus } from "./delivery-status.ts";
+import { channelOf, type OutboxMessage, type OutboxStatus } from "./outbox-record.ts";
+
+/** How a message's status moves, with what the provider said. */
+export interface StatusChange {
+  status: ReportedStatus;
+  providerMessageId?: string;
+  errorCode?: string;
+  reason?: string;
+  optedOut?: boolean;
+}
+
+/** Runs a message's update in a transaction: its own, or that of the deliveries answered beside it. */
+export type StatusWrite = (update: () => Promise<OutboxMessage | undefined>) => Promise<OutboxMessage | undefined>;
+
+/**
+ * The outbox's status path: a message moves forward only (queued → sent →
+ * delivered | undelivered | failed; a final status stays), by its delivery's
+ * outcome or a provider's receipt, and each move is announced as
+ * `message.status_changed` in the move's transaction.
+ */
+export class MessageStatuses {
+  constructor(
+    private readonly messages: Collection<OutboxMessage>,
+    private readonly storage: Storage,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly events: EventBus,
+    /** Told each time a message reaches a status (the metrics count them). */
+    private readonly reached: (status: OutboxStatus) => void,
+  ) {}
+
+  /**
+   * Records a provider's receipt: the message moves forward (never back, a
+   * final status stays) and the move is announced. A receipt for no message
+   * of this outbox (another system's, or erased by a privacy request) is ignored.
+   */
+  async applyReceipt(receipt: DeliveryReceipt): Promise<void> {
+    const message =
+      receipt.messageId !== undefined
+        ? await this.messages.get(receipt.messageId)
+        : await this.messages.findOne({ providerMessageId: receipt.providerMessageId });
+    if (!message) {
+      this.logger.debug("receipt for no known message", { providerMessageId: receipt.providerMessageId });
+      return;
+    }
+    if (message.providerMessageId !== undefined && message.providerMessageId !== receipt.providerMessageId) {
+      this.logger.warn("receipt names another provider message", { messageId: message.id, providerMessageId: receipt.providerMessageId });
+      return;
+    }
+    await this.move(message, {
+      status: receipt.status,
+      providerMessageId: receipt.providerMessageId,
+      errorCode: receipt.errorCode,
+      reason: receipt.errorMessage,
+      optedOut: receipt.optedOut,
+    });
+  }
+
+  async fail(message: OutboxMessage, change: StatusChange): Promise<JobOutcome> {
+    this.logger.warn("message not sent", { messageId: message.id, companyId: message.companyId, reason: change.reason, errorCode: change.errorCode });
+    await this.move(message, change);
+    return { messageId: message.id, status: "failed" };
+  }
+
+  /**
+   * Moves a message to a later status if it has not moved there or beyond
+   * meanwhile (a receipt can overtake the send's own commit), then announces it.
+   */
+  async move(message: OutboxMessage, change: StatusChange, write: StatusWrite = (update) => this.storage.transaction(update)): Promise<void> {
+    let current: OutboxMessage | undefined = message;
+    // A concurrent move (the send's commit and a receipt) makes the conditional update miss once; read and try again.
+    for (let tries = 0; current && tries < 3; tries++) {
+      if (current.status === "suppressed") return;
+      const status = nextDeliveryStatus(current.status, change.status);
+      if (!status) return;
+      const now = this.clock.now();
+      // The reason of an earlier failed attempt goes: the reason is the new status's, if any.
+      const patch: Patch<OutboxMessage> = { status, reason: change.reason, updatedAt: now, inFlightSince: undefined };
+      if (change.providerMessageId !== undefined) patch.providerMessageId = change.providerMessageId;
+      if (change.errorCode !== undefined) patch.errorCode = change.errorCode;
+      if (current.sentAt === undefined && status !== "failed") patch.sentAt = now;
+      if (status === "delivered") patch.deliveredAt = now;
+      const before = current;
+      // The event in the move's transaction: in-transaction listeners (webhook deliveries) commit with the move.
+      const moved = await write(async () => {
+        const updated = await this.messages.update(before.id, patch, { where: { status: before.status } });
+        if (updated) await this.#announce(before, updated, change);
+        return updated;
+      });
+      if (moved) return this.reached(status);
+      current = await this.messages.get(current.id);
+    }
+  }
+
+  async #announce(before: OutboxMessage, after: OutboxMessage, change: StatusChange): Promise<void> {
+    const at = after.updatedAt;
+    await this.events.emit("message.status_changed", {
+      channel: channelOf(after),
+      companyId: after.companyId,
+      messageId: after.id,
+      to: after.to,
+      kind: after.kind,
+      status: change.status,
+      previousStatus: before.status as DeliveryStatus,
+      ...(after.providerMessageId !== undefined ? { providerMessageId: after.providerMessageId } : {}),
+      ...(change.errorCode !== undefined ? { errorCode: change.errorCode } : {}),
+      ...(change.reason !== undefined ? { reason: change.reason } : {}),
+      at,
+    });
+    if (change.optedOut) {
+      // Its listeners run after the commit: should the process die before one records it, the carrier refuses the next text to this number too.
+      await this.events.emit("sms.recipient_opted_out", {
+        companyId: after.companyId,
+        phone: after.to,
+        from: after.from,
+        messageId: after.id,
+        ...(change.errorCode !== undefined ? { errorCode: change.errorCode } : {}),
+        at,
+      });
+    }
+  }
+}

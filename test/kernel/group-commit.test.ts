@@ -1,0 +1,69 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
+import { GroupCommit, type Doc, type Storage } from "../../src/index.ts";
+import { wrapStorage } from "../support/storage-wrappers.ts";
+
+interface Item extends Doc {
+  name: string;
+}
+
+/** A SQLite storage that counts its outermost transactions: the commits. */
+async function countingStorage(): Promise<{ storage: Storage; commits: () => number }> {
+  const inner = sqliteStorage({ filename: ":memory:" });
+  await inner.ensureCollections([{ name: "items", indexes: [] }]);
+  let commits = 0;
+  let depth = 0;
+  const storage = wrapStorage(inner, {
+    async transaction(fn) {
+      if (depth++ === 0) commits++;
+      try {
+        return await inner.transaction(fn);
+      } finally {
+        depth--;
+      }
+    },
+  });
+  return { storage, commits: () => commits };
+}
+
+const insert = (storage: Storage, name: string) => () => storage.collection<Item>("items").insert({ id: name, name });
+
+describe("GroupCommit", () => {
+  it("commits the writes asked in one turn together; a write that throws rolls back alone and its caller gets its error", async () => {
+    const { storage, commits } = await countingStorage();
+    const group = new GroupCommit(storage);
+    const failing = async () => {
+      await insert(storage, "b")();
+      throw new Error("b's listener failed");
+    };
+    // Three callers of one turn, each in a callback of its own (as requests are): microtasks run between them.
+    const asked = (write: () => Promise<unknown>) => new Promise<unknown>((resolve, reject) => setImmediate(() => group.run(write).then(resolve, reject)));
+    const results = await Promise.allSettled([asked(insert(storage, "a")), asked(failing), asked(insert(storage, "c"))]);
+    assert.deepEqual(
+      results.map((result) => result.status),
+      ["fulfilled", "rejected", "fulfilled"],
+    );
+    assert.equal((results[1] as PromiseRejectedResult).reason.message, "b's listener failed");
+    const stored = await storage.collection<Item>("items").find({});
+    assert.deepEqual(stored.items.map((item) => item.name).sort(), ["a", "c"]);
+    assert.equal(commits(), 1);
+    await storage.close();
+  });
+
+  it("writes asked while a group commits form the next group, in one commit", async () => {
+    const { storage, commits } = await countingStorage();
+    const group = new GroupCommit(storage);
+    let later: Promise<unknown>[] = [];
+    await group.run(async () => {
+      // Asked while the first group's transaction is open.
+      later = [group.run(insert(storage, "b")), group.run(insert(storage, "c"))];
+      return insert(storage, "a")();
+    });
+    await Promise.all(later);
+    assert.equal((await storage.collection<Item>("items").find({})).items.length, 3);
+    assert.equal(commits(), 2);
+    await storage.close();
+  });
+
+});
