@@ -152,7 +152,8 @@ export class AmbientTransactions<M, C = void> {
    * Like `run`, for an asynchronous operation (a networked engine's query):
    * between transactions it runs at once, beside other such operations; while
    * another context's transaction is open it waits, and holds the lock until
-   * it settles, so it lands between that transaction and the next.
+   * it settles, so it lands between that transaction and the next (with
+   * `concurrent`, it never waits).
    */
   runAsync<R>(operation: () => Promise<R>): Promise<R> {
     if (!this.#lock.locked || this.inTransaction()) {
