@@ -1,10 +1,14 @@
 // Campaigns at scale, on SQLite with the self-hosted server's plugins (jobs running, texts to a null provider):
-// 1. `profiles` people (default 1,000,000) are seeded; a segment of about 30% of them by an attribute rule and an
-//    event rule (tier gold and a "Visited" event within 30 days): its preview time;
-// 2. a campaign to it sent now: the time until every message is in the outbox (the campaign "sent"), the outbox's
-//    messages a second beside a bare better-sqlite3 loop inserting the same rows into the same table (same indexes)
-//    in transactions of the same size, and peak RSS above the idle kit (a process of its own on the seeded data
-//    directory, sampled every 50 ms);
+// 1. `profiles` people (default 1,000,000) are seeded in bulk, straight into the profiles and subscriptions plugins'
+//    collections (upsertMany, 10,000 rows a statement batch), not through the API: the bench measures the send, and
+//    a million people posted one by one would take longer than everything else; a segment of about 30% of them by an
+//    attribute rule and an event rule (tier gold and a "Visited" event within 30 days): its preview time;
+// 2. a campaign to it sent now: the time until every message is in the outbox (the campaign "sent") and the send
+//    process's CPU time over it (it also reads the audience, and the outbox delivers meanwhile), the outbox's
+//    messages a second and CPU per message beside a bare better-sqlite3 loop inserting the same rows into the same
+//    table (same indexes) in transactions of the same size, and peak RSS above the idle kit (a process of its own on
+//    the seeded data directory, sampled every 50 ms); BENCH_SEND_FLAGS passes node flags to that process
+//    ("--cpu-prof --cpu-prof-dir=DIR" profiles the send);
 // 3. a short link's redirect (GET /l/<code>, 302) through the self-hosted server beside a bare node:http server
 //    doing the same lookup on the same database, in alternated windows; medians and CPU per request.
 // Quiet hours and the daily cap are off for the bench's company (its clock is the machine's). Load averages are
@@ -97,6 +101,7 @@ async function sendPart(dataDir: string, companyId: string, apiKey: string): Pro
   const previewMs = performance.now() - started;
   const campaign = await request("POST", "/v1/campaigns", { name: "Spring", segmentId: segment.id, channel: "sms", text: "Spring sale: {link}", link: "https://shop.example.com/sale" });
   started = performance.now();
+  const cpuBefore = process.cpuUsage();
   await request("POST", `/v1/campaigns/${campaign.id}/send`, {});
   for (;;) {
     const status = (await kit.plugin("campaigns").get(companyId, campaign.id))?.status;
@@ -104,16 +109,18 @@ async function sendPart(dataDir: string, companyId: string, apiKey: string): Pro
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   const enqueueMs = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
   clearInterval(sampler);
   const results = await kit.plugin("campaigns").campaignResults(companyId, campaign.id);
   await kit.stop();
-  console.log(`RESULT ${JSON.stringify({ audience: preview.size, scanned: preview.scanned, previewMs: Math.round(previewMs), sent: results!.sent, enqueueMs: Math.round(enqueueMs), idleRssMB: Math.round(idleRss / MB), peakAboveIdleMB: Math.round((peakRss - idleRss) / MB) })}`);
+  console.log(`RESULT ${JSON.stringify({ audience: preview.size, scanned: preview.scanned, previewMs: Math.round(previewMs), sent: results!.sent, enqueueMs: Math.round(enqueueMs), enqueueCpuMs: Math.round((cpu.user + cpu.system) / 1000), idleRssMB: Math.round(idleRss / MB), peakAboveIdleMB: Math.round((peakRss - idleRss) / MB) })}`);
 }
 
-/** The baseline of the outbox: the same number of message rows inserted into the same table by a bare loop, in transactions of the send's page size. */
-function bareOutboxInserts(dataDir: string, companyId: string, count: number): number {
+/** The baseline of the outbox: the same number of message rows inserted into the same table by a bare loop, in transactions of the send's page size; its wall and CPU milliseconds. */
+function bareOutboxInserts(dataDir: string, companyId: string, count: number): { ms: number; cpuMs: number } {
   const db = new Database(join(dataDir, "reachkit.db"));
   db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = NORMAL");
   const insert = rowInserter<OutboxMessage>(db, "reachkit_outbox");
   const now = Date.now();
   const page = db.transaction((from: number, to: number) => {
@@ -122,14 +129,16 @@ function bareOutboxInserts(dataDir: string, companyId: string, count: number): n
     }
   });
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   for (let from = 0; from < count; from += DEFAULT_SEND_PAGE_SIZE) page(from, Math.min(from + DEFAULT_SEND_PAGE_SIZE, count));
+  const cpu = process.cpuUsage(cpuBefore);
   const ms = performance.now() - started;
   db.close();
-  return ms;
+  return { ms, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
 async function runChild(args: string[]): Promise<Record<string, number>> {
-  const child = spawn(process.execPath, ["--expose-gc", "--import", "tsx", import.meta.filename, ...args], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--expose-gc", ...(process.env.BENCH_SEND_FLAGS ?? "").split(" ").filter(Boolean), "--import", "tsx", import.meta.filename, ...args], { stdio: ["ignore", "pipe", "inherit"] });
   let output = "";
   child.stdout.on("data", (chunk) => (output += chunk));
   const code = await new Promise((resolve) => child.once("exit", resolve));
@@ -150,24 +159,28 @@ if (process.argv[2] === "--send") {
   const { company, output } = await seeding.provisionCompany({ name: "Bench Co" });
   const apiKey = output.apiKey as string;
   await seeding.plugin("sendRules").policies.set(company.id, { quietHours: null, dailyCap: null });
-  let started = performance.now();
+  const started = performance.now();
+  const seedCpu = process.cpuUsage();
   await seedProfiles(seeding.storage, company.id, profiles);
   const gold = Array.from({ length: profiles }, (_, i) => i).filter(isGold);
   await seedSubscribers(seeding.storage, company.id, gold.length, (n) => phoneOf(gold[n]!));
   const seedMs = performance.now() - started;
+  const { user, system } = process.cpuUsage(seedCpu);
   const code = JSON.parse((await seeding.inject({ method: "POST", url: "/v1/short-links", headers: { authorization: `Bearer ${apiKey}` }, body: { url: "https://shop.example.com/sale" } })).body).code as string;
   await seeding.stop();
-  console.log(`seeded ${profiles} profiles in ${Math.round(seedMs / 1000)} s; load ${load()}`);
+  console.log(`seeded ${profiles} profiles in ${Math.round(seedMs / 1000)} s (CPU ${Math.round((user + system) / 1e6)} s); load ${load()}`);
 
   const loadBeforeSend = load();
   const send = await runChild(["--send", dataDir, company.id, apiKey]);
   const loadAfterSend = load();
-  const bareMs = bareOutboxInserts(dataDir, company.id, send.sent!);
+  const bare = bareOutboxInserts(dataDir, company.id, send.sent!);
   const outbox = {
     messages: send.sent,
     reachkitMessagesPerSecond: Math.round((send.sent! / send.enqueueMs!) * 1000),
-    bareInsertsPerSecond: Math.round((send.sent! / bareMs) * 1000),
-    ratio: Math.round((bareMs / send.enqueueMs!) * 1000) / 1000,
+    bareInsertsPerSecond: Math.round((send.sent! / bare.ms) * 1000),
+    ratio: Math.round((bare.ms / send.enqueueMs!) * 1000) / 1000,
+    reachkitCpuMicrosPerMessage: Math.round((send.enqueueCpuMs! * 1000) / send.sent!),
+    bareCpuMicrosPerRow: Math.round((bare.cpuMs * 1000) / send.sent!),
   };
   console.log(JSON.stringify({ send, outbox, loadBeforeSend, loadAfterSend }));
 
@@ -183,9 +196,10 @@ if (process.argv[2] === "--send") {
   for (const server of Object.values(servers)) await stopServerProcess(server.child);
   report("campaigns", {
     profiles,
+    seeding: { ms: Math.round(seedMs), cpuMs: Math.round((user + system) / 1000) },
     segment: SEGMENT,
     preview: { audience: send.audience, scanned: send.scanned, ms: send.previewMs },
-    send: { messages: send.sent, enqueueMs: send.enqueueMs, idleRssMB: send.idleRssMB, peakAboveIdleMB: send.peakAboveIdleMB, loadBeforeSend, loadAfterSend },
+    send: { messages: send.sent, enqueueMs: send.enqueueMs, enqueueCpuMs: send.enqueueCpuMs, idleRssMB: send.idleRssMB, peakAboveIdleMB: send.peakAboveIdleMB, loadBeforeSend, loadAfterSend },
     outbox,
     redirect: { request: "GET /l/<code> (302)", seconds, connections: 32, ...redirect, target: 0.9, loadBeforeRedirect },
   });

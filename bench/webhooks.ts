@@ -1,7 +1,8 @@
 // bench:webhooks: 10,000 events fanned out to 3 local receivers (a process of their own),
 // deliveries per second beside a bare loop that POSTs the same bodies with the same HTTP
 // client (undici, the same agent settings and per-receiver concurrency), in alternated
-// rounds; then the same with one receiver answering after 10 s: the rate of the two others.
+// rounds; then the same with one receiver answering after 10 s: the rate of each of the two
+// others, beside its rate when all three are fast. BENCH_PARTS=throughput or slow runs one part.
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,11 +12,14 @@ import { sqliteStorage } from "../adapters/storage/sqlite/index.ts";
 import { accountsPlugin } from "../plugins/accounts/index.ts";
 import { DEFAULT_WEBHOOKS_SETTINGS, webhooksPlugin } from "../plugins/webhooks/index.ts";
 import { createReachkit, silentLogger } from "../src/index.ts";
+import { sqliteCommits } from "./sqlite-commits.ts";
 import { report, startServerProcess, stopServerProcess, type ServerProcess } from "./support.ts";
 
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONCURRENCY = DEFAULT_WEBHOOKS_SETTINGS.concurrencyPerReceiver;
+/** Which parts run: `throughput` (beside the bare loop) and `slow` (one receiver answering after 10 s). */
+const PARTS = new Set((process.env.BENCH_PARTS ?? "throughput,slow").split(","));
 const SECRET = "bench-secret-bench-secret-bench-secret-0";
 const round1 = (value: number) => Math.round(value * 10) / 10;
 const load = () => loadavg().map(round1);
@@ -49,10 +53,13 @@ async function startReceivers(env: Record<string, string> = {}): Promise<Receive
   };
 }
 
-/** Waits until `done(counts)` holds; answers the time it took from `started`. */
-async function until(receivers: Receivers, done: (counts: number[]) => boolean, started: number): Promise<number> {
+/** Waits until each of the `measured` receivers has taken `events` more POSTs than `before`; answers the time each took from `started`. */
+async function until(receivers: Receivers, measured: readonly number[], before: readonly number[], events: number, started: number): Promise<number[]> {
+  const took = new Map<number, number>();
   for (;;) {
-    if (done(await receivers.counts())) return performance.now() - started;
+    const counts = await receivers.counts();
+    for (const index of measured) if (!took.has(index) && counts[index]! - before[index]! >= events) took.set(index, performance.now() - started);
+    if (took.size === measured.length) return measured.map((index) => took.get(index)!);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -64,6 +71,10 @@ interface Side {
   seconds: number;
   deliveriesPerSecond: number;
   cpuMicrosPerDelivery: number;
+  /** SQLite commits that wrote, per delivery (the kit's side; the event's own transaction included). */
+  commitsPerDelivery?: number;
+  /** Each measured receiver's deliveries per second (the kit's side). */
+  perReceiver?: number[];
 }
 
 /** The bare loop: every body POSTed to every receiver, `CONCURRENCY` at once per receiver, through an agent set up as reachkit's. */
@@ -90,7 +101,7 @@ async function bare(receivers: Receivers): Promise<Side> {
 }
 
 /** A kit on SQLite with three webhooks; emits EVENTS events, each in its own transaction, and times until `receiversDone`. */
-async function reachkit(receivers: Receivers, measured: readonly number[]): Promise<Side & { seconds: number }> {
+async function reachkit(receivers: Receivers, measured: readonly number[]): Promise<Side> {
   const directory = mkdtempSync(join(tmpdir(), "bench-webhooks-"));
   const kit = createReachkit({
     storage: sqliteStorage({ filename: join(directory, "reachkit.db") }),
@@ -109,15 +120,23 @@ async function reachkit(receivers: Receivers, measured: readonly number[]): Prom
     }
     const companyId = (output as { companyId: string }).companyId;
     const before = await receivers.counts();
+    const commitsBefore = sqliteCommits();
     const cpu = process.cpuUsage();
     const started = performance.now();
     for (let n = 0; n < EVENTS; n++) {
       await kit.storage.transaction(() => kit.events.emit("privacy.request.processed", { companyId, requestId: `r-${n}`, removedRecords: 3, at: 1772366400000 + n }));
     }
-    const elapsed = await until(receivers, (counts) => measured.every((index) => counts[index]! - before[index]! >= EVENTS), started);
+    const took = await until(receivers, measured, before, EVENTS, started);
+    const elapsed = Math.max(...took);
     const used = process.cpuUsage(cpu);
     const delivered = measured.length * EVENTS;
-    return { seconds: round1(elapsed / 1000), deliveriesPerSecond: Math.round(delivered / (elapsed / 1000)), cpuMicrosPerDelivery: round1((used.user + used.system) / delivered) };
+    return {
+      seconds: round1(elapsed / 1000),
+      deliveriesPerSecond: Math.round(delivered / (elapsed / 1000)),
+      cpuMicrosPerDelivery: round1((used.user + used.system) / delivered),
+      commitsPerDelivery: Math.round(((sqliteCommits() - commitsBefore) / delivered) * 100) / 100,
+      perReceiver: took.map((ms) => Math.round(EVENTS / (ms / 1000))),
+    };
   } finally {
     await kit.stop();
     rmSync(directory, { recursive: true, force: true });
@@ -131,7 +150,7 @@ async function main(): Promise<void> {
   const fast = await startReceivers();
   const rounds: Array<{ bare: Side; reachkit: Side; load: number[] }> = [];
   try {
-    for (let round = 0; round < ROUNDS; round++) {
+    for (let round = 0; PARTS.has("throughput") && round < ROUNDS; round++) {
       const order = round % 2 === 0 ? (["bare", "reachkit"] as const) : (["reachkit", "bare"] as const);
       const result: Partial<Record<"bare" | "reachkit", Side>> = {};
       for (const side of order) result[side] = side === "bare" ? await bare(fast) : await reachkit(fast, [0, 1, 2]);
@@ -141,36 +160,42 @@ async function main(): Promise<void> {
   } finally {
     await fast.stop();
   }
-  // One receiver answering after 10 s: the two others' rate, beside their rate when all three are fast.
-  const healthyRounds: Array<{ allFast: number; oneSlow: number; load: number[] }> = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    const healthyRate = async (env: Record<string, string>) => {
+  // One receiver answering after 10 s: each of the two others' rate, beside its rate when all three are fast, in alternated order.
+  const healthyRounds: Array<{ allFast: number[]; oneSlow: number[]; load: number[] }> = [];
+  for (let round = 0; PARTS.has("slow") && round < ROUNDS; round++) {
+    const healthyRates = async (env: Record<string, string>) => {
       const receivers = await startReceivers(env);
       try {
-        return (await reachkit(receivers, [0, 1])).deliveriesPerSecond;
+        return (await reachkit(receivers, [0, 1])).perReceiver!;
       } finally {
         await receivers.stop();
       }
     };
-    const allFast = await healthyRate({});
-    const oneSlow = await healthyRate({ SLOW_RECEIVER: "2", SLOW_MS: "10000" });
+    const slowFirst = round % 2 === 1;
+    const oneSlowFirst = slowFirst ? await healthyRates({ SLOW_RECEIVER: "2", SLOW_MS: "10000" }) : undefined;
+    const allFast = await healthyRates({});
+    const oneSlow = oneSlowFirst ?? (await healthyRates({ SLOW_RECEIVER: "2", SLOW_MS: "10000" }));
     healthyRounds.push({ allFast, oneSlow, load: load() });
-    console.error(`slow round ${round + 1}: two healthy receivers ${allFast}/s with all fast, ${oneSlow}/s with one slow`);
+    console.error(`slow round ${round + 1}: healthy receivers ${allFast.join(", ")}/s with all fast, ${oneSlow.join(", ")}/s with one slow, load ${load().join(" ")}`);
   }
+  const throughput = rounds.length > 0;
   const bareRate = median(rounds.map((r) => r.bare.deliveriesPerSecond));
   const kitRate = median(rounds.map((r) => r.reachkit.deliveriesPerSecond));
-  const allFast = median(healthyRounds.map((r) => r.allFast));
-  const oneSlow = median(healthyRounds.map((r) => r.oneSlow));
+  const healthy = [0, 1].map((receiver) => {
+    const allFast = median(healthyRounds.map((r) => r.allFast[receiver]!));
+    const oneSlow = median(healthyRounds.map((r) => r.oneSlow[receiver]!));
+    return { receiver, perSecondAllFast: allFast, perSecondOneSlow: oneSlow, kept: Math.round((oneSlow / allFast) * 100) / 100 };
+  });
   report("webhooks", {
     events: EVENTS,
     receivers: 3,
     concurrencyPerReceiver: CONCURRENCY,
-    deliveriesPerSecond: { reachkit: kitRate, bare: bareRate, ratio: Math.round((kitRate / bareRate) * 100) / 100 },
-    cpuMicrosPerDelivery: {
-      reachkit: median(rounds.map((r) => r.reachkit.cpuMicrosPerDelivery)),
-      bare: median(rounds.map((r) => r.bare.cpuMicrosPerDelivery)),
-    },
-    oneReceiverSlow: { healthyPerSecondAllFast: allFast, healthyPerSecondOneSlow: oneSlow, kept: Math.round((oneSlow / allFast) * 100) / 100 },
+    deliveriesPerSecond: throughput ? { reachkit: kitRate, bare: bareRate, ratio: Math.round((kitRate / bareRate) * 100) / 100 } : undefined,
+    commitsPerDelivery: throughput ? median(rounds.map((r) => r.reachkit.commitsPerDelivery!)) : undefined,
+    cpuMicrosPerDelivery: throughput
+      ? { reachkit: median(rounds.map((r) => r.reachkit.cpuMicrosPerDelivery)), bare: median(rounds.map((r) => r.bare.cpuMicrosPerDelivery)) }
+      : undefined,
+    oneReceiverSlow: healthyRounds.length > 0 ? healthy : undefined,
     rounds,
     healthyRounds,
     loadAverage: { atStart: loadAtStart, atEnd: load() },

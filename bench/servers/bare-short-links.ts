@@ -1,5 +1,6 @@
 // The baseline of a short link's redirect: node:http and better-sqlite3 doing what reachkit does per click, by
-// hand: the link by its code (the primary key), the click row inserted (same table, same indexes), a 302.
+// hand: the link by its code (the primary key), the click row inserted (same table, same indexes; each click its own
+// commit, where reachkit shares one commit among the clicks of a turn), a 302.
 import "./cpu-probe.ts";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -9,6 +10,7 @@ import { indexedStatement, rowInserter } from "./baseline-sql.ts";
 
 const db = new Database(join(process.env.BENCH_DATA_DIR!, "reachkit.db"));
 db.pragma("journal_mode = WAL");
+db.pragma("synchronous = NORMAL");
 const linkByCode = indexedStatement(db, "SELECT doc FROM campaigns_links WHERE id = ?").pluck();
 const insertClick = rowInserter<{ id: string; companyId: string; linkId: string; at: number }>(db, "campaigns_clicks");
 let clicks = 0;

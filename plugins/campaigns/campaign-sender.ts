@@ -87,8 +87,7 @@ export class CampaignSender {
       const page = segment
         ? await this.audience.page(campaign.companyId, segment.rule, campaign.audienceCursor !== undefined ? { after: campaign.audienceCursor } : {})
         : { matched: [], scanned: 0 };
-      const policy = await this.sendRules.policies.get(campaign.companyId);
-      for (const person of page.matched) await this.#addRecipient(campaign, person, policy);
+      await this.#addRecipients(campaign, page.matched);
       const now = this.clock.now();
       if (page.nextCursor !== undefined) {
         await this.campaigns.update(campaign.id, { audienceCursor: page.nextCursor, updatedAt: now });
@@ -111,7 +110,10 @@ export class CampaignSender {
         limit: this.settings.sendPageSize,
       });
       const companyName = (await this.accounts.getCompany(campaign.companyId))?.name;
-      for (const recipient of due.items) await this.#sendOne(campaign, recipient, companyName);
+      const finished: RecipientRecord[] = [];
+      for (const recipient of due.items) finished.push({ ...recipient, ...(await this.#sendOne(campaign, recipient, companyName)) });
+      // One statement for the page's moves rather than a read and a write each: nothing else writes these records in this transaction.
+      await this.recipients.upsertMany(finished);
       await this.#scheduleSend(campaign);
     });
   }
@@ -127,25 +129,33 @@ export class CampaignSender {
     await this.jobs.enqueue({ type: SEND_JOB, payload: { campaignId: campaign.id }, key: sendKey(campaign.id), replace: true, runAt: Math.max(next.dueAt, this.clock.now()), companyId: campaign.companyId });
   }
 
-  async #addRecipient(campaign: CampaignRecord, person: PagedPerson, policy: Awaited<ReturnType<SendRules["policies"]["get"]>>): Promise<void> {
-    const address = campaign.channel === "email" ? person.email : person.phone;
+  /** A page's people as recipients, one per address: those already in (an earlier page, another profile with the number) are left as they are. */
+  async #addRecipients(campaign: CampaignRecord, people: readonly PagedPerson[]): Promise<void> {
+    if (people.length === 0) return;
+    const policy = await this.sendRules.policies.get(campaign.companyId);
     const now = this.clock.now();
-    const id = recipientId(campaign.id, address ?? `profile:${person.id}`);
-    if (await this.recipients.get(id)) return;
-    const attributes = { ...person.attributes };
-    const dueAt =
-      campaign.sendAtLocal !== undefined && address !== undefined
-        ? Math.max(DateTime.fromISO(campaign.sendAtLocal, { zone: this.sendRules.zoneOf(policy, { to: address, attributes }) }).toMillis(), now)
-        : (campaign.sendAt ?? now);
-    const base = { id, companyId: campaign.companyId, campaignId: campaign.id, profileId: person.id, variant: variantOf(campaign.variants, campaign.id, person.id).name, dueAt, attributes };
-    if (address === undefined) {
-      await this.recipients.insert({ ...base, address: "", state: "skipped", reason: campaign.channel === "email" ? "no_email" : "no_phone" });
-      return;
-    }
-    await this.recipients.insert({ ...base, address, state: "pending" });
+    const addressOf = (person: PagedPerson) => (campaign.channel === "email" ? person.email : person.phone);
+    const ids = people.map((person) => recipientId(campaign.id, addressOf(person) ?? `profile:${person.id}`));
+    const taken = new Set((await this.recipients.find({ where: { id: { in: [...new Set(ids)] } } })).items.map((recipient) => recipient.id));
+    const added: RecipientRecord[] = [];
+    people.forEach((person, i) => {
+      const id = ids[i]!;
+      if (taken.has(id)) return;
+      taken.add(id);
+      const address = addressOf(person);
+      const attributes = { ...person.attributes };
+      const dueAt =
+        campaign.sendAtLocal !== undefined && address !== undefined
+          ? Math.max(DateTime.fromISO(campaign.sendAtLocal, { zone: this.sendRules.zoneOf(policy, { to: address, attributes }) }).toMillis(), now)
+          : (campaign.sendAt ?? now);
+      const base = { id, companyId: campaign.companyId, campaignId: campaign.id, profileId: person.id, variant: variantOf(campaign.variants, campaign.id, person.id).name, dueAt, attributes };
+      added.push(address === undefined ? { ...base, address: "", state: "skipped", reason: campaign.channel === "email" ? "no_email" : "no_phone" } : { ...base, address, state: "pending" });
+    });
+    await this.recipients.upsertMany(added);
   }
 
-  async #sendOne(campaign: CampaignRecord, recipient: RecipientRecord, companyName: string | undefined): Promise<void> {
+  /** Sends one recipient's message if the rules allow it now; answers the recipient's move. */
+  async #sendOne(campaign: CampaignRecord, recipient: RecipientRecord, companyName: string | undefined): Promise<Partial<RecipientRecord>> {
     const variant = campaign.variants.find((candidate) => candidate.name === recipient.variant) ?? campaign.variants[0]!;
     const channel = campaign.channel === "email" ? "email" : "sms";
     const context = { source: "campaign", campaignId: campaign.id, variant: variant.name, recipientId: recipient.id, profileId: recipient.profileId, address: recipient.address, channel } as const;
@@ -158,7 +168,7 @@ export class CampaignSender {
     // The URLs written in the text are shortened before the macros are filled: the {link} filled in is short already.
     const filled = fillTemplate(await this.links.shortenText(campaign.companyId, variant.text, context), values);
     const filledSubject = variant.subject === undefined ? undefined : fillTemplate(variant.subject, values);
-    if (filled.missing || filledSubject?.missing) return this.#finish(recipient, { state: "skipped", reason: "missing_macro" });
+    if (filled.missing || filledSubject?.missing) return { state: "skipped", reason: "missing_macro" };
     const body = filled.text;
     const subject = filledSubject?.text;
     const outcome = await this.sendRules.send({
@@ -174,13 +184,9 @@ export class CampaignSender {
       tags: { campaignId: campaign.id, variant: variant.name },
       attributes: recipient.attributes,
     });
-    if (outcome.status === "deferred") return this.#finish(recipient, { dueAt: outcome.until });
-    if (outcome.status === "skipped") return this.#finish(recipient, { state: "skipped", reason: outcome.reason });
-    await this.#finish(recipient, { state: "sent", messageId: outcome.message.id, sentAt: this.clock.now() });
-  }
-
-  async #finish(recipient: RecipientRecord, patch: Partial<RecipientRecord>): Promise<void> {
-    await this.recipients.update(recipient.id, patch);
+    if (outcome.status === "deferred") return { dueAt: outcome.until };
+    if (outcome.status === "skipped") return { state: "skipped", reason: outcome.reason };
+    return { state: "sent", messageId: outcome.message.id, sentAt: this.clock.now() };
   }
 }
 

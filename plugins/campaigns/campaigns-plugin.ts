@@ -73,8 +73,8 @@ export function campaignsPlugin(options: CampaignsPluginOptions = {}) {
       const results = resolve(CAMPAIGN_RESULTS);
       const service = resolve(CAMPAIGNS_SERVICE);
       stopListening.push(
-        events.on("message.status_changed", (change) => results.onStatusChanged(change)),
-        // In the change's transaction: the opt-out or purchase and its count commit together.
+        // In the change's transaction: the receipt, opt-out or purchase and its count commit together.
+        events.onInTransaction("message.status_changed", (change) => results.onStatusChanged(change)),
         events.onInTransaction("subscription.unsubscribed", (event) => results.onUnsubscribed(event)),
         events.onInTransaction("profile.event.recorded", (event) => results.onEvent(event)),
         events.onInTransaction("profile.erased", async (event) => {

@@ -1,5 +1,5 @@
 import { DateTime } from "luxon";
-import { ACCOUNTS, CONFIG, conflict, inject, injectable, type Accounts, type DataSubject, type ReachkitConfig } from "../../src/index.ts";
+import { ACCOUNTS, CONFIG, conflict, inject, injectable, type Accounts, type DataSubject, type Page, type ReachkitConfig } from "../../src/index.ts";
 import { PROFILES_SERVICE, type ProfilesService } from "../profiles/index.ts";
 import { quietHoursOverlap, SEND_RULES, type SendRules } from "../send-rules/index.ts";
 import type { CampaignResults, CampaignResultsView } from "./campaign-results.ts";
@@ -81,6 +81,11 @@ export class CampaignsService {
 
   list(companyId: string): Promise<CampaignRecord[]> {
     return this.campaigns.list(companyId);
+  }
+
+  /** A page of the company's campaigns, newest first (the console's list). */
+  page(companyId: string, options: { limit: number; after?: string }): Promise<Page<CampaignRecord>> {
+    return this.campaigns.page(companyId, options);
   }
 
   delete(companyId: string, id: string): Promise<boolean> {

@@ -1,6 +1,6 @@
 import { DateTime } from "luxon";
 import * as v from "valibot";
-import { CLOCK, conflict, inject, injectable, invalidFields, parseOrThrow, placeholdersOf, plainObject, sortableId, STORAGE, type Clock, type Collection, type ErrorDetail, type Storage } from "../../src/index.ts";
+import { CLOCK, conflict, inject, injectable, invalidFields, parseOrThrow, placeholdersOf, plainObject, sortableId, STORAGE, type Clock, type Collection, type ErrorDetail, type Page, type Storage } from "../../src/index.ts";
 import { CAMPAIGNS, type CampaignChannel, type CampaignRecord, type CampaignVariant } from "./records.ts";
 
 export const CAMPAIGN_CHANNELS = ["sms", "mms", "email"] as const;
@@ -96,6 +96,11 @@ export class Campaigns {
 
   async list(companyId: string): Promise<CampaignRecord[]> {
     return (await this.campaigns.find({ where: { companyId }, orderBy: [{ field: "createdAt" }] })).items;
+  }
+
+  /** A page of the company's campaigns, newest first, and the cursor of the next. */
+  page(companyId: string, options: { limit: number; after?: string }): Promise<Page<CampaignRecord>> {
+    return this.campaigns.find({ where: { companyId }, orderBy: [{ field: "createdAt", direction: "desc" }, { field: "id", direction: "desc" }], limit: options.limit, ...(options.after !== undefined ? { after: options.after } : {}) });
   }
 
   /** Deletes a draft, a sent or a cancelled campaign (409 while scheduled or sending). */

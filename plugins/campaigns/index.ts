@@ -9,3 +9,4 @@ export { ShortLinks, SHORT_CODE_LENGTH, type LinkClickEvent } from "./short-link
 export { CampaignResults, OPT_OUT_WINDOW_MS, ATTRIBUTION_WINDOW_MS, type CampaignResultsView, type VariantResults } from "./campaign-results.ts";
 export { CampaignSender, CampaignStateError, variantOf, AUDIENCE_JOB, SEND_JOB, type CampaignJob } from "./campaign-sender.ts";
 export type { CampaignRecord, CampaignStatus, CampaignChannel, CampaignVariant, RecipientRecord, RecipientState, SegmentRecord, ShortLinkRecord } from "./records.ts";
+export { EXAMPLE_SEGMENT_ID, EXAMPLE_CAMPAIGN_ID } from "./openapi.ts";

@@ -4,8 +4,11 @@ import { CAMPAIGN_CHANNELS } from "./campaigns.ts";
 
 const SEGMENTS_TAG = "Segments (reachkit)";
 const CAMPAIGNS_TAG = "Campaigns (reachkit)";
-const SEGMENT_ID = "01JQ7A0B1C2D3E4F5G6H7J8K9M";
-const CAMPAIGN_ID = "01JQ7A0B1C2D3E4F5G6H7J8K9N";
+/** The ids of the examples (the console's examples name them too). */
+export const EXAMPLE_SEGMENT_ID = "01JQ7A0B1C2D3E4F5G6H7J8K9M";
+export const EXAMPLE_CAMPAIGN_ID = "01JQ7A0B1C2D3E4F5G6H7J8K9N";
+const SEGMENT_ID = EXAMPLE_SEGMENT_ID;
+const CAMPAIGN_ID = EXAMPLE_CAMPAIGN_ID;
 const SHORT_CODE = "Xy3kP9qR2sT1";
 const OWN_SEGMENTS = "reachkit's own API (not the reference service's); scopes `segments:read` and `segments:write`. See docs/campaigns.md.";
 const OWN_CAMPAIGNS = "reachkit's own API (not the reference service's); scopes `campaigns:read` and `campaigns:write`. See docs/campaigns.md.";

@@ -1,4 +1,4 @@
-import { CLOCK, EVENTS, inject, injectable, invalidFields, PUBLIC_URL, SECRET, sign, sortableId, STORAGE, type Clock, type Collection, type EventBus, type LinkContext, type LinkShortener, type PublicUrl, type Storage } from "../../src/index.ts";
+import { CLOCK, EVENTS, GROUP_COMMIT, inject, injectable, invalidFields, PUBLIC_URL, SECRET, sign, sortableId, STORAGE, type Clock, type Collection, type EventBus, type GroupCommit, type LinkContext, type LinkShortener, type PublicUrl, type Storage } from "../../src/index.ts";
 import { isHttpUrl } from "./campaigns.ts";
 import { CLICKS, LINK_DOMAINS, SHORT_LINKS, type ClickRecord, type LinkDomainRecord, type ShortLinkRecord } from "./records.ts";
 
@@ -53,6 +53,7 @@ export class ShortLinks implements LinkShortener {
     @inject(SECRET) private readonly secret: string,
     @inject(PUBLIC_URL) private readonly publicUrl: PublicUrl,
     @inject(EVENTS) private readonly events: EventBus,
+    @inject(GROUP_COMMIT) private readonly groupCommit: GroupCommit,
   ) {
     this.links = storage.collection(SHORT_LINKS);
     this.clicks = storage.collection(CLICKS);
@@ -74,35 +75,31 @@ export class ShortLinks implements LinkShortener {
     return shortened;
   }
 
-  /** A click: the URL to redirect to, with the click recorded and announced; undefined for an unknown code. */
+  /**
+   * A click: the URL to redirect to, with the click recorded and announced;
+   * undefined for an unknown code. The clicks that arrive during one
+   * event-loop turn are written in one shared commit (the kit's group
+   * commit), and each resolves only once that commit is done: a redirect is
+   * never answered for a click that a crash could still lose.
+   */
   async click(code: string): Promise<string | undefined> {
     if (!SHORT_CODE.test(code)) return undefined;
     const link = await this.links.get(code);
     if (!link) return undefined;
+    await this.groupCommit.run(() => this.#recordClick(link));
+    return link.url;
+  }
+
+  async #recordClick(link: ShortLinkRecord): Promise<void> {
     const at = this.clock.now();
-    await this.clicks.insert({
-      id: sortableId(at),
-      companyId: link.companyId,
-      linkId: link.id,
-      ...(link.campaignId !== undefined ? { campaignId: link.campaignId } : {}),
-      ...(link.variant !== undefined ? { variant: link.variant } : {}),
-      ...(link.recipientId !== undefined ? { recipientId: link.recipientId } : {}),
-      ...(link.profileId !== undefined ? { profileId: link.profileId } : {}),
-      at,
-    });
-    const { id, companyId, url, source, campaignId, variant, profileId, address, channel } = link;
-    await this.events.emit(channel === "email" ? "email.message_link_click" : "sms.message_link_click", {
-      companyId,
-      linkId: id,
-      url,
-      source,
+    const { id, companyId, url, source, campaignId, variant, recipientId, profileId, address, channel } = link;
+    const optional = {
       ...(campaignId !== undefined ? { campaignId } : {}),
       ...(variant !== undefined ? { variant } : {}),
       ...(profileId !== undefined ? { profileId } : {}),
-      ...(address !== undefined ? { address } : {}),
-      at,
-    });
-    return url;
+    };
+    await this.clicks.insert({ id: sortableId(at), companyId, linkId: id, ...optional, ...(recipientId !== undefined ? { recipientId } : {}), at });
+    await this.events.emit(channel === "email" ? "email.message_link_click" : "sms.message_link_click", { companyId, linkId: id, url, source, ...optional, ...(address !== undefined ? { address } : {}), at });
   }
 
   /** Where a company's short links point: its own domain, else the server's short host. */

@@ -1,6 +1,7 @@
 import { definePlugin, type ContainerFacade, type Token } from "../../src/index.ts";
 import { ACCOUNTS_SERVICE } from "../accounts/index.ts";
 import { APPOINTMENTS_SERVICE } from "../appointments/index.ts";
+import { CAMPAIGNS_SERVICE } from "../campaigns/index.ts";
 import { CATALOG_API } from "../catalog/index.ts";
 import { JOURNEYS_SERVICE } from "../journeys/index.ts";
 import { LEGACY_SERVICE } from "../legacy/index.ts";
@@ -9,7 +10,9 @@ import { PRIVACY_REQUESTS_SERVICE } from "../privacy/index.ts";
 import { PROFILES_SERVICE } from "../profiles/index.ts";
 import { SEND_POLICIES } from "../send-rules/index.ts";
 import { SUBSCRIPTIONS_SERVICE } from "../subscriptions/index.ts";
+import { WEBHOOK_DELIVERIES, WEBHOOK_REGISTRY, WEBHOOK_SIGNING_KEYS } from "../webhooks/index.ts";
 import { assetRoutes } from "./assets.ts";
+import { campaignRoutes } from "./campaigns.ts";
 import { catalogRoutes } from "./catalog.ts";
 import type { ConsoleDeps } from "./console-routes.ts";
 import { journeyRoutes } from "./journeys.ts";
@@ -22,6 +25,7 @@ import { reminderRoutes } from "./reminders.ts";
 import { settingsRoutes } from "./settings.ts";
 import { signInRoutes } from "./sign-in.ts";
 import { subscriberRoutes } from "./subscribers.ts";
+import { webhookRoutes } from "./webhooks.ts";
 
 export const CONSOLE_PATH = "/console";
 
@@ -32,8 +36,8 @@ const optional = <T>(container: ContainerFacade, token: Token<T>): T | undefined
  * The operator console at `/console` on the ui host: server-rendered pages for
  * the company's dashboard users (owners change things, viewers read), signed in
  * with the OAuth plugin's users, sessions and throttle. Pages of the catalog,
- * appointments, privacy, legacy, profiles, journeys and send-rules plugins
- * appear when the kit has them.
+ * appointments, privacy, legacy, profiles, journeys, campaigns, send-rules and
+ * webhooks plugins appear when the kit has them.
  */
 export function consolePlugin() {
   return definePlugin({
@@ -47,16 +51,21 @@ export function consolePlugin() {
       const profiles = optional(container, PROFILES_SERVICE);
       const journeys = optional(container, JOURNEYS_SERVICE);
       const sendPolicies = optional(container, SEND_POLICIES);
+      const campaigns = optional(container, CAMPAIGNS_SERVICE);
+      const webhookRegistry = optional(container, WEBHOOK_REGISTRY);
       const sections: SectionId[] = ["overview", "subscribers", "messages"];
       if (journeys) sections.push("journeys");
+      if (campaigns) sections.push("campaigns");
       if (catalog) sections.push("catalog", "products");
       if (appointments) sections.push("reminders");
       if (privacy) sections.push("privacy");
+      if (webhookRegistry) sections.push("webhooks");
       sections.push("settings");
+      const accounts = resolve(ACCOUNTS_SERVICE);
       const url = new URL(publicUrl("ui", CONSOLE_PATH));
       const deps: ConsoleDeps = {
         signIns: resolve(SIGN_INS),
-        accounts: resolve(ACCOUNTS_SERVICE),
+        accounts,
         secret,
         // Links and redirects are paths of the origin the page was opened on (the public URL's may be another).
         base: url.pathname,
@@ -71,10 +80,14 @@ export function consolePlugin() {
         ...subscriberRoutes(deps, { subscriptions, outbox, appointments, profiles, journeys }),
         ...messageRoutes(deps, outbox),
         ...(journeys ? journeyRoutes(deps, journeys) : []),
+        ...(campaigns ? campaignRoutes(deps, campaigns) : []),
         ...(catalog ? [...catalogRoutes(deps, catalog), ...productRoutes(deps, catalog)] : []),
         ...(appointments ? reminderRoutes(deps, appointments) : []),
         ...(privacy ? privacyRoutes(deps, privacy) : []),
-        ...settingsRoutes(deps, { accounts: resolve(ACCOUNTS_SERVICE), subscriptions, oauth: resolve(OAUTH_API), legacy, sendPolicies }),
+        ...(webhookRegistry
+          ? webhookRoutes(deps, { registry: webhookRegistry, deliveries: resolve(WEBHOOK_DELIVERIES), signingKeys: resolve(WEBHOOK_SIGNING_KEYS), accounts })
+          : []),
+        ...settingsRoutes(deps, { accounts, subscriptions, oauth: resolve(OAUTH_API), legacy, sendPolicies }),
       ];
     },
   });

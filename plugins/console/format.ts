@@ -9,9 +9,9 @@ export function when(at: number | string | undefined): string {
   return `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
 
-const GOOD = new Set(["sent", "delivered", "active", "completed", "opt_in", "confirmed", "resubscribed", "owner", "for sale"]);
-const BAD = new Set(["failed", "undelivered", "unsubscribed", "expired", "canceled", "no_show", "skipped", "not for sale"]);
-const WAITING = new Set(["queued", "pending", "scheduled", "initialized", "validating", "validated", "processing"]);
+const GOOD = new Set(["sent", "delivered", "active", "completed", "opt_in", "confirmed", "resubscribed", "owner", "for sale", "enabled"]);
+const BAD = new Set(["failed", "undelivered", "unsubscribed", "expired", "canceled", "no_show", "skipped", "not for sale", "cancelled", "disabled"]);
+const WAITING = new Set(["queued", "pending", "scheduled", "initialized", "validating", "validated", "processing", "sending"]);
 
 /** A status as a labelled badge: the word carries the meaning, the colour only repeats it. */
 export function status(value: string): SafeHtml {
@@ -30,7 +30,8 @@ export function withQuery(path: string, query: Record<string, string | undefined
 /** A table in a scrolling frame, with a caption for screen readers and an empty state. */
 export function table(caption: string, head: readonly string[], rows: readonly SafeHtml[], empty: string): SafeHtml {
   if (rows.length === 0) return html`<p class="muted">${empty}</p>`;
-  return html`<div class="table-wrap"><table>
+  // Focusable, so that a table wider than the screen scrolls from the keyboard too.
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="${caption}"><table>
 <caption class="skip">${caption}</caption>
 <thead><tr>${head.map((cell) => html`<th scope="col">${cell}</th>`)}</tr></thead>
 <tbody>
@@ -72,3 +73,20 @@ export const whyNot = (message: OutboxMessage): SafeHtml =>
 
 /** What was sent: an email's subject above its text. */
 export const content = (message: OutboxMessage): SafeHtml => html`${message.subject !== undefined ? html`<strong>${message.subject}</strong><br>` : ""}${message.body}`;
+
+export const sumOf = (counts: Record<string, number>) => Object.values(counts).reduce((total, count) => total + count, 0);
+export const words = (value: string) => value.replace(/_/g, " ");
+/** Order totals by currency. */
+export const money = (revenue: Record<string, number>) =>
+  Object.entries(revenue)
+    .map(([currency, total]) => `${total.toFixed(2)} ${currency}`)
+    .join(", ") || "none";
+
+/** The counts of one kind (skipped, exited) by reason: every reason, so a zero reads as none. */
+export const byReason = (caption: string, counts: Record<string, number>) =>
+  table(
+    caption,
+    ["Reason", "People"],
+    Object.entries(counts).map(([reason, count]) => html`<tr><td>${words(reason)}</td><td class="num">${count}</td></tr>`),
+    "None.",
+  );

@@ -4,7 +4,7 @@ import { EXAMPLE_JOURNEY_ID, type JourneyRecord, type JourneysService, type Jour
 import type { Identifier } from "../profiles/index.ts";
 import { actionRoute, pageRoute, queryText, type ConsoleDeps } from "./console-routes.ts";
 import { actionDocs, pageDocs } from "./docs.ts";
-import { status, table, when } from "./format.ts";
+import { byReason, money, status, sumOf, table, when, words } from "./format.ts";
 import { html, type SafeHtml } from "./html.ts";
 import { actionForm, type Viewer } from "./layout.ts";
 
@@ -17,13 +17,6 @@ const NOTICES: Readonly<Record<string, string>> = {
   deleted: "The journey is deleted: its waiting people leave it at their next step.",
 };
 
-const sumOf = (counts: Record<string, number>) => Object.values(counts).reduce((total, count) => total + count, 0);
-const words = (value: string) => value.replace(/_/g, " ");
-const money = (revenue: Record<string, number>) =>
-  Object.entries(revenue)
-    .map(([currency, total]) => `${total.toFixed(2)} ${currency}`)
-    .join(", ") || "none";
-
 function stepText(step: JourneyStep): SafeHtml {
   switch (step.type) {
     case "wait":
@@ -34,15 +27,6 @@ function stepText(step: JourneyStep): SafeHtml {
       return html`${step.text}${step.type === "mms" && step.mediaUrl ? html`<br><code>${step.mediaUrl}</code>` : ""}`;
   }
 }
-
-/** The counts of one kind (skipped, exited) by reason: every reason, so a zero reads as none. */
-const byReason = (caption: string, counts: Record<string, number>) =>
-  table(
-    caption,
-    ["Reason", "People"],
-    Object.entries(counts).map(([reason, count]) => html`<tr><td>${words(reason)}</td><td class="num">${count}</td></tr>`),
-    "None.",
-  );
 
 /** The company's journeys with their results; a journey's definition and results; an owner's pause, resume and delete. */
 export function journeyRoutes(deps: ConsoleDeps, journeys: JourneysService): AnyRoute[] {

@@ -8,10 +8,12 @@ export const SECTIONS = [
   { id: "subscribers", label: "Subscribers", path: "/subscribers" },
   { id: "messages", label: "Messages", path: "/messages" },
   { id: "journeys", label: "Journeys", path: "/journeys" },
+  { id: "campaigns", label: "Campaigns", path: "/campaigns" },
   { id: "catalog", label: "Catalog uploads", path: "/catalog" },
   { id: "products", label: "Products", path: "/products" },
   { id: "reminders", label: "Reminders", path: "/reminders" },
   { id: "privacy", label: "Privacy requests", path: "/privacy" },
+  { id: "webhooks", label: "Webhooks", path: "/webhooks" },
   { id: "settings", label: "Settings", path: "/settings" },
 ] as const;
 export type SectionId = (typeof SECTIONS)[number]["id"];

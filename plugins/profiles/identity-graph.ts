@@ -142,7 +142,8 @@ export class IdentityGraph {
     // Identifiers found on an alias (a write that raced with a merge) join the live profile.
     const stray = known.filter((record) => record.profileId !== profileId).map((record) => record.id);
     if (stray.length > 0) await this.identifiers.updateWhere({ id: { in: stray } }, { profileId });
-    if (merged.length > 0 || knownKeys.size > known.length) await this.profiles.update(profileId, { updatedAt: now });
+    // A profile created above has this updatedAt already.
+    if (survivor && (merged.length > 0 || knownKeys.size > known.length)) await this.profiles.update(profileId, { updatedAt: now });
     return profileId;
   }
 

@@ -90,11 +90,13 @@ export class SendRules {
       if (!marketing) return { status: "sent", message: await this.#toOutbox(text) };
       const policy = await this.policies.get(text.companyId);
       const now = this.clock.now();
-      const zone = this.zoneOf(policy, text);
-      const until = policy.quietHours ? quietUntil(now, zone, policy.quietHours) : undefined;
+      // Read only when a rule needs it: a number's zone costs a parse of the number.
+      let zone: string | undefined;
+      const zoneOfText = () => (zone ??= this.zoneOf(policy, text));
+      const until = policy.quietHours ? quietUntil(now, zoneOfText(), policy.quietHours) : undefined;
       if (until !== undefined) return { status: "deferred", reason: "quiet_hours", until };
       if (policy.dailyCap !== null) {
-        const today = await this.sends.count({ companyId: text.companyId, to: text.to, at: { gte: startOfLocalDay(now, zone) } });
+        const today = await this.sends.count({ companyId: text.companyId, to: text.to, at: { gte: startOfLocalDay(now, zoneOfText()) } });
         if (today >= policy.dailyCap) return { status: "skipped", reason: "frequency_cap" };
       }
       await this.sends.insert({ id: recordId, companyId: text.companyId, to: text.to, at: now });

@@ -168,13 +168,15 @@ export class OptIns {
     return { payload, answer };
   }
 
-  /** The job: creates, renews or re-records each subscription, and queues its text. */
+  /**
+   * The job: creates, renews or re-records each subscription, and queues its text. Atomic through the
+   * job runner, which runs each job of a batched type (OPT_IN_BATCH_SIZE) in a transaction or savepoint
+   * of its own with its done mark, so a transaction here would only add a savepoint per opt-in.
+   */
   async process(job: OptInJob): Promise<void> {
     const events: PendingEvent[] = [];
-    await this.storage.transaction(async () => {
-      await this.#apply(job, events);
-      await emitAll(this.events, events);
-    });
+    await this.#apply(job, events);
+    await emitAll(this.events, events);
   }
 
   /** The job's work, inside the caller's transaction; the caller emits the events in it. */

@@ -1,6 +1,7 @@
 import {
   ACCOUNTS,
   CLOCK,
+  GroupCommit,
   inject,
   injectable,
   JOBS,
@@ -15,6 +16,7 @@ import {
   type JobContext,
   type JobOutcome,
   type Jobs,
+  type Page,
   type ReachkitEvents,
   type Storage,
 } from "../../src/index.ts";
@@ -30,6 +32,12 @@ import { WEBHOOK_REGISTRY, WEBHOOK_SENDER, WEBHOOK_SIGNING_KEYS, WEBHOOK_SUBSCRI
 import type { WebhookRegistry } from "./webhook-registry.ts";
 
 export const DELIVER_JOB = "webhooks.deliver";
+/**
+ * The delivery jobs' own job slots. A job holds one only until its request is
+ * in its receiver's lane (then it releases it), so these bound the deliveries
+ * read and signed at once, and a wake claims up to twice as many in one commit.
+ */
+export const DELIVERY_SLOTS = 32;
 export interface DeliverJob {
   deliveryId: string;
 }
@@ -37,6 +45,8 @@ export interface DeliverJob {
 export interface DeliveryLogOptions {
   status?: DeliveryStatus;
   limit?: number;
+  /** The `nextCursor` of the previous page of the same query. */
+  after?: string;
 }
 
 /**
@@ -48,9 +58,11 @@ export interface DeliveryLogOptions {
 export class Deliveries {
   private readonly deliveries: Collection<DeliveryRecord>;
   private readonly lanes: ReceiverLanes;
+  /** The outcomes of the attempts answered together, each with its job's done mark: one commit for them all. */
+  private readonly outcomes: GroupCommit;
 
   constructor(
-    @inject(STORAGE) storage: Storage,
+    @inject(STORAGE) private readonly storage: Storage,
     @inject(CLOCK) private readonly clock: Clock,
     @inject(JOBS) private readonly jobs: Jobs,
     @inject(ACCOUNTS) private readonly accounts: Accounts,
@@ -62,6 +74,7 @@ export class Deliveries {
   ) {
     this.deliveries = storage.collection(DELIVERIES);
     this.lanes = new ReceiverLanes(settings.concurrencyPerReceiver);
+    this.outcomes = new GroupCommit(storage);
   }
 
   /**
@@ -83,25 +96,28 @@ export class Deliveries {
     });
     if (targets.length === 0) return;
     const company = await this.accounts.getCompany(companyId);
-    for (const { webhook, type } of targets) {
-      const delivery: DeliveryRecord = {
-        id: `${DELIVERY_ID_PREFIX}${sortableId(now)}`,
-        webhookId: webhook.id,
-        companyId,
-        applicationId: webhook.applicationId,
-        event: type,
-        body: webhookBody(type, event, company),
-        status: "pending",
-        attempts: 0,
-        nextAttemptAt: now,
-        ...(event.subject.phone !== undefined ? { phone: event.subject.phone } : {}),
-        ...(event.subject.email !== undefined ? { email: event.subject.email } : {}),
-        createdAt: now,
-        updatedAt: now,
-      };
-      await this.deliveries.insert(delivery);
-      await this.jobs.enqueue<DeliverJob>({ type: DELIVER_JOB, payload: { deliveryId: delivery.id }, companyId });
-    }
+    // Its deliveries and their jobs together, also for an event emitted outside a transaction (a link click).
+    await this.storage.transaction(async () => {
+      for (const { webhook, type } of targets) {
+        const delivery: DeliveryRecord = {
+          id: `${DELIVERY_ID_PREFIX}${sortableId(now)}`,
+          webhookId: webhook.id,
+          companyId,
+          applicationId: webhook.applicationId,
+          event: type,
+          body: webhookBody(type, event, company),
+          status: "pending",
+          attempts: 0,
+          nextAttemptAt: now,
+          ...(event.subject.phone !== undefined ? { phone: event.subject.phone } : {}),
+          ...(event.subject.email !== undefined ? { email: event.subject.email } : {}),
+          createdAt: now,
+          updatedAt: now,
+        };
+        await this.deliveries.insert(delivery);
+        await this.jobs.enqueue<DeliverJob>({ type: DELIVER_JOB, payload: { deliveryId: delivery.id }, companyId });
+      }
+    });
   }
 
   /**
@@ -124,20 +140,28 @@ export class Deliveries {
       throw new RunLaterError(this.clock.now() + lane.retryInMs, `the receiver ${origin} is slow`);
     }
     context.releaseSlot();
-    const result = await lane.sending;
-    // The kit stopped during the request: the job runs again after the restart, the attempt not counted.
-    if (context.signal.aborted && !result.delivered) throw new RunLaterError(this.clock.now(), "the kit stopped");
-    return this.#record(delivery, webhook, result);
+    // Each attempt whose request is out is a participant: the outcomes commit once every one has written or ended.
+    return this.outcomes.participate(async () => {
+      const result = await lane.sending;
+      // The kit stopped during the request: the job runs again after the restart, the attempt not counted.
+      if (context.signal.aborted && !result.delivered) throw new RunLaterError(this.clock.now(), "the kit stopped");
+      return this.#record(delivery, webhook, result, context.markDone);
+    });
   }
 
   /** The delivery log of a webhook, newest first. */
   async log(webhookId: string, options: DeliveryLogOptions = {}): Promise<DeliveryRecord[]> {
-    const page = await this.deliveries.find({
+    return (await this.logPage(webhookId, options)).items;
+  }
+
+  /** A page of the delivery log, newest first, and the cursor of the next (a log holds a month of deliveries). */
+  logPage(webhookId: string, options: DeliveryLogOptions = {}): Promise<Page<DeliveryRecord>> {
+    return this.deliveries.find({
       where: { webhookId, ...(options.status ? { status: options.status } : {}) },
       orderBy: [{ field: "id", direction: "desc" }],
       limit: options.limit ?? 50,
+      ...(options.after !== undefined ? { after: options.after } : {}),
     });
-    return page.items;
   }
 
   get(id: string): Promise<DeliveryRecord | undefined> {
@@ -178,31 +202,43 @@ export class Deliveries {
     return this.sender.post(webhook.url, delivery.body, headers, stop);
   }
 
-  async #record(delivery: DeliveryRecord, webhook: WebhookRecord, result: AttemptResult): Promise<JobOutcome> {
+  /**
+   * Writes an attempt's outcome with those of the attempts answered beside it
+   * (a group commit): a delivery done or failed for good with its job's done
+   * mark, so the two commit together; one to retry is put back for its next
+   * time once its attempt is written.
+   */
+  async #record(delivery: DeliveryRecord, webhook: WebhookRecord, result: AttemptResult, markDone: () => Promise<void>): Promise<JobOutcome> {
     const now = this.clock.now();
     const fields = attemptFields(delivery, result, now);
     const outcome = { deliveryId: delivery.id, attempt: fields.attempts, ...(result.status !== undefined ? { status: result.status } : {}) };
-    if (result.delivered) {
-      await this.#settle(delivery, { ...fields, status: "delivered", nextAttemptAt: undefined });
-      await this.registry.delivered(webhook);
-      return outcome;
-    }
-    const failingSince = webhook.failingSince ?? now;
-    await this.registry.failing(webhook, failingSince);
-    const disableFor =
-      result.status === 410
-        ? "the receiver answered 410 Gone"
-        : now - failingSince >= this.settings.disableAfterFailingMs
-          ? `every attempt failed since ${new Date(failingSince).toISOString()}`
-          : undefined;
-    if (disableFor !== undefined) await this.registry.disable(webhook, disableFor);
-    if (disableFor !== undefined || fields.attempts >= MAX_DELIVERY_ATTEMPTS) {
-      await this.#settle(delivery, { ...fields, status: "failed", nextAttemptAt: undefined });
-      return { ...outcome, failed: true };
-    }
-    const nextAttemptAt = now + retryDelayMs(fields.attempts);
-    await this.#settle(delivery, { ...fields, nextAttemptAt });
-    throw new RunLaterError(nextAttemptAt, `attempt ${fields.attempts} failed: ${result.error ?? ""}`);
+    const retryAt = await this.outcomes.run(async () => {
+      if (result.delivered) {
+        await this.#settle(delivery, { ...fields, status: "delivered", nextAttemptAt: undefined });
+        await this.registry.delivered(webhook);
+        await markDone();
+        return undefined;
+      }
+      const failingSince = webhook.failingSince ?? now;
+      await this.registry.failing(webhook, failingSince);
+      const disableFor =
+        result.status === 410
+          ? "the receiver answered 410 Gone"
+          : now - failingSince >= this.settings.disableAfterFailingMs
+            ? `every attempt failed since ${new Date(failingSince).toISOString()}`
+            : undefined;
+      if (disableFor !== undefined) await this.registry.disable(webhook, disableFor);
+      if (disableFor !== undefined || fields.attempts >= MAX_DELIVERY_ATTEMPTS) {
+        await this.#settle(delivery, { ...fields, status: "failed", nextAttemptAt: undefined });
+        await markDone();
+        return undefined;
+      }
+      const nextAttemptAt = now + retryDelayMs(fields.attempts);
+      await this.#settle(delivery, { ...fields, nextAttemptAt });
+      return nextAttemptAt;
+    });
+    if (retryAt !== undefined) throw new RunLaterError(retryAt, `attempt ${fields.attempts} failed: ${result.error ?? ""}`);
+    return result.delivered ? outcome : { ...outcome, failed: true };
   }
 
   async #settle(delivery: DeliveryRecord, changes: Partial<DeliveryRecord>): Promise<void> {

@@ -24,6 +24,8 @@ export const SENT_EVENTS = [
   "privacy.request.processed",
   "appointment.step.queued",
   "appointment.step.skipped",
+  "sms.message_link_click",
+  "email.message_link_click",
 ] as const;
 
 /** Older names of the reference's examples: a webhook subscribed to one gets the event under that name. */
@@ -33,11 +35,7 @@ export const EVENT_ALIASES: Readonly<Record<string, (typeof SENT_EVENTS)[number]
 };
 
 /** Accepted so that clients of the reference service can subscribe, never sent until reachkit produces them. */
-export const NOT_YET_SENT_EVENTS = [
-  "sms.message_link_click",
-  "email.message_link_click",
-  "email.opened",
-] as const;
+export const NOT_YET_SENT_EVENTS = ["email.opened"] as const;
 
 export const KNOWN_EVENTS: readonly string[] = [...SENT_EVENTS, ...Object.keys(EVENT_ALIASES), ...NOT_YET_SENT_EVENTS];
 

@@ -3,7 +3,9 @@ import type { RouteDocs } from "../../src/index.ts";
 import { KNOWN_EVENTS } from "./event-catalog.ts";
 
 const TAG = "Webhooks";
-const WEBHOOK_ID = "0mm7p6zft0000a1b2c3d4e5f6";
+/** The webhook id of the examples (the console's examples name it too). */
+export const EXAMPLE_WEBHOOK_ID = "0mm7p6zft0000a1b2c3d4e5f6";
+const WEBHOOK_ID = EXAMPLE_WEBHOOK_ID;
 const URL_EXAMPLE = "https://shop.example/webhooks/reachkit";
 const COMPANY_ID = "0mm7p6zfq0000f1e2d3c4b5a6";
 

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Company, EventName, MessageStatusEvent, ReachkitEvents } from "../../src/index.ts";
 import type { AppointmentStepEvent } from "../appointments/index.ts";
+import type { LinkClickEvent } from "../campaigns/index.ts";
 import type { Subscriber, SubscriptionChannel, SubscriptionEvent } from "../subscriptions/index.ts";
 import { isSentEvent, type SENT_EVENTS } from "./event-catalog.ts";
 
@@ -55,6 +56,8 @@ export const TRANSLATORS: Translators = {
   }),
   "appointment.step.queued": async (event) => appointmentEvent("appointment.step.queued", event),
   "appointment.step.skipped": async (event) => appointmentEvent("appointment.step.skipped", event),
+  "sms.message_link_click": (event, subscribers) => linkClickEvent("sms", event, subscribers),
+  "email.message_link_click": (event, subscribers) => linkClickEvent("email", event, subscribers),
 };
 
 /** The body of a delivery: the reference's envelope (`type`, `timestamp` in ms, `company`), then the event's fields. */
@@ -185,6 +188,28 @@ function appointmentEvent(type: SentEvent, event: AppointmentStepEvent): Webhook
       },
     },
     subject: { phone: event.phone },
+  };
+}
+
+/** A click on a tracked short link: whom the message went to (when the link knows), and the link. */
+async function linkClickEvent(channel: "sms" | "email", event: LinkClickEvent, subscribers: SubscriberLookup): Promise<WebhookEvent> {
+  const { address } = event;
+  const subscriber = address !== undefined ? await subscriberFields(event.companyId, channel === "sms" ? "TEXT" : "EMAIL", address, subscribers) : undefined;
+  return {
+    companyId: event.companyId,
+    type: `${channel}.message_link_click`,
+    at: event.at,
+    fields: {
+      ...(subscriber !== undefined ? { subscriber } : {}),
+      link: {
+        id: event.linkId,
+        url: event.url,
+        source: event.source,
+        ...(event.campaignId !== undefined ? { campaign_id: event.campaignId } : {}),
+        ...(event.variant !== undefined ? { variant: event.variant } : {}),
+      },
+    },
+    subject: { phone: subscriber?.phone, email: subscriber?.email },
   };
 }
 

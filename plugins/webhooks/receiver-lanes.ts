@@ -3,10 +3,18 @@ import PQueue from "p-queue";
 /**
  * A receiver is slow when its answers, or the oldest request it has not
  * answered, take longer than this: far above a healthy receiver's time even on
- * a loaded machine (where the kit's own busy event loop adds to every answer
- * time it measures), far below the attempt timeout.
+ * a loaded machine, far below the attempt timeout.
  */
 export const SLOW_RECEIVER_MS = 1_000;
+
+/**
+ * ...and this many times longer than the quickest other receiver with work.
+ * Every answer time the kit measures includes its own busy event loop: when it
+ * is behind (a burst of thousands of deliveries), every receiver looks slow
+ * alike, and putting their deliveries back would only add work. A receiver
+ * alone with work is judged by SLOW_RECEIVER_MS only.
+ */
+export const SLOWER_THAN_OTHERS = 4;
 
 interface Lane {
   queue: PQueue;
@@ -24,7 +32,7 @@ export type LaneAnswer<T> = { sending: Promise<T> } | { retryInMs: number };
 /**
  * One lane per receiver (scheme, host and port): at most `concurrency`
  * requests in flight, the others queued behind them. A slow receiver (see
- * SLOW_RECEIVER_MS) keeps as many again queued; its further deliveries are put
+ * SLOW_RECEIVER_MS and SLOWER_THAN_OTHERS) keeps as many again queued; its further deliveries are put
  * back in storage, each for its turn behind those put back before it (so a dead
  * receiver's thousands of deliveries come back about as fast as it could take
  * them, not all at every lane's pass), with half a turn of jitter. So a slow or dead
@@ -46,7 +54,7 @@ export class ReceiverLanes {
     const lane = this.#lane(origin);
     const length = lane.queue.size + lane.queue.pending;
     const pace = length < this.concurrency * 2 ? 0 : this.#pace(lane);
-    if (pace > SLOW_RECEIVER_MS) {
+    if (pace > SLOW_RECEIVER_MS && pace > SLOWER_THAN_OTHERS * this.#quickestOtherThan(lane)) {
       lane.deferred.add(id);
       return { retryInMs: Math.ceil(((length + lane.deferred.size) / this.concurrency) * pace * (1 + this.random() / 2)) };
     }
@@ -71,6 +79,13 @@ export class ReceiverLanes {
   #pace(lane: Lane): number {
     const oldest = Math.min(Infinity, ...lane.inFlight);
     return Math.max(lane.latencyMs, Number.isFinite(oldest) ? this.now() - oldest : 0);
+  }
+
+  /** The pace of the quickest other lane with work; 0 when it is alone. */
+  #quickestOtherThan(lane: Lane): number {
+    let quickest = Infinity;
+    for (const other of this.#lanes.values()) if (other !== lane) quickest = Math.min(quickest, this.#pace(other));
+    return Number.isFinite(quickest) ? quickest : 0;
   }
 
   #lane(origin: string): Lane {

@@ -100,8 +100,8 @@ export class JobRunner {
   /** A job became due at `runAt`: arm earlier if needed. */
   notifyDue(runAt: number): void {
     if (!this.#started || this.#stopping) return;
-    // A tick under way may have read the queue before this job was committed and then arm past it (and
-    // past #armedAt, which still holds the alarm that woke it): it looks again before it ends.
+    // A tick under way may have read the queue before this job was committed and then arm past it: it looks
+    // again before it ends.
     if (this.#ticking) this.#tickAgain = true;
     if (this.#armedAt === null || runAt < this.#armedAt) this.#arm(runAt);
   }
@@ -119,6 +119,9 @@ export class JobRunner {
   }
 
   async #wake(): Promise<void> {
+    // The alarm has fired: none is armed now. Kept, a past #armedAt would turn away every later notifyDue
+    // (its runAt is not earlier) whenever this wake's tick finds a backlog and arms nothing.
+    this.#armedAt = null;
     await this.#tick();
     await this.#idle();
   }

@@ -9,15 +9,6 @@ interface Member {
   settle: (outcome: Outcome) => void;
 }
 
-export interface GroupCommitOptions {
-  /**
-   * How many callers may join the next group (the deliveries under way): once
-   * that many have, the group commits at once instead of after the turn of
-   * the event loop. Unset, every group waits for the turn's end.
-   */
-  participants?: () => number;
-}
-
 /**
  * Small writes of callers that run at the same time, committed together: the
  * writes asked during one turn of the event loop (events posted over HTTP,
@@ -30,6 +21,12 @@ export interface GroupCommitOptions {
  * writes (the storage's lock, BEGIN and COMMIT, the pages written to SQLite's
  * WAL) is then paid once per group rather than once per write. Writes asked
  * while a group commits form the next group, written right after it.
+ *
+ * A caller that knows others are under way with it (the texts the provider
+ * is answering, webhook requests out) runs as a participant
+ * (`participate`): while participants are under way, a group commits as
+ * soon as each of them has asked its write or ended, instead of at the end of
+ * the turn.
  *
  * Only for callers outside any transaction (a route handler, a job handler
  * that waited on another system): the shared transaction begins later, in
@@ -45,11 +42,11 @@ export interface GroupCommitOptions {
 export class GroupCommit {
   #next: Member[] = [];
   #flushing: Promise<void> | undefined;
+  #participants = 0;
+  /** Ends the wait of the group not yet committing (set while it waits for the turn's end). */
+  #commitNow: (() => void) | undefined;
 
-  constructor(
-    private readonly storage: Pick<Storage, "transaction" | "transactionsRunConcurrently">,
-    private readonly options: GroupCommitOptions = {},
-  ) {}
+  constructor(private readonly storage: Pick<Storage, "transaction" | "transactionsRunConcurrently">) {}
 
   /** Runs `write` in the next shared transaction; resolves with its result once that transaction committed. */
   run<R>(write: () => Promise<R>): Promise<R> {
@@ -60,16 +57,33 @@ export class GroupCommit {
     });
   }
 
-  /** A caller counted among the participants ended without writing: the group may be complete now. */
-  left(): void {
-    if (this.#next.length > 0) this.#schedule();
+  /** Runs `work`, which may ask one write with `run`, as a participant: a group waits for its write or its end, not for the turn's end. */
+  async participate<R>(work: () => Promise<R>): Promise<R> {
+    this.#participants++;
+    try {
+      return await work();
+    } finally {
+      this.#participants--;
+      // It may have ended without writing: the others' group may be complete now.
+      if (this.#next.length > 0) this.#schedule();
+    }
   }
 
   #schedule(): void {
-    if (this.#flushing) return;
-    const participants = this.options.participants?.();
-    const complete = participants !== undefined && this.#next.length >= participants;
-    this.#flushing = new Promise<void>((ready) => (complete ? queueMicrotask(ready) : setImmediate(ready))).then(() => this.#flush());
+    const complete = this.#participants > 0 && this.#next.length >= this.#participants;
+    if (this.#flushing) {
+      // A group waiting for the turn's end that is complete now commits at once.
+      if (complete) this.#commitNow?.();
+      return;
+    }
+    this.#flushing = new Promise<void>((ready) => {
+      this.#commitNow = ready;
+      if (complete) queueMicrotask(ready);
+      else setImmediate(ready);
+    }).then(() => {
+      this.#commitNow = undefined;
+      return this.#flush();
+    });
   }
 
   async #flush(): Promise<void> {
@@ -110,8 +124,8 @@ export class GroupCommit {
 }
 
 /**
- * The kit's shared group commit, for callers that need no early commit
- * (`participants`): events posted over HTTP, webhook attempts, bulk writers.
+ * The kit's shared group commit, for callers that do not run as participants:
+ * events posted over HTTP, short-link clicks, bulk writers.
  * Their writes of one turn of the event loop share a commit.
  */
 export const GROUP_COMMIT = defineToken<GroupCommit>("GroupCommit", ["reachkit core (always bound)"]);

@@ -38,8 +38,6 @@ export class OutboxDeliveries {
   #lastHandOff: Promise<void> = Promise.resolve();
   /** The outcomes of the deliveries answered together, with their jobs' ends: a commit for them all. */
   readonly #outcomes: GroupCommit;
-  /** Deliveries started and not ended: those that may write with the next group. */
-  #underway = 0;
 
   constructor(
     private readonly messages: Collection<OutboxMessage>,
@@ -53,7 +51,7 @@ export class OutboxDeliveries {
     if (!Number.isSafeInteger(settings.sendsAtOnce) || settings.sendsAtOnce < 1) {
       throw new RangeError(`messaging.sendsAtOnce must be a whole number of at least 1, got ${String(settings.sendsAtOnce)}`);
     }
-    this.#outcomes = new GroupCommit(storage, { participants: () => this.#underway });
+    this.#outcomes = new GroupCommit(storage);
   }
 
   /** When a new text of `from` may leave, from `now` on: undefined for a sender without a rate (at once). */
@@ -71,14 +69,14 @@ export class OutboxDeliveries {
     const ownHandOff = new Promise<void>((resolve) => (handOff = resolve));
     // A delivery that ends without sending still passes the turn on only after the ones before it.
     this.#lastHandOff = previousHandOff.then(() => ownHandOff);
-    this.#underway++;
-    try {
-      return await this.#deliver(messageId, attempt, { previous: previousHandOff, handedOff: handOff });
-    } finally {
-      handOff();
-      this.#underway--;
-      this.#outcomes.left();
-    }
+    // Each delivery under way is a participant: the outcomes commit once every one has written or ended.
+    return this.#outcomes.participate(async () => {
+      try {
+        return await this.#deliver(messageId, attempt, { previous: previousHandOff, handedOff: handOff });
+      } finally {
+        handOff();
+      }
+    });
   }
 
   async #deliver(messageId: string, attempt: Attempt, turn: { previous: Promise<void>; handedOff: () => void }): Promise<JobOutcome | undefined> {

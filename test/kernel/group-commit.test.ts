@@ -65,6 +65,45 @@ describe("GroupCommit", () => {
     assert.equal(commits(), 2);
     await storage.close();
   });
+  it("while participants are under way, their group commits as soon as each has written, before the turn ends", async () => {
+    const { storage, commits } = await countingStorage();
+    const group = new GroupCommit(storage);
+    let turnEnded = false;
+    setImmediate(() => (turnEnded = true));
+    const committedInTurn: boolean[] = [];
+    const participant = (name: string) =>
+      group.participate(async () => {
+        await Promise.resolve();
+        await group.run(insert(storage, name));
+        committedInTurn.push(!turnEnded);
+      });
+    await Promise.all([participant("a"), participant("b"), participant("c")]);
+    assert.deepEqual(committedInTurn, [true, true, true]);
+    assert.equal(commits(), 1);
+    await storage.close();
+  });
+
+  it("a participant that ends without writing lets the others' group commit at once", async () => {
+    const { storage, commits } = await countingStorage();
+    const group = new GroupCommit(storage);
+    let turnEnded = false;
+    setImmediate(() => (turnEnded = true));
+    let committedInTurn: boolean | undefined;
+    // Under way first, so the writer's group waits for it; it ends a few microtasks later without writing.
+    const leaver = group.participate(async () => {
+      await Promise.resolve();
+      await Promise.resolve();
+    });
+    const writer = group.participate(async () => {
+      await group.run(insert(storage, "a"));
+      committedInTurn = !turnEnded;
+    });
+    await Promise.all([writer, leaver]);
+    assert.equal(committedInTurn, true);
+    assert.deepEqual((await storage.collection<Item>("items").find({})).items.map((item) => item.name), ["a"]);
+    assert.equal(commits(), 1);
+    await storage.close();
+  });
 
   it("on a storage whose transactions run side by side, each write commits in a transaction of its own; one that throws fails alone", async () => {
     // As PostgreSQL: a group would make the writes wait for each other on one connection.

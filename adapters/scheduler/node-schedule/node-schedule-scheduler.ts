@@ -53,8 +53,10 @@ export function nodeScheduleScheduler(): Scheduler {
       if (stopped || at === null) return;
       // node-schedule ignores dates in the past, and the runner arms "now" for due work.
       const fireInStartContext = () => inStartContext(fire);
-      if (at <= Date.now()) immediate = setImmediate(fireInStartContext);
-      else alarm = schedule.scheduleJob(new Date(at), fireInStartContext);
+      if (at > Date.now()) alarm = schedule.scheduleJob(new Date(at), fireInStartContext);
+      // null when the time passed while node-schedule set it (it reads the clock again): a lost alarm would leave
+      // the job runner believing it is armed, and every job due later than it would wait forever.
+      if (!alarm) immediate = setImmediate(fireInStartContext);
     },
     async stop() {
       stopped = true;

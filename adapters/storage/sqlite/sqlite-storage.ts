@@ -196,6 +196,15 @@ class SqliteStorage implements Storage {
     return this.#atomic.immediate(work) as R;
   }
 
+  /**
+   * `work` that reads, then writes with a single statement: atomic on its own. Inside a transaction it
+   * needs no savepoint, since a failing statement undoes itself and nothing runs between the two; a
+   * savepoint per update was about 3% of the CPU of a batch of opt-ins.
+   */
+  readThenWrite<R>(work: () => R): R {
+    return this.#db.inTransaction ? work() : this.atomic(work);
+  }
+
   /** A read transaction (or a savepoint inside one): every statement in `work` sees the same data. */
   snapshot<R>(work: () => R): R {
     return this.#atomic.deferred(work) as R;
@@ -316,7 +325,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     return this.#run((collection) => {
       assertId(id);
       const where = compileWhere(collection, options?.where);
-      return this.#storage.atomic(() => {
+      return this.#storage.readThenWrite(() => {
         const json = this.#storage
           .statement(`SELECT doc FROM ${this.#table} WHERE id = ? AND ${where.sql}`)
           .get(id, ...where.params);

@@ -69,6 +69,21 @@ export function uniqueConstraintTests(withStorage: WithStorage): void {
         assert.deepEqual(await people.get("b"), { id: "b", email: "bob@example.com", name: "Bob" });
       }));
 
+    it("inside a transaction, a refused update changes nothing and the transaction's other writes commit", () =>
+      withStorage(async (storage) => {
+        const people = storage.collection<Person>("people");
+        await people.insert({ id: "a", email: "ann@example.com" });
+        await people.insert({ id: "b", email: "bob@example.com", name: "Bob" });
+        await storage.transaction(async () => {
+          await people.update("b", { name: "Robert" });
+          assertUnique(await rejection(people.update("b", { email: "ann@example.com", name: "Bobby" })), "people", ["email"]);
+          assert.deepEqual(await people.get("b"), { id: "b", email: "bob@example.com", name: "Robert" });
+          await people.insert({ id: "c", email: "cy@example.com" });
+        });
+        assert.deepEqual(await people.get("b"), { id: "b", email: "bob@example.com", name: "Robert" });
+        assert.equal(await people.count(), 3);
+      }));
+
     it("upsertMany is atomic: one violation and nothing is written", () =>
       withStorage(async (storage) => {
         const people = storage.collection<Person>("people");

@@ -27,3 +27,22 @@ it("wakes again at the next alarm while an earlier wake's jobs still run, and st
   await new Promise((resolve) => setTimeout(resolve, 20));
   assert.equal(wakes, 2, "no wake after stop");
 });
+
+it("still wakes when an alarm's time passes while it is being set (node-schedule drops dates already past)", async () => {
+  const scheduler = nodeScheduleScheduler();
+  let wakes = 0;
+  scheduler.start(async () => void wakes++);
+  const realNow = Date.now;
+  const at = realNow() + 5;
+  // The first reading (the adapter's) sees the alarm ahead; every later one (node-schedule's) sees it gone by,
+  // as when the process is descheduled for a few milliseconds between the two.
+  let readings = 0;
+  Date.now = () => realNow() + (readings++ === 0 ? 0 : 10);
+  try {
+    scheduler.arm(at);
+  } finally {
+    Date.now = realNow;
+  }
+  await waitUntil("the wake for the alarm that passed", () => wakes === 1, 5_000);
+  await scheduler.stop();
+});

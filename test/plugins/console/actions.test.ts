@@ -180,5 +180,8 @@ async function snapshot(t: TestKit, companyId: string) {
       revoked: (await kit.plugin("accounts").listCredentials(companyId)).filter((credential) => credential.revokedAt).length,
       oauthApps: await kit.plugin("oauth").applications.list(companyId),
       users: (await kit.plugin("oauth").users.list(companyId)).map((user) => [user.email, user.role]).sort(),
+      campaigns: (await kit.plugin("campaigns").list(companyId)).map((campaign) => [campaign.id, campaign.status]),
+      webhooks: await Promise.all((await kit.plugin("webhooks").registry.ofCompany(companyId)).map(async (webhook) => [webhook, await kit.plugin("webhooks").deliveries.log(webhook.id)])),
+      signingKeys: await kit.plugin("webhooks").signingKeys.list((await kit.plugin("accounts").listApplications(companyId))[0]!.id),
   };
 }

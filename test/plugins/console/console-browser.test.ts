@@ -11,9 +11,10 @@ import type { ManualScheduler } from "../../../adapters/scheduler/manual/index.t
 import type { Reachkit } from "../../../src/index.ts";
 import { launchChromium, type LaunchedChromium } from "../../support/chromium.ts";
 import { loopbackServer, type LoopbackServer } from "../../support/loopback-server.ts";
-import { serverPluginsWithFastPasswords, startServerPluginsKitWith } from "../../support/openapi-kit.ts";
+import { startServerPluginsKitWith } from "../../support/openapi-kit.ts";
 import type { Json } from "../../support/test-kit.ts";
-import { OWNER, PASSWORD, VIEWER } from "./support.ts";
+import { Receiver } from "../webhooks/support.ts";
+import { consolePlugins, OWNER, PASSWORD, VIEWER } from "./support.ts";
 import { CATALOG_FILE, seedConsoleWorld, type ConsoleWorld } from "./world.ts";
 
 const SCREENSHOTS = resolve(import.meta.dirname, "../../../test-output/console");
@@ -35,6 +36,8 @@ describe("the console in Chromium", () => {
   let world: ConsoleWorld;
   let page: Page;
   let scheduler: ManualScheduler;
+  let receiver: Receiver;
+  let apiKey: string;
   /** Console errors and CSP refusals of every page: none may happen. */
   const problems: string[] = [];
   const foreignRequests: string[] = [];
@@ -67,11 +70,14 @@ describe("the console in Chromium", () => {
       server = await loopbackServer();
       url = server.url;
       // The seed makes two uploads in one fake second.
-      const started = await startServerPluginsKitWith(url, { plugins: serverPluginsWithFastPasswords(), config: { rateLimits: { "catalog-upload": Infinity } } });
+      const started = await startServerPluginsKitWith(url, { plugins: consolePlugins(), config: { rateLimits: { "catalog-upload": Infinity } } });
       ({ kit, scheduler } = started);
       server.serve(kit);
       const company = (await kit.provisionCompany({ name: "Acme Outfitters" })).output as Json;
       world = await seedConsoleWorld(kit, started.sms, company, scheduler);
+      apiKey = company.apiKey;
+      receiver = await Receiver.start();
+      receiver.answer = () => ({ status: 200, body: '{"status":"success"}' });
       const users = kit.plugin("oauth").users;
       await users.create({ companyId: company.companyId, email: OWNER, password: PASSWORD });
       await users.create({ companyId: company.companyId, email: VIEWER, password: PASSWORD, role: "viewer" });
@@ -93,7 +99,14 @@ describe("the console in Chromium", () => {
     await chromium?.close();
     await kit?.stop();
     await server?.close();
+    await receiver?.close();
   });
+
+  const api = async (method: string, path: string, body?: unknown) => {
+    const answer = await kit.inject({ method, url: path, body, headers: { authorization: `Bearer ${apiKey}` } });
+    assert.ok(answer.status < 300, `${path}: ${answer.status} ${answer.body}`);
+    return answer.body ? answer.json<Json>() : {};
+  };
 
   it("sends a visitor to the sign-in form, refuses a wrong password, and signs the owner in to the overview's charts", async () => {
     await page.goto(`${url}/console/messages`);
@@ -168,6 +181,50 @@ describe("the console in Chromium", () => {
     await page.getByRole("button", { name: "Resume the journey" }).click();
     await page.getByRole("status").filter({ hasText: "The journey runs again" }).waitFor();
     assert.equal((await kit.plugin("journeys").get(world.companyId, world.journeyId))?.status, "active");
+  });
+
+  it("lists the campaigns, opens a sent one's results per variant, a segment's count, and cancels a scheduled one", async () => {
+    const segment = await api("POST", "/v1/segments", { name: "Text subscribers", rule: { consent: { channel: "TEXT", type: "MARKETING", state: "active" } } });
+    const sale = await api("POST", "/v1/campaigns", { name: "Spring sale", segmentId: segment.id, channel: "sms", link: "https://shop.example/sale", variants: [{ name: "Short", text: "Sale today {link}" }, { name: "Long", text: "Our spring sale starts today: {link}" }] });
+    await api("POST", `/v1/campaigns/${sale.id}/send`, {});
+    await scheduler.flush();
+    await scheduler.flush();
+    const later = await api("POST", "/v1/campaigns", { name: "Summer preview", segmentId: segment.id, channel: "sms", text: "Summer is coming to {companyName}" });
+    await api("POST", `/v1/campaigns/${later.id}/send`, { sendAt: "2026-06-01T15:00:00Z" });
+    await page.getByRole("link", { name: "Campaigns", exact: true }).click();
+    assert.match(await page.getByRole("table", { name: "Campaigns" }).innerText(), /Spring sale\s+sms\s+sent/);
+    await capture("campaigns");
+    await page.getByRole("link", { name: "Spring sale" }).click();
+    assert.match(await page.getByRole("table", { name: "Results" }).innerText(), /Audience(\s+\d){2}\s+3\s+Sent(\s+\d){2}\s+3\s/);
+    await capture("campaign");
+    await page.getByRole("link", { name: "Text subscribers" }).click();
+    await page.getByText("People now").waitFor();
+    assert.match(await page.locator("main").innerText(), /People now\s+3/);
+    await capture("segment");
+    await page.getByRole("link", { name: "All segments" }).click();
+    await capture("segments");
+    await page.getByRole("link", { name: "Campaigns", exact: true }).click();
+    await page.getByRole("link", { name: "Summer preview" }).click();
+    await page.getByRole("button", { name: "Cancel the campaign" }).click();
+    await page.getByRole("status").filter({ hasText: "The campaign is cancelled" }).waitFor();
+    assert.equal((await kit.plugin("campaigns").get(world.companyId, String(later.id)))?.status, "cancelled");
+  });
+
+  it("lists the webhooks, opens one's delivery log and sends a delivery again", async () => {
+    const webhook = await api("POST", "/v1/webhooks", { url: receiver.url, events: ["custom_attribute.set", "sms.subscribed"] });
+    await api("POST", "/v1/attributes/custom", { properties: { tier: "silver" }, user: { phone: world.phones[1] } });
+    await scheduler.flush();
+    await page.getByRole("link", { name: "Webhooks", exact: true }).click();
+    assert.match(await page.getByRole("table", { name: "Webhooks" }).innerText(), /custom_attribute\.set[\s\S]*enabled[\s\S]*delivered/);
+    await capture("webhooks");
+    await page.getByRole("link", { name: receiver.url }).click();
+    const [delivery] = await kit.plugin("webhooks").deliveries.log(String(webhook.id));
+    assert.match(await page.getByRole("table", { name: "Delivery log" }).innerText(), /custom_attribute\.set\s+delivered\s+1\s+200/);
+    await page.getByRole("button", { name: `Send again ${delivery!.id}` }).click();
+    await page.getByRole("status").filter({ hasText: "The delivery was sent again" }).waitFor();
+    assert.match(await page.getByRole("table", { name: "Delivery log" }).innerText(), /custom_attribute\.set\s+delivered\s+2\s+200/);
+    assert.equal(receiver.requests.length, 2);
+    await capture("webhook");
   });
 
   it("starts a catalog upload, sends the file from the page, follows its progress, and shows the errors by line", async () => {
@@ -265,6 +322,12 @@ describe("the console in Chromium", () => {
     await capture("settings-viewer");
     await page.getByRole("link", { name: "Catalog uploads" }).click();
     assert.equal(await page.getByRole("button", { name: "New upload" }).count(), 0);
+    await page.getByRole("link", { name: "Webhooks", exact: true }).click();
+    await page.getByRole("link", { name: receiver.url }).click();
+    await page.getByRole("table", { name: "Delivery log" }).waitFor();
+    assert.equal(await page.getByRole("button", { name: /Send again|Disable the webhook/ }).count(), 0);
+    await page.getByRole("link", { name: "Campaigns", exact: true }).click();
+    assert.equal(await page.getByRole("button", { name: "Create a draft" }).count(), 0);
   });
 
   it("loaded nothing from another site and broke no CSP rule on any page", () => {

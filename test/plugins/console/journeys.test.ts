@@ -80,9 +80,9 @@ describe("console journeys and sending rules", () => {
   });
 });
 
-describe("a console without the journeys, campaigns and send-rules plugins", () => {
-  it("has no journeys pages, no journeys on a person's page and no sending rules", async () => {
-    const t = await startTestKit({ plugins: serverPluginsWithFastPasswords().filter((plugin) => !["journeys", "campaigns", "sendRules"].includes(plugin.name)) });
+describe("a console without the journeys, campaigns, send-rules and webhooks plugins", () => {
+  it("has no journeys, campaigns or webhooks pages or links, no journeys on a person's page and no sending rules", async () => {
+    const t = await startTestKit({ plugins: serverPluginsWithFastPasswords().filter((plugin) => !["journeys", "campaigns", "sendRules", "webhooks"].includes(plugin.name)) });
     try {
       await t.kit.plugin("oauth").users.create({ companyId: t.company.companyId, email: OWNER, password: PASSWORD });
       await t.request({ method: "POST", url: "/v1/subscriptions", body: { user: { phone: "+13125550100" }, locale: { language: "en", country: "US" }, subscriptionType: "MARKETING", singleOptIn: true } });
@@ -90,12 +90,33 @@ describe("a console without the journeys, campaigns and send-rules plugins", () 
       const owner = await signedIn(t.kit, OWNER);
       const overview = await owner.get("/console");
       assert.equal(overview.status, 200);
-      assert.ok(!overview.body.includes('href="/console/journeys"'));
-      assert.equal((await owner.get("/console/journeys")).status, 404);
+      for (const section of ["journeys", "campaigns", "webhooks"]) {
+        assert.ok(!overview.body.includes(`href="/console/${section}"`), section);
+        assert.equal((await owner.get(`/console/${section}`)).status, 404, section);
+      }
+      assert.equal((await owner.get("/console/segments")).status, 404);
       const person = text(await owner.get("/console/subscriber?phone=%2B13125550100"));
       assert.ok(person.includes("Consent history") && !person.includes("Journeys"));
       const settings = text(await owner.get("/console/settings"));
       assert.ok(settings.includes("Sign-up units") && !settings.includes("Sending rules"));
+    } finally {
+      await t.stop();
+    }
+  });
+});
+
+describe("a console without the webhooks plugin alone", () => {
+  it("shows the campaigns and hides the webhooks", async () => {
+    const t = await startTestKit({ plugins: serverPluginsWithFastPasswords().filter((plugin) => plugin.name !== "webhooks") });
+    try {
+      await t.kit.plugin("oauth").users.create({ companyId: t.company.companyId, email: OWNER, password: PASSWORD });
+      const owner = await signedIn(t.kit, OWNER);
+      const overview = await owner.get("/console");
+      assert.ok(overview.body.includes('href="/console/campaigns"') && !overview.body.includes('href="/console/webhooks"'));
+      assert.equal((await owner.get("/console/campaigns")).status, 200);
+      assert.equal((await owner.get("/console/segments")).status, 200);
+      assert.equal((await owner.get("/console/webhooks")).status, 404);
+      assert.equal((await owner.act("/console/webhooks", { url: "https://shop.example/hooks" })).status, 404);
     } finally {
       await t.stop();
     }

@@ -1,3 +1,4 @@
+import assert from "node:assert/strict";
 import { SmsSendError, type Reachkit } from "../../../src/index.ts";
 import type { TestKit } from "../../support/test-kit.ts";
 import { OWNER, signedIn, startConsoleKit, VIEWER, type ConsoleBrowser } from "./support.ts";
@@ -24,9 +25,24 @@ export interface ConsoleFixture {
   journey(): Promise<string>;
   /** A new viewer of the company (role changes and deletes use one up). */
   user(): Promise<string>;
+  /** The company's webhook (to a port nobody listens on) and the delivery a profile change made for it; `fresh`: a new one (deleting uses one up). */
+  webhook(fresh?: boolean): Promise<{ webhookId: string; deliveryId: string }>;
+  /** The company's own application (the one its API key belongs to). */
+  application(): Promise<string>;
+  /** The company's segment of its gold-tier people. */
+  segment(): Promise<string>;
+  /** A new draft campaign to that segment (sending or cancelling uses one up). */
+  campaign(): Promise<string>;
 }
 
 let made = 0;
+
+/** A company's API through its key: the answer's JSON (an empty id when there is none); an error answer fails the test. */
+export const companyApi = (kit: Reachkit, apiKey: string) => async (method: string, url: string, body?: unknown) => {
+  const answer = await kit.inject({ method, url, body, headers: { authorization: `Bearer ${apiKey}` } });
+  assert.ok(answer.status < 300, `${method} ${url}: ${answer.status} ${answer.body}`);
+  return answer.body ? answer.json<{ id: string }>() : { id: "" };
+};
 
 export async function consoleFixture(
   t: TestKit,
@@ -37,7 +53,19 @@ export async function consoleFixture(
   const { kit } = t;
   const send = (method: string, url: string, body: unknown) => kit.inject({ method, url, body, headers: { authorization: `Bearer ${company.legacyToken}` } });
   const type = (await send("POST", "/events/types", { type: "Consultation" })).json<{ uuid: string }>().uuid;
+  const api = companyApi(kit, company.apiKey);
   let application: string | undefined;
+  let webhook: Promise<{ webhookId: string; deliveryId: string }> | undefined;
+  let segment: Promise<string> | undefined;
+  const newWebhook = async () => {
+    const { id } = await api("POST", "/v1/webhooks", { url: `http://127.0.0.1:9/hooks/${++made}`, events: ["custom_attribute.set"] });
+    await api("POST", "/v1/attributes/custom", { properties: { tier: "gold" }, user: { phone: world.phones[0] } });
+    // The first attempt fails at once (nobody listens on port 9) and is logged.
+    await t.scheduler.flush();
+    const [delivery] = await kit.plugin("webhooks").deliveries.log(id, { limit: 1 });
+    return { webhookId: id, deliveryId: delivery!.id };
+  };
+  const ownSegment = () => (segment ??= api("POST", "/v1/segments", { name: "Gold members", rule: { attribute: { name: "tier", op: "eq", value: "gold" } } }).then((created) => created.id));
   return {
     kit,
     world,
@@ -62,6 +90,17 @@ export async function consoleFixture(
     },
     async user() {
       return (await kit.plugin("oauth").users.create({ companyId: company.companyId, email: `user${++made}@${company.companyId.slice(0, 8)}.example`, password: "a long enough password", role: "viewer" })).id;
+    },
+    webhook(fresh = false) {
+      if (fresh) return newWebhook();
+      return (webhook ??= newWebhook());
+    },
+    async application() {
+      return (await kit.plugin("accounts").listApplications(company.companyId))[0]!.id;
+    },
+    segment: ownSegment,
+    async campaign() {
+      return (await api("POST", "/v1/campaigns", { name: `Sale ${++made}`, segmentId: await ownSegment(), channel: "sms", text: "Sale at {companyName} today" })).id;
     },
   };
 }
@@ -102,6 +141,13 @@ export const CONSOLE_REQUESTS: Readonly<Record<string, (f: ConsoleFixture) => Pr
   "POST /console/journeys/:journeyId/pause": async (f) => ({ method: "POST", url: `/console/journeys/${await f.journey()}/pause`, fields: {} }),
   "POST /console/journeys/:journeyId/resume": async (f) => ({ method: "POST", url: `/console/journeys/${await f.journey()}/resume`, fields: {} }),
   "POST /console/journeys/:journeyId/delete": async (f) => ({ method: "POST", url: `/console/journeys/${await f.journey()}/delete`, fields: {} }),
+  "GET /console/campaigns": () => ({ method: "GET", url: "/console/campaigns" }),
+  "POST /console/campaigns": async (f) => ({ method: "POST", url: "/console/campaigns", fields: { name: "Weekend", segmentId: await f.segment(), channel: "sms", text: "Weekend at {companyName}" } }),
+  "GET /console/campaigns/:campaignId": async (f) => ({ method: "GET", url: `/console/campaigns/${await f.campaign()}` }),
+  "POST /console/campaigns/:campaignId/send": async (f) => ({ method: "POST", url: `/console/campaigns/${await f.campaign()}/send`, fields: { sendAt: "2026-12-01T15:00:00Z" } }),
+  "POST /console/campaigns/:campaignId/cancel": async (f) => ({ method: "POST", url: `/console/campaigns/${await f.campaign()}/cancel`, fields: {} }),
+  "GET /console/segments": () => ({ method: "GET", url: "/console/segments" }),
+  "GET /console/segments/:segmentId": async (f) => ({ method: "GET", url: `/console/segments/${await f.segment()}` }),
   "GET /console/catalog": () => ({ method: "GET", url: "/console/catalog" }),
   "POST /console/catalog/uploads": () => ({ method: "POST", url: "/console/catalog/uploads", fields: { validateOnly: "true" } }),
   "GET /console/catalog/uploads/:uploadId": (f) => ({ method: "GET", url: `/console/catalog/uploads/${f.world.uploadId}` }),
@@ -114,6 +160,17 @@ export const CONSOLE_REQUESTS: Readonly<Record<string, (f: ConsoleFixture) => Pr
   "POST /console/reminders/:uuid/no-show": async (f) => ({ method: "POST", url: `/console/reminders/${await f.reminder()}/no-show`, fields: {} }),
   "GET /console/privacy": () => ({ method: "GET", url: "/console/privacy" }),
   "POST /console/privacy": () => ({ method: "POST", url: "/console/privacy", fields: { subjectEmail: `leaving${++made}@example.com` } }),
+  "GET /console/webhooks": () => ({ method: "GET", url: "/console/webhooks" }),
+  "POST /console/webhooks": async (f) => ({ method: "POST", url: "/console/webhooks", fields: { applicationId: await f.application(), url: `http://127.0.0.1:9/made/${++made}`, "event:sms.subscribed": "yes" } }),
+  "GET /console/webhooks/:webhookId": async (f) => ({ method: "GET", url: `/console/webhooks/${(await f.webhook()).webhookId}?status=pending` }),
+  "POST /console/webhooks/:webhookId/disable": async (f) => ({ method: "POST", url: `/console/webhooks/${(await f.webhook(true)).webhookId}/disable`, fields: {} }),
+  "POST /console/webhooks/:webhookId/enable": async (f) => ({ method: "POST", url: `/console/webhooks/${(await f.webhook()).webhookId}/enable`, fields: {} }),
+  "POST /console/webhooks/:webhookId/delete": async (f) => ({ method: "POST", url: `/console/webhooks/${(await f.webhook(true)).webhookId}/delete`, fields: {} }),
+  "POST /console/webhooks/:webhookId/deliveries/:deliveryId/redeliver": async (f) => {
+    const { webhookId, deliveryId } = await f.webhook();
+    return { method: "POST", url: `/console/webhooks/${webhookId}/deliveries/${deliveryId}/redeliver`, fields: {} };
+  },
+  "POST /console/webhooks/signing-keys/:applicationId/rotate": async (f) => ({ method: "POST", url: `/console/webhooks/signing-keys/${await f.application()}/rotate`, fields: { overlapHours: "1" } }),
   "GET /console/settings": () => ({ method: "GET", url: "/console/settings" }),
   "POST /console/settings/sign-up-units": () => ({ method: "POST", url: "/console/settings/sign-up-units", fields: { type: "MARKETING", language: "fr", country: "CA" } }),
   "POST /console/settings/sender-number": () => ({ method: "POST", url: "/console/settings/sender-number", fields: { number: `+1555${String(2_000_000 + ++made).padStart(7, "0")}` } }),

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import type { InjectResponse, Reachkit } from "../../../src/index.ts";
+import { webhooksPlugin } from "../../../plugins/webhooks/index.ts";
 import { serverPluginsWithFastPasswords } from "../../support/openapi-kit.ts";
 import { startTestKit, type TestKit } from "../../support/test-kit.ts";
 
@@ -7,9 +8,12 @@ export const PASSWORD = "correct horse battery";
 export const OWNER = "owner@acme.example";
 export const VIEWER = "viewer@acme.example";
 
+/** Every plugin of the self-hosted server, with a cheap password hash, and webhooks that may go to this machine (the tests' receivers). */
+export const consolePlugins = () => serverPluginsWithFastPasswords().map((plugin) => (plugin.name === "webhooks" ? webhooksPlugin({ allowPrivateTargets: true }) : plugin));
+
 /** A kit with every plugin of the self-hosted server (a cheap password hash), Acme with an owner and a viewer. */
 export async function startConsoleKit(): Promise<TestKit> {
-  const t = await startTestKit({ plugins: serverPluginsWithFastPasswords(), config: { rateLimits: { default: Infinity, "opt-in": Infinity, unsubscribe: Infinity, "catalog-upload": Infinity } } });
+  const t = await startTestKit({ plugins: consolePlugins(), config: { rateLimits: { default: Infinity, "opt-in": Infinity, unsubscribe: Infinity, "catalog-upload": Infinity } } });
   const users = t.kit.plugin("oauth").users;
   await users.create({ companyId: t.company.companyId, email: OWNER, password: PASSWORD });
   await users.create({ companyId: t.company.companyId, email: VIEWER, password: PASSWORD, role: "viewer" });

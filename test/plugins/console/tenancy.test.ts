@@ -11,6 +11,17 @@ const NAMES_A_RECORD = [
   "POST /console/journeys/:journeyId/pause",
   "POST /console/journeys/:journeyId/resume",
   "POST /console/journeys/:journeyId/delete",
+  "GET /console/campaigns/:campaignId",
+  "POST /console/campaigns/:campaignId/send",
+  "POST /console/campaigns/:campaignId/cancel",
+  "GET /console/segments/:segmentId",
+  "POST /console/webhooks",
+  "GET /console/webhooks/:webhookId",
+  "POST /console/webhooks/:webhookId/disable",
+  "POST /console/webhooks/:webhookId/enable",
+  "POST /console/webhooks/:webhookId/delete",
+  "POST /console/webhooks/:webhookId/deliveries/:deliveryId/redeliver",
+  "POST /console/webhooks/signing-keys/:applicationId/rotate",
   "GET /console/catalog/uploads/:uploadId",
   "GET /console/catalog/uploads/:uploadId/progress",
   "GET /console/products/:productId",
@@ -41,6 +52,7 @@ describe("console tenancy: company B's user on company A's ids", () => {
   async function aSnapshot() {
     const kit = t.kit;
     const companyId = a.world.companyId;
+    const webhooks = kit.plugin("webhooks");
     return {
       reminders: (await kit.plugin("appointments").reminders.list(companyId, { limit: 1000 })).map((reminder) => [reminder.uuid, reminder.state]).sort(),
       credentials: (await kit.plugin("accounts").listCredentials(companyId)).map((credential) => [credential.id, credential.revokedAt ?? null]).sort(),
@@ -53,6 +65,9 @@ describe("console tenancy: company B's user on company A's ids", () => {
       prefix: await kit.plugin("legacy").prefixes.template(companyId),
       journeys: (await kit.plugin("journeys").list(companyId)).map((journey) => [journey.id, journey.status]).sort(),
       sendRules: await kit.plugin("sendRules").policies.get(companyId),
+      campaigns: (await kit.plugin("campaigns").list(companyId)).map((campaign) => [campaign.id, campaign.status]).sort(),
+      webhooks: await Promise.all((await webhooks.registry.ofCompany(companyId)).map(async (webhook) => [webhook, await webhooks.deliveries.log(webhook.id)])),
+      signingKeys: await webhooks.signingKeys.list(await a.application()),
     };
   }
 
@@ -64,7 +79,8 @@ describe("console tenancy: company B's user on company A's ids", () => {
     await t.kit.plugin("oauth").users.create({ companyId: globex.companyId, email: B_OWNER, password: PASSWORD });
     b = await signedIn(t.kit, B_OWNER);
     const company = (await t.kit.plugin("accounts").getCompany(a.world.companyId))!;
-    secrets = [company.name, company.id, ...a.world.phones, ...a.world.emails, a.world.uploadId, a.world.productId, a.world.reminderUuid, a.world.journeyId];
+    const { webhookId, deliveryId } = await a.webhook();
+    secrets = [company.name, company.id, ...a.world.phones, ...a.world.emails, a.world.uploadId, a.world.productId, a.world.reminderUuid, a.world.journeyId, webhookId, deliveryId, await a.segment(), await a.application()];
   });
   after(() => t.stop());
 

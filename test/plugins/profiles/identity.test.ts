@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { EventRecord } from "../../../plugins/profiles/index.ts";
 import { sortableId } from "../../../src/index.ts";
+import { testStorage } from "../../support/test-storage.ts";
+import { withCollectionMethod } from "../../support/storage-wrappers.ts";
 import { EMAIL, PHONE, eventsOf, post, profileOf, startProfilesKit, storedCounts, tokenWith } from "./support.ts";
 
 const identify = (body: unknown, token?: string) => ["/v1/identity-resolution/user-identifiers", body, token] as const;
@@ -129,6 +131,25 @@ describe("the merge rule", () => {
     assert.deepEqual(first.identifiers.map((identifier) => identifier.value).sort(), [PHONE, "+19148440002", EMAIL, "k-1", "u-1"].sort());
     const profiles = t.kit.storage.collection<{ id: string; mergedInto?: string }>("profiles_profiles");
     assert.deepEqual((await profiles.find()).items.map((profile) => profile.mergedInto ?? "live").sort(), [first.id, first.id, "live"]);
+    await t.stop();
+  });
+
+  it("writes a new person's profile once, and touches a known one only when an identifier joins it", async () => {
+    const updated: string[] = [];
+    const storage = withCollectionMethod(await testStorage(), "update", (update, collection) => (id, patch, options) => {
+      if (collection === "profiles_profiles") updated.push(id);
+      return update(id, patch, options);
+    });
+    const t = await startProfilesKit({ storage });
+    assert.equal((await post(t, ...identify({ phone: PHONE }))).status, 202);
+    const profile = (await profileOf(t, "phone", PHONE))!;
+    assert.deepEqual(updated, [], "a profile created by the link has its updatedAt already");
+    assert.equal((await post(t, ...identify({ phone: PHONE }))).status, 202);
+    assert.deepEqual(updated, [], "nothing new: nothing written");
+    t.clock.advance(60_000);
+    assert.equal((await post(t, ...identify({ phone: PHONE, email: EMAIL }))).status, 202);
+    assert.deepEqual(updated, [profile.id]);
+    assert.equal((await t.kit.storage.collection<{ id: string; updatedAt: number }>("profiles_profiles").get(profile.id))?.updatedAt, t.clock.now());
     await t.stop();
   });
 

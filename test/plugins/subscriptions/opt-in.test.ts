@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { DEFAULT_REPEAT_TEXT_WINDOW_MS, type SubscriptionEvent } from "../../../plugins/subscriptions/index.ts";
 import type { JobDefinition } from "../../../src/index.ts";
+import { withCollectionMethod } from "../../support/storage-wrappers.ts";
 import { startTestKit, type Json, type TestKit } from "../../support/test-kit.ts";
+import { testStorage } from "../../support/test-storage.ts";
 import { EMAIL, eligibilityRows, optIn, PHONE, textsTo } from "./support.ts";
 
 const OTHER_PHONE = "+15145550123";
@@ -182,6 +184,29 @@ describe("POST /v1/subscriptions", () => {
     await t.scheduler.flush();
     assert.equal(textsTo(t, PHONE).length, 1);
     assert.equal((await t.kit.plugin("subscriptions").changes(t.company.companyId, { phone: PHONE, email: EMAIL })).length, 2);
+    await t.stop();
+  });
+
+  it("stores nothing of an opt-in whose job fails half-way, and does it all once when the job runs again", async () => {
+    let failures = 1;
+    const storage = withCollectionMethod(await testStorage(), "insert", (insert, collection) => (doc) => {
+      if (collection === "reachkit_outbox" && failures-- > 0) return Promise.reject(new Error("disk full"));
+      return insert(doc);
+    });
+    const t = await startTestKit({ storage });
+    await optIn(t, { user: { phone: PHONE } });
+    await t.scheduler.flush();
+    const subscriptions = t.kit.plugin("subscriptions");
+    assert.deepEqual(await subscriptions.subscriptions(t.company.companyId, { phone: PHONE }), []);
+    assert.deepEqual(await subscriptions.changes(t.company.companyId, { phone: PHONE }), []);
+    assert.equal(await t.kit.storage.collection("subscriptions_subscribers").count(), 0);
+    const [failed] = await t.kit.jobs.list({ type: "subscriptions.opt-in" });
+    assert.deepEqual([failed?.status, failed?.attempts], ["queued", 1]);
+    t.clock.advance(60_000);
+    await t.scheduler.flush();
+    assert.deepEqual((await subscriptions.subscriptions(t.company.companyId, { phone: PHONE })).map((s) => s.state), ["pending"]);
+    assert.equal((await subscriptions.changes(t.company.companyId, { phone: PHONE })).length, 1);
+    assert.equal(textsTo(t, PHONE).length, 1);
     await t.stop();
   });
 

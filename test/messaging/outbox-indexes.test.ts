@@ -1,0 +1,97 @@
+// Every message writes an entry in each index of the outbox: an index is declared only for a query of the
+// outbox that reads through it, and a database made by an earlier version loses the ones it no longer declares.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import Database from "better-sqlite3";
+import pg from "pg";
+import { postgresStorage } from "../../adapters/storage/postgres/index.ts";
+import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
+import { scanIn } from "../../bench/servers/baseline-sql.ts";
+import { outboxCollection, OUTBOX_COLLECTION } from "../../src/messaging/outbox-record.ts";
+import type { Storage } from "../../src/index.ts";
+import { startPostgres, type PostgresCluster } from "../support/postgres.ts";
+import { temporaryDirectory } from "../support/temp-dir.ts";
+import { startTestKit, type TestKit } from "../support/test-kit.ts";
+
+const TO = "+15555550100";
+/** Indexes an earlier version declared on the outbox, beside today's. */
+const EARLIER_INDEXES = [{ fields: ["createdAt"] }, { fields: ["to", "createdAt"] }, { fields: ["companyId", "to", "createdAt"] }];
+const indexName = (fields: readonly string[], unique?: boolean) => `${unique ? "ux" : "ix"}_${OUTBOX_COLLECTION}__${fields.join("__")}`;
+const declared = outboxCollection.indexes!.map((index) => indexName(index.fields, index.unique)).sort();
+
+/** A database made by an earlier version: the outbox with the indexes it had then. */
+async function earlierDatabase(storage: Storage): Promise<void> {
+  await storage.ensureCollections([{ name: OUTBOX_COLLECTION, indexes: [...outboxCollection.indexes!, ...EARLIER_INDEXES] }]);
+  await storage.close();
+}
+
+/** Runs every query the outbox makes: sending (with its duplicate and repeat checks), delivering, receipts, pages, counts, lists, privacy. */
+async function everyOutboxQuery(t: TestKit): Promise<void> {
+  const { companyId } = t.company;
+  await t.kit.outbox.send({ companyId, to: TO, body: "hello", kind: "test", idempotencyKey: "k-1", suppressDuplicates: true, onePerKindWithinMs: 60_000 });
+  await t.scheduler.flush();
+  const [sent] = t.sms.sentTo(TO);
+  await t.kit.outbox.applyReceipt({ providerMessageId: sent!.providerMessageId, status: "delivered" });
+  for (const query of [{}, { status: "delivered" as const }, { to: TO }]) await t.kit.outbox.page(companyId, query);
+  await t.kit.outbox.dailyCounts(companyId, [{ start: 0, end: t.clock.now() + 1 }]);
+  for (const options of [{ to: TO }, { companyId }, { companyId, to: TO }]) await t.kit.outbox.list(options);
+  assert.equal(await t.kit.outbox.deleteForRecipient(companyId, TO), 1);
+}
+
+describe("the outbox's indexes", () => {
+  it("on SQLite: each of its statements seeks through an index, each index serves one, and an earlier database loses the others", async () => {
+    const file = join(temporaryDirectory("outbox-indexes"), "reachkit.db");
+    await earlierDatabase(sqliteStorage({ filename: file }));
+    const t = await startTestKit({ storage: sqliteStorage({ filename: file }) });
+    const statements = new Set<string>();
+    const prepare = Database.prototype.prepare;
+    Database.prototype.prepare = function (this: Database.Database, sql: string) {
+      if (sql.includes(`"${OUTBOX_COLLECTION}"`) && !/^\s*(CREATE|DROP|INSERT)/.test(sql)) statements.add(sql);
+      return prepare.call(this, sql);
+    } as typeof prepare;
+    try {
+      await everyOutboxQuery(t);
+    } finally {
+      Database.prototype.prepare = prepare;
+    }
+    await t.stop();
+    const db = new Database(file, { readonly: true });
+    try {
+      const present = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name NOT LIKE 'sqlite_%'`).pluck().all(OUTBOX_COLLECTION);
+      assert.deepEqual((present as string[]).sort(), declared);
+      const used = new Set<string>();
+      for (const sql of statements) {
+        assert.equal(scanIn(db, sql), undefined, sql);
+        const plan = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...Array<null>(sql.match(/\?/g)?.length ?? 0).fill(null)) as Array<{ detail: string }>;
+        for (const { detail } of plan) used.add(/USING (?:COVERING )?INDEX (\S+)/.exec(detail)?.[1] ?? "");
+      }
+      assert.deepEqual(declared.filter((name) => !used.has(name)), [], "declared indexes that no query of the outbox reads through");
+    } finally {
+      db.close();
+    }
+  });
+
+  describe("on PostgreSQL", () => {
+    let cluster: PostgresCluster;
+    before(async () => {
+      cluster = await startPostgres();
+    });
+    after(() => cluster.stop());
+
+    it("an earlier database loses the indexes the outbox no longer declares", async () => {
+      const url = await cluster.createDatabase();
+      await earlierDatabase(postgresStorage({ url, poolSize: 1 }));
+      const t = await startTestKit({ storage: postgresStorage({ url, poolSize: 2 }) });
+      await t.stop();
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE tablename = $1 AND indexname <> $2`, [OUTBOX_COLLECTION, `${OUTBOX_COLLECTION}_pkey`]);
+        assert.deepEqual(rows.map((row) => row.indexname).sort(), declared);
+      } finally {
+        await client.end();
+      }
+    });
+  });
+});
