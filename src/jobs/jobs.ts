@@ -123,8 +123,19 @@ export class Jobs {
         return raced;
       }
     });
-    this.#runner.notifyDue(job.runAt);
+    await this.#notifyOnceCommitted(job.runAt);
     return job;
+  }
+
+  /**
+   * Tells the runner of a due time once the job is committed: after the caller's transaction when there
+   * is one. Where transactions run side by side (PostgreSQL), a runner told before would claim the due
+   * jobs without this one (not committed yet) and arm past it: it would wait for the next wake.
+   */
+  async #notifyOnceCommitted(runAt: number): Promise<void> {
+    const notify = () => this.#runner.notifyDue(runAt);
+    if (this.storage.afterCommit) await this.storage.afterCommit(notify);
+    else notify();
   }
 
   /** Cancels the queued job with this key. False when there is none (or it is already running). */
@@ -185,7 +196,7 @@ export class Jobs {
       { status: "queued", attempts: 0, runAt: now, activeKey: job.key, updatedAt: now, finishedAt: null },
       { where: { status: job.status } },
     );
-    if (revived) this.#runner.notifyDue(now);
+    if (revived) await this.#notifyOnceCommitted(now);
     return revived;
   }
 
