@@ -240,6 +240,21 @@ describe("two transactions at once on PostgreSQL", () => {
     }
   });
 
+  it("two texts of one kind to one person at once, one per kind within a minute: one goes, the other is suppressed", async () => {
+    const held = await heldStorage("reachkit_outbox", "find");
+    const t = await startTestKit({ storage: held.storage });
+    try {
+      const text = (body: string) => () => t.kit.outbox.send({ companyId: t.company.companyId, to: PHONE, body, kind: "already_unsubscribed", onePerKindWithinMs: 60_000 });
+      // The first is held once it has looked for a text of its kind sent within the minute.
+      const stored = await oneBehindTheOther(held, text("first"), text("second"));
+      assert.deepEqual(stored.map((message) => message.status).sort(), ["queued", "suppressed"]);
+      await t.scheduler.flush();
+      assert.equal(textsTo(t, PHONE).length, 1);
+    } finally {
+      await t.stop();
+    }
+  });
+
   it("two privacy requests of a company at once: numbered 1 and 2, both accepted", async () => {
     const held = await heldStorage("privacy_requests", "findOne");
     const t = await startPrivacyKit({ storage: held.storage });
