@@ -59,9 +59,11 @@ export class CampaignSender {
       const current = await this.definitions.get(campaign.companyId, campaign.id);
       if (current?.status !== "draft") throw new CampaignStateError(current?.status ?? "deleted");
       const readAt = "sendAt" in time ? time.sendAt : DateTime.fromISO(time.sendAtLocal, { zone: EARLIEST_ZONE }).toMillis();
-      const scheduled = await this.campaigns.update(campaign.id, { status: "scheduled", ...time, updatedAt: this.clock.now() });
+      // Fenced: a cancel or a delete that committed since the read wins (transactions run side by side on PostgreSQL).
+      const scheduled = await this.campaigns.update(campaign.id, { status: "scheduled", ...time, updatedAt: this.clock.now() }, { where: { status: "draft" } });
+      if (!scheduled) throw new CampaignStateError((await this.campaigns.get(campaign.id))?.status ?? "deleted");
       await this.jobs.enqueue({ type: AUDIENCE_JOB, payload: { campaignId: campaign.id }, key: audienceKey(campaign.id), runAt: Math.max(readAt, this.clock.now()), companyId: campaign.companyId });
-      return scheduled!;
+      return scheduled;
     });
   }
 
@@ -69,20 +71,24 @@ export class CampaignSender {
   async cancel(campaign: CampaignRecord): Promise<CampaignRecord> {
     return this.storage.transaction(async () => {
       const current = await this.definitions.get(campaign.companyId, campaign.id);
-      if (!current || (current.status !== "scheduled" && current.status !== "sending" && current.status !== "draft")) throw new CampaignStateError(current?.status ?? "deleted");
+      if (!current) throw new CampaignStateError("deleted");
       const now = this.clock.now();
+      // The campaign's row first, fenced: an audience or send job under way holds it (see #claim) and this waits
+      // for its commit, then cancels what it left pending; one that starts later finds the campaign cancelled.
+      const cancelled = await this.campaigns.update(campaign.id, { status: "cancelled", cancelledAt: now, updatedAt: now }, { where: { status: { in: ["scheduled", "sending", "draft"] } } });
+      if (!cancelled) throw new CampaignStateError((await this.campaigns.get(campaign.id))?.status ?? "deleted");
       await this.jobs.cancel(audienceKey(campaign.id));
       await this.jobs.cancel(sendKey(campaign.id));
       await this.recipients.updateWhere({ campaignId: campaign.id, state: "pending" }, { state: "cancelled", reason: "campaign_cancelled" });
-      return (await this.campaigns.update(campaign.id, { status: "cancelled", cancelledAt: now, updatedAt: now }))!;
+      return cancelled;
     });
   }
 
   /** The audience job: one page of profiles into recipients, then the next page's job (or the first send job). */
   async readAudience(job: CampaignJob): Promise<void> {
     await this.storage.transaction(async () => {
-      const campaign = await this.campaigns.get(job.campaignId);
-      if (!campaign || campaign.status !== "scheduled" || campaign.audienceDone) return;
+      const campaign = await this.#claim(job.campaignId, "scheduled");
+      if (!campaign || campaign.audienceDone) return;
       const segment = await this.segments.get(campaign.companyId, campaign.segmentId);
       const page = segment
         ? await this.audience.page(campaign.companyId, segment.rule, campaign.audienceCursor !== undefined ? { after: campaign.audienceCursor } : {})
@@ -102,8 +108,8 @@ export class CampaignSender {
   /** The send job: a page of due recipients through the send rules into the outbox, in one transaction. */
   async send(job: CampaignJob): Promise<void> {
     await this.storage.transaction(async () => {
-      const campaign = await this.campaigns.get(job.campaignId);
-      if (!campaign || campaign.status !== "sending") return;
+      const campaign = await this.#claim(job.campaignId, "sending");
+      if (!campaign) return;
       const due = await this.recipients.find({
         where: { campaignId: campaign.id, state: "pending", dueAt: { lte: this.clock.now() } },
         orderBy: [{ field: "dueAt" }],
@@ -116,6 +122,14 @@ export class CampaignSender {
       await this.recipients.upsertMany(finished);
       await this.#scheduleSend(campaign);
     });
+  }
+
+  /**
+   * The campaign, when it has `status`, read by a write that changes nothing: on PostgreSQL the row stays
+   * locked to the commit, so a cancel waits for the job's page instead of being overwritten by it.
+   */
+  #claim(campaignId: string, status: "scheduled" | "sending"): Promise<CampaignRecord | undefined> {
+    return this.campaigns.update(campaignId, { status }, { where: { status } });
   }
 
   /** The next send job, at the earliest pending recipient's time; the campaign is sent when none is left. */

@@ -86,7 +86,10 @@ export class Campaigns {
     const merged = { name: current.name, segmentId: current.segmentId, channel: current.channel, ...(current.link !== undefined ? { link: current.link } : {}), ...("text" in given || "variants" in given ? {} : { variants: current.variants }), ...given };
     const definition = checkDefinition(merged as v.InferOutput<typeof createCampaignSchema>);
     if (!(await segmentExists(definition.segmentId))) throw invalidFields([{ path: "segmentId", message: "names no segment of the company" }]);
-    return this.campaigns.update(id, { ...definition, link: definition.link, updatedAt: this.clock.now() });
+    // Fenced: a schedule that committed since the read keeps the definition it scheduled.
+    const updated = await this.campaigns.update(id, { ...definition, link: definition.link, updatedAt: this.clock.now() }, { where: { status: "draft" } });
+    if (!updated) throw conflict(`the campaign is ${(await this.campaigns.get(id))?.status ?? "deleted"}; only a draft changes`);
+    return updated;
   }
 
   async get(companyId: string, id: string): Promise<CampaignRecord | undefined> {
@@ -108,7 +111,11 @@ export class Campaigns {
     const campaign = await this.get(companyId, id);
     if (!campaign) return false;
     if (campaign.status === "scheduled" || campaign.status === "sending") throw conflict(`the campaign is ${campaign.status}; cancel it first`);
-    return this.campaigns.delete(id);
+    // Fenced: a schedule that committed since the read is not deleted from under its jobs.
+    if ((await this.campaigns.deleteWhere({ id, status: { in: ["draft", "sent", "cancelled"] } })) > 0) return true;
+    const now = await this.campaigns.get(id);
+    if (!now) return false;
+    throw conflict(`the campaign is ${now.status}; cancel it first`);
   }
 
   /** Reads a send request: now, an instant, or a local time (400 naming the field). */

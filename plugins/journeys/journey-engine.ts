@@ -7,6 +7,7 @@ import {
   JOBS,
   LINK_SHORTENER,
   STORAGE,
+  UniqueConstraintError,
   type Accounts,
   type Clock,
   type Collection,
@@ -71,6 +72,9 @@ export class JourneyEngine {
     const now = this.clock.now();
     const existing = await this.enrollments.get(id);
     if (existing && (existing.state === "waiting" || now - existing.enteredAt < durationMs(journey.window)!)) return false;
+    // Fenced, where transactions run side by side (PostgreSQL): of two entries at once (two events of the
+    // person), the second finds the enrollment taken (it waits for the first's commit) and enters nobody.
+    if (existing && !(await this.enrollments.update(id, { updatedAt: now }, { where: { updatedAt: existing.updatedAt } }))) return false;
     // A job is due when the waits the journey starts with are over, at the step after them.
     const start = options.now ? { step: 0, at: now } : leadingWaits(journey.steps, now);
     const enrollment: EnrollmentRecord = {
@@ -85,7 +89,8 @@ export class JourneyEngine {
       enteredAt: now,
       updatedAt: now,
     };
-    await this.enrollments.upsert(enrollment);
+    if (existing) await this.enrollments.upsert(enrollment);
+    else if (!(await this.#insertNew(enrollment))) return false;
     await this.log.add({ companyId: journey.companyId, journeyId: journey.id, profileId, kind: "entered" });
     if (options.now) await this.#advance(enrollment, journey);
     else await this.#schedule(enrollment, start.at);
@@ -95,8 +100,10 @@ export class JourneyEngine {
   /** The step job: runs the enrollment's due steps, in one transaction with what they change. */
   async run(job: StepJob): Promise<void> {
     await this.storage.transaction(async () => {
-      const enrollment = await this.enrollments.get(job.enrollmentId);
-      if (!enrollment || enrollment.state !== "waiting" || enrollment.step !== job.step || enrollment.jobAt !== job.dueAt) return;
+      // Read by a write that changes nothing: on PostgreSQL the row stays locked to the commit, so an exit on
+      // a purchase at the same time waits for these steps and then sees where they left the person.
+      const enrollment = await this.enrollments.update(job.enrollmentId, { state: "waiting" }, { where: { state: "waiting", step: job.step, jobAt: job.dueAt } });
+      if (!enrollment) return;
       const journey = await this.definitions.get(enrollment.companyId, enrollment.journeyId);
       if (!journey) return this.#end(enrollment, "exited", "journey_deleted");
       if (journey.status !== "active") return this.#end(enrollment, "exited", "journey_paused");
@@ -107,9 +114,12 @@ export class JourneyEngine {
   /** Ends the waiting enrollments of a person in journeys that exit on a purchase (a purchase event). */
   async exitOnPurchase(companyId: string, profileId: string): Promise<void> {
     const waiting = (await this.enrollments.find({ where: { companyId, profileId, state: "waiting" } })).items;
-    for (const enrollment of waiting) {
-      const journey = await this.definitions.get(companyId, enrollment.journeyId);
-      if (journey?.exitOn.includes("purchase")) await this.#end(enrollment, "exited", "purchased");
+    for (const found of waiting) {
+      const journey = await this.definitions.get(companyId, found.journeyId);
+      if (!journey?.exitOn.includes("purchase")) continue;
+      // As it is now (a step job that moved it meanwhile has committed; see run), if still waiting.
+      const enrollment = await this.enrollments.update(found.id, { state: "waiting" }, { where: { state: "waiting" } });
+      if (enrollment) await this.#end(enrollment, "exited", "purchased");
     }
   }
 
@@ -203,6 +213,17 @@ export class JourneyEngine {
     const mediaUrl = step.type === "mms" ? (subject?.imageUrl ?? step.mediaUrl) : undefined;
     if (step.type === "mms" && mediaUrl === undefined) return { missing: "missing_macro" };
     return { to: person.phone, body, ...(mediaUrl !== undefined ? { mediaUrl } : {}) };
+  }
+
+  /** Inserts a first enrollment; false when another transaction inserted it first (it committed meanwhile). */
+  async #insertNew(enrollment: EnrollmentRecord): Promise<boolean> {
+    try {
+      await this.enrollments.insert(enrollment);
+      return true;
+    } catch (error) {
+      if (error instanceof UniqueConstraintError) return false;
+      throw error;
+    }
   }
 
   async #wait(enrollment: EnrollmentRecord, step: number, dueAt: number, sentAt: number | undefined): Promise<void> {

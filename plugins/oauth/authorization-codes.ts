@@ -76,21 +76,29 @@ export class AuthorizationCodes {
     const outcome = await this.storage.transaction(async () => {
       const record = await this.#codes.findOne({ codeHash: hashSecret(input.code) });
       if (!record || record.clientId !== input.clientId) return new OAuthError("invalid_grant", "unknown authorization code");
-      if (record.usedAt !== undefined) {
-        if (record.credentialId) await this.installations.revokeToken(record.credentialId);
-        return new OAuthError("invalid_grant", "authorization code already used; the token issued with it is revoked");
-      }
+      if (record.usedAt !== undefined) return this.#refuseReuse(record);
       if (record.redirectUri !== input.redirectUri) return new OAuthError("invalid_grant", "redirect_uri differs from the one the code was issued for");
       if (this.clock.now() >= record.expiresAt) return new OAuthError("invalid_grant", "authorization code expired");
       if (!(await this.accounts.getCompany(record.companyId))) return new OAuthError("invalid_grant", "the installing company no longer exists");
+      // Claimed before the token is issued: a redemption of the same code at the same time (transactions run
+      // side by side on PostgreSQL) waits here for this one to commit, then finds the code used.
+      if (!(await this.#codes.update(record.id, { usedAt: this.clock.now() }, { where: { usedAt: null } }))) {
+        return this.#refuseReuse((await this.#codes.get(record.id)) ?? record);
+      }
       const { companyId, applicationId, clientId, redirectUri, userId } = record;
       const scopes = record.scopes.filter((scope) => input.allowedScopes.includes(scope));
       const grant: CodeGrant = { companyId, applicationId, clientId, redirectUri, scopes, userId };
       const { token, credentialId } = await this.installations.install(grant);
-      await this.#codes.update(record.id, { usedAt: this.clock.now(), credentialId });
+      await this.#codes.update(record.id, { credentialId });
       return { token, grant };
     });
     if (outcome instanceof OAuthError) throw outcome;
     return outcome;
+  }
+
+  /** A code presented again: the token issued for it is revoked. */
+  async #refuseReuse(record: AuthorizationCodeRecord): Promise<OAuthError> {
+    if (record.credentialId) await this.installations.revokeToken(record.credentialId);
+    return new OAuthError("invalid_grant", "authorization code already used; the token issued with it is revoked");
   }
 }

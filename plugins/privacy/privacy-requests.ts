@@ -9,6 +9,7 @@ import {
   notFound,
   OUTBOX,
   STORAGE,
+  UniqueConstraintError,
   type Clock,
   type Collection,
   type DeleteSubjectData,
@@ -30,6 +31,8 @@ import { maskEmail, maskPhone } from "./wire.ts";
 /** Interface §8: a request is processed within thirty days. */
 export const MAX_PROCESSING_DELAY_MS = 30 * 24 * 60 * 60_000;
 export const PRIVACY_JOB = "privacy.process";
+/** Numbers tried by a request whose next number other requests keep taking first. */
+const NUMBERING_ATTEMPTS = 5;
 
 /** A processing delay must keep the interface's promise: from 0 (at once) to thirty days. */
 export function assertProcessingDelay(ms: number): void {
@@ -98,7 +101,7 @@ export class PrivacyRequests {
       const now = clock.now();
       const request: PrivacyRequest = {
         id: randomUUID(),
-        number: await this.#nextNumber(companyId),
+        number: 0,
         companyId,
         type: "DELETE",
         origin,
@@ -107,7 +110,7 @@ export class PrivacyRequests {
         requestedAt: now,
         dueAt: now + processingDelayMs,
       };
-      await this.#requests.insert(request);
+      await this.#insertNumbered(request);
       const payload: PrivacyJob = { requestId: request.id };
       await jobs.enqueue({ type: PRIVACY_JOB, payload, runAt: request.dueAt, key: `privacy:${request.id}`, companyId });
       return request;
@@ -134,7 +137,14 @@ export class PrivacyRequests {
       let affiliateUserId: number;
       do affiliateUserId = randomInt(1, 2 ** 31);
       while (await this.#affiliates.findOne({ affiliateUserId }));
-      await this.#affiliates.insert({ id: companyId, affiliateUserId });
+      try {
+        await this.#affiliates.insert({ id: companyId, affiliateUserId });
+      } catch (error) {
+        // Drawn at the same time by another transaction (side by side on PostgreSQL), which committed first.
+        const drawn = error instanceof UniqueConstraintError ? await this.#affiliates.get(companyId) : undefined;
+        if (drawn === undefined) throw error;
+        return drawn.affiliateUserId;
+      }
       return affiliateUserId;
     });
   }
@@ -197,10 +207,22 @@ export class PrivacyRequests {
     Object.assign(request, await this.#requests.update(request.id, patch));
   }
 
-  /** The company's next legacy number; the ambient transaction keeps two callers from taking the same one. */
-  async #nextNumber(companyId: string): Promise<number> {
-    const last = await this.#requests.findOne({ companyId }, [{ field: "number", direction: "desc" }]);
-    return (last?.number ?? 0) + 1;
+  /**
+   * Inserts the request under the company's next legacy number. Where transactions run side by side
+   * (PostgreSQL), another request may take that number first: the unique (companyId, number) index refuses
+   * the second once the first commits, and it takes the next one.
+   */
+  async #insertNumbered(request: PrivacyRequest): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const last = await this.#requests.findOne({ companyId: request.companyId }, [{ field: "number", direction: "desc" }]);
+      request.number = (last?.number ?? 0) + 1;
+      try {
+        await this.#requests.insert(request);
+        return;
+      } catch (error) {
+        if (!(error instanceof UniqueConstraintError) || !error.fields.includes("number") || attempt >= NUMBERING_ATTEMPTS) throw error;
+      }
+    }
   }
 }
 

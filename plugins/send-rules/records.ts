@@ -24,10 +24,24 @@ export interface SendRecord extends Doc {
   at: number;
 }
 
+/**
+ * A person's row that a marketing send under the daily cap writes before it
+ * counts the day's sends: on a storage whose transactions run side by side
+ * (PostgreSQL), two sends to the same person then count one after the other
+ * (the second waits for the first's commit) instead of both counting below the
+ * cap. The id is the company and the address.
+ */
+export interface CapFenceRecord extends Doc {
+  companyId: string;
+  to: string;
+}
+
 export const POLICIES = "send_rules_policies";
 export const SENDS = "send_rules_sends";
+export const CAP_FENCES = "send_rules_cap_fences";
 
 export const sendRulesCollections: readonly CollectionSpec[] = [
   { name: POLICIES },
   { name: SENDS, indexes: [{ fields: ["companyId", "to", "at"] }] },
+  { name: CAP_FENCES, indexes: [{ fields: ["companyId", "to"] }] },
 ];

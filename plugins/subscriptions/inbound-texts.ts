@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { CLOCK, EVENTS, inject, injectable, STORAGE, type Clock, type EventBus, type Storage } from "../../src/index.ts";
+import { CLOCK, EVENTS, inject, injectable, retryConcurrentChanges, STORAGE, type Clock, type EventBus, type Storage } from "../../src/index.ts";
 import { noticeLocale, welcomeKind, type NoticeKind } from "./notice-templates.ts";
 import type { Notices } from "./notices.ts";
 import type { Subscription, SubscriptionState } from "./records.ts";
@@ -104,8 +104,9 @@ export class InboundTexts {
   async handle(companyId: string, text: InboundText): Promise<InboundResult> {
     const keyword = keywordOf(text.body);
     const inboundId = text.messageId ?? randomUUID();
-    const events: PendingEvent[] = [];
-    const changed = await this.storage.transaction(async () => {
+    // Again on what is stored now when a subscription moved under it (SubscriptionStore.change).
+    const changed = await retryConcurrentChanges(() => this.storage.transaction(async () => {
+      const events: PendingEvent[] = [];
       // Every text is an event, in the transaction of what its keyword changes.
       const message = { companyId, from: text.from, to: text.to, body: text.body, at: this.clock.now() };
       await this.events.emit("sms.inbound_message", text.messageId === undefined ? message : { ...message, messageId: text.messageId });
@@ -141,7 +142,7 @@ export class InboundTexts {
       }
       await emitAll(this.events, events);
       return moved.length;
-    });
+    }));
     return keyword ? { companyId, keyword, changed } : { companyId, changed };
   }
 }

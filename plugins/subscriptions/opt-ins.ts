@@ -5,6 +5,7 @@ import {
   injectable,
   invalidFields,
   JOBS,
+  retryConcurrentChanges,
   sortableId,
   STORAGE,
   type Clock,
@@ -118,15 +119,16 @@ export class OptIns {
 
   /** `accept` and `process` in one transaction, in this call: the caller learns whether the subscriber is new. */
   async applyNow(companyId: string, request: OptInRequest, options: OptInOptions = {}): Promise<OptInApplied> {
-    const events: PendingEvent[] = [];
-    const applied = await this.storage.transaction(async (): Promise<OptInApplied> => {
+    // Again on what is stored now when a subscription moved under it (SubscriptionStore.change).
+    const applied = await retryConcurrentChanges(() => this.storage.transaction(async (): Promise<OptInApplied> => {
+      const events: PendingEvent[] = [];
       const { payload, answer } = await this.#prepare(companyId, request, options);
       const before = await this.store.findSubscriber(companyId, payload.user);
       await this.#apply(payload, events);
       const subscriber = (await this.store.findSubscriber(companyId, payload.user))!;
       await emitAll(this.events, events);
       return { ...answer, subscriber, subscriberCreated: before?.id !== subscriber.id };
-    });
+    }));
     return applied;
   }
 

@@ -1,4 +1,4 @@
-import { inject, injectable, sortableId, STORAGE, type Collection, type Patch, type Storage } from "../../src/index.ts";
+import { ConcurrentChangeError, inject, injectable, sortableId, STORAGE, type Collection, type Patch, type Storage } from "../../src/index.ts";
 import {
   CHANGES,
   SUBSCRIBERS,
@@ -149,19 +149,28 @@ export class SubscriptionStore {
     return subscription;
   }
 
-  /** Moves a subscription to `change.to` (when given and different) and records the change. */
+  /**
+   * Moves a subscription to `change.to` (when given and different) and records the change. The move is
+   * fenced by the state and time `subscription` was read with: when another transaction moved it since
+   * (a STOP while a Y is applied), it throws ConcurrentChangeError rather than undo that move.
+   */
   async change(subscription: Subscription, change: ChangeInput, patch: Patch<Subscription> = {}): Promise<Subscription> {
     let next = subscription;
     if (change.to !== undefined && (change.to !== subscription.state || Object.keys(patch).length > 0)) {
-      next =
-        (await this.subscriptions.update(subscription.id, {
+      const moved = await this.subscriptions.update(
+        subscription.id,
+        {
           ...patch,
           state: change.to,
           source: change.source,
           updatedAt: change.at,
           ...(change.to === "active" && subscription.state !== "active" ? { confirmedAt: change.at } : {}),
           ...(change.to === "unsubscribed" && subscription.state !== "unsubscribed" ? { unsubscribedAt: change.at } : {}),
-        })) ?? subscription;
+        },
+        { where: { state: subscription.state, updatedAt: subscription.updatedAt } },
+      );
+      if (!moved) throw new ConcurrentChangeError(`subscription ${subscription.id}`);
+      next = moved;
     }
     await this.#record(next, subscription.state, change);
     return next;

@@ -1,4 +1,4 @@
-import { CLOCK, EVENTS, inject, injectable, JOBS, STORAGE, type Clock, type DataSubject, type EventBus, type JobDefinition, type JobHandler, type Jobs, type OutboxMessage, type Storage } from "../../src/index.ts";
+import { CLOCK, EVENTS, inject, injectable, JOBS, retryConcurrentChanges, STORAGE, type Clock, type DataSubject, type EventBus, type JobDefinition, type JobHandler, type Jobs, type OutboxMessage, type Storage } from "../../src/index.ts";
 import type { EmailLinkClaims } from "./email-links.ts";
 import { eligibilityOf, NOT_SUBSCRIBED, type Eligibility, type SubscriptionEligibility } from "./eligibility.ts";
 import type { InboundResult, InboundText, InboundTexts } from "./inbound-texts.ts";
@@ -136,8 +136,10 @@ export class SubscriptionsService {
    */
   async confirmEmail(claims: EmailLinkClaims): Promise<"confirmed" | "already_confirmed" | "gone"> {
     const { companyId, email, type } = claims;
-    const events: PendingEvent[] = [];
-    const outcome = await this.#storage.transaction(async () => {
+    let events: PendingEvent[] = [];
+    // Again on what is stored now when the subscription moved under it (SubscriptionStore.change).
+    const outcome = await retryConcurrentChanges(() => this.#storage.transaction(async () => {
+      events = [];
       const subscription = await this.#store.subscription(companyId, "EMAIL", email, type);
       if (subscription?.state === "active") return "already_confirmed";
       if (subscription?.state !== "pending") return "gone";
@@ -145,8 +147,8 @@ export class SubscriptionsService {
       const key = `email-confirm:${subscription.id}:${subscription.subscribedAt}`;
       const confirmed = await this.#store.change(subscription, { key, source: "email_link", at: now, action: "confirmed", to: "active" });
       events.push(subscriptionEvent("subscription.confirmed", confirmed, "pending", now));
-      return "confirmed";
-    });
+      return "confirmed" as const;
+    }));
     await emitAll(this.#events, events);
     return outcome;
   }

@@ -1,4 +1,4 @@
-import { CLOCK, EVENTS, inject, injectable, JOBS, sortableId, STORAGE, type Clock, type EventBus, type Jobs, type Storage } from "../../src/index.ts";
+import { CLOCK, EVENTS, inject, injectable, JOBS, retryConcurrentChanges, sortableId, STORAGE, type Clock, type EventBus, type Jobs, type Storage } from "../../src/index.ts";
 import { noticeLocale } from "./notice-templates.ts";
 import type { Notices } from "./notices.ts";
 import type { ChangeSource, Subscription, SubscriptionKind } from "./records.ts";
@@ -71,14 +71,16 @@ export class Unsubscribes {
 
   /** `accept` and `process` in one transaction, in this call. */
   async applyNow(companyId: string, request: UnsubscribeRequest, options: UnsubscribeOptions = {}): Promise<UnsubscribeApplied> {
-    const events: PendingEvent[] = [];
-    const answer = await this.storage.transaction(async () => {
-      const prepared = await this.#prepare(companyId, request, options);
-      await this.#apply(prepared.payload, events);
-      await emitAll(this.events, events);
-      return prepared.answer;
-    });
-    return answer;
+    // Again on what is stored now when a subscription moved under it (SubscriptionStore.change).
+    return retryConcurrentChanges(() =>
+      this.storage.transaction(async () => {
+        const events: PendingEvent[] = [];
+        const prepared = await this.#prepare(companyId, request, options);
+        await this.#apply(prepared.payload, events);
+        await emitAll(this.events, events);
+        return prepared.answer;
+      }),
+    );
   }
 
   async #prepare(companyId: string, request: UnsubscribeRequest, options: UnsubscribeOptions): Promise<{ payload: UnsubscribeJob; answer: UnsubscribeApplied }> {

@@ -1,3 +1,4 @@
+import { ConcurrentChangeError } from "../kernel/concurrent-changes.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { Logger } from "../ports/logger.ts";
 import type { Collection, Where } from "../ports/storage.ts";
@@ -126,9 +127,12 @@ export class JobRows {
 
   /**
    * A handler threw: the job is dead, queued again after its backoff, or (RunLaterError) queued for later
-   * without using an attempt. Returns when it is due again, if it is.
+   * without using an attempt. A handler whose fenced write found its read overtaken by another transaction
+   * (ConcurrentChangeError) runs again at once on what is stored now, without using an attempt either: that
+   * other transaction committed, so the next run sees it. Returns when it is due again, if it is.
    */
   async failed(job: JobRecord, error: unknown, logger: Logger): Promise<number | undefined> {
+    if (error instanceof ConcurrentChangeError) error = new RunLaterError(this.clock.now(), error.message);
     if (error instanceof RunLaterError) {
       logger.debug("job runs later", { reason: error.message, runAt: new Date(error.runAt).toISOString() });
       await this.jobs.update(

@@ -83,7 +83,7 @@ export class Jobs {
     const runAt = options.runAt ?? now;
     // Without a key it is one insert, atomic alone: no transaction (inside the caller's, no savepoint) of its own.
     const job = options.key === undefined ? await this.#jobs.insert(this.#newJob(options, runAt, now)) : await this.#enqueueKeyed(options, options.key, runAt, now);
-    this.#runner.notifyDue(job.runAt);
+    await this.#notifyOnceCommitted(job.runAt);
     return job;
   }
 
@@ -132,6 +132,17 @@ export class Jobs {
       updatedAt: now,
       finishedAt: null,
     };
+  }
+
+  /**
+   * Tells the runner of a due time once the job is committed: after the caller's transaction when there
+   * is one. Where transactions run side by side (PostgreSQL), a runner told before would claim the due
+   * jobs without this one (not committed yet) and arm past it: it would wait for the next wake.
+   */
+  async #notifyOnceCommitted(runAt: number): Promise<void> {
+    const notify = () => this.#runner.notifyDue(runAt);
+    if (this.storage.afterCommit) await this.storage.afterCommit(notify);
+    else notify();
   }
 
   /** Cancels the queued job with this key. False when there is none (or it is already running). */
@@ -192,7 +203,7 @@ export class Jobs {
       { status: "queued", attempts: 0, runAt: now, activeKey: job.key, updatedAt: now, finishedAt: null },
       { where: { status: job.status } },
     );
-    if (revived) this.#runner.notifyDue(now);
+    if (revived) await this.#notifyOnceCommitted(now);
     return revived;
   }
 

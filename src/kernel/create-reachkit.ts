@@ -11,7 +11,7 @@ import { HOST_GROUPS, type AnyRoute, type HostGroup } from "../http/route.ts";
 import { jobsCollection } from "../jobs/job-record.ts";
 import { JOBS, Jobs } from "../jobs/jobs.ts";
 import { jsonLogger } from "../logging/json-logger.ts";
-import { outboxCollection } from "../messaging/outbox-record.ts";
+import { outboxCollection, outboxFencesCollection } from "../messaging/outbox-record.ts";
 import { apiReferenceRoutes } from "../openapi/api-reference.ts";
 import { openApiDocument } from "../openapi/openapi-document.ts";
 import { GroupCommit, GROUP_COMMIT } from "./group-commit.ts";
@@ -184,7 +184,7 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
   const commands: CliCommand[] = cliCommands(plugins);
 
   let state: KitStatus = "created";
-  const collections: CollectionSpec[] = [jobsCollection, migrationsCollection, outboxCollection, ...plugins.flatMap((plugin) => plugin.collections ?? [])];
+  const collections: CollectionSpec[] = [jobsCollection, migrationsCollection, outboxCollection, outboxFencesCollection, ...plugins.flatMap((plugin) => plugin.collections ?? [])];
 
   const kit: Reachkit = {
     container,

@@ -32,6 +32,12 @@ interface Member {
  * that waited on another system): the shared transaction begins later, in
  * another async context, so a caller inside its own transaction would wait
  * for it forever.
+ *
+ * On a storage whose transactions run side by side
+ * (`transactionsRunConcurrently`, PostgreSQL) each write runs in a transaction
+ * of its own at once instead: there a group would make the writes wait for
+ * each other on one connection, a round trip after another, where their own
+ * transactions run in parallel on the pool (bench/events.ts measured it).
  */
 export class GroupCommit {
   #next: Member[] = [];
@@ -40,10 +46,11 @@ export class GroupCommit {
   /** Ends the wait of the group not yet committing (set while it waits for the turn's end). */
   #commitNow: (() => void) | undefined;
 
-  constructor(private readonly storage: Pick<Storage, "transaction">) {}
+  constructor(private readonly storage: Pick<Storage, "transaction" | "transactionsRunConcurrently">) {}
 
   /** Runs `write` in the next shared transaction; resolves with its result once that transaction committed. */
   run<R>(write: () => Promise<R>): Promise<R> {
+    if (this.storage.transactionsRunConcurrently) return this.storage.transaction(write);
     return new Promise<R>((resolve, reject) => {
       this.#next.push({ write, settle: (outcome) => (outcome.ok ? resolve(outcome.value as R) : reject(outcome.error)) });
       this.#schedule();

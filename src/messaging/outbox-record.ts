@@ -55,6 +55,22 @@ export const channelOf = (message: OutboxMessage): OutboxChannel => message.chan
 
 export const OUTBOX_COLLECTION = "reachkit_outbox";
 
+/**
+ * A recipient's row that a message under a repeat window (`suppressDuplicates`, `onePerKindWithinMs`)
+ * writes before it looks for one like it: where transactions run side by side (PostgreSQL), two such
+ * messages to one recipient then look one after the other (the second waits for the first's commit)
+ * instead of both finding none. The id is the company and the address (`outboxFenceId`).
+ */
+export interface OutboxFence {
+  id: string;
+  companyId: string;
+  to: string;
+}
+
+export const OUTBOX_FENCES_COLLECTION = "reachkit_outbox_fences";
+export const outboxFencesCollection: CollectionSpec = { name: OUTBOX_FENCES_COLLECTION };
+export const outboxFenceId = (companyId: string, to: string): string => JSON.stringify([companyId, to]);
+
 export const outboxCollection: CollectionSpec = {
   name: OUTBOX_COLLECTION,
   indexes: [

@@ -131,6 +131,16 @@ export interface Collection<T extends Doc> {
 export interface Storage {
   /** Human name for logs and errors ("sqlite", "memory", ...). */
   readonly name: string;
+  /**
+   * Whether transactions of one process run side by side (PostgreSQL: each on
+   * its own connection, READ COMMITTED) rather than one at a time (SQLite,
+   * memory: absent or false). When true, a transaction never sees another's
+   * uncommitted writes, a write to a row another open transaction wrote waits
+   * for it, and two transactions locking rows in opposite orders may deadlock:
+   * one of them then rejects and rolls back whole. When false, a transaction
+   * waits for the one open before it, and so do calls made outside any.
+   */
+  readonly transactionsRunConcurrently?: boolean;
   /** Creates missing collections and indexes; drops indexes no longer declared. Idempotent. */
   ensureCollections(specs: readonly CollectionSpec[]): Promise<void>;
   collection<T extends Doc>(name: string): Collection<T>;

@@ -104,4 +104,33 @@ describe("GroupCommit", () => {
     assert.equal(commits(), 1);
     await storage.close();
   });
+
+  it("on a storage whose transactions run side by side, each write commits in a transaction of its own; one that throws fails alone", async () => {
+    // As PostgreSQL: a group would make the writes wait for each other on one connection.
+    const inner = sqliteStorage({ filename: ":memory:" });
+    await inner.ensureCollections([{ name: "items", indexes: [] }]);
+    let transactions = 0;
+    const storage = wrapStorage(inner, {
+      transactionsRunConcurrently: true,
+      transaction(fn) {
+        transactions++;
+        return inner.transaction(fn);
+      },
+    });
+    const group = new GroupCommit(storage);
+    const failing = async () => {
+      await insert(storage, "b")();
+      throw new Error("b's listener failed");
+    };
+    const results = await Promise.allSettled([group.run(insert(storage, "a")), group.run(failing), group.run(insert(storage, "c"))]);
+    assert.deepEqual(
+      results.map((result) => result.status),
+      ["fulfilled", "rejected", "fulfilled"],
+    );
+    const stored = await storage.collection<Item>("items").find({});
+    assert.deepEqual(stored.items.map((item) => item.name).sort(), ["a", "c"]);
+    // Grouped, they would be four: the shared one and a nested one for each write.
+    assert.equal(transactions, 3);
+    await storage.close();
+  });
 });

@@ -4,6 +4,7 @@ import type { Collection, Doc, Storage } from "../../src/ports/storage.ts";
 export function wrapStorage(storage: Storage, overrides: Partial<Storage>): Storage {
   return {
     name: storage.name,
+    ...(storage.transactionsRunConcurrently === undefined ? {} : { transactionsRunConcurrently: storage.transactionsRunConcurrently }),
     ensureCollections: (specs) => storage.ensureCollections(specs),
     collection: (name) => storage.collection(name),
     transaction: (fn) => storage.transaction(fn),

@@ -26,18 +26,30 @@ export class Mutex {
 
 /**
  * What a storage engine does at each transaction boundary: synchronous for an
- * embedded engine, asynchronous for a networked one (each hook is awaited, with
- * the lock held). A hook that fails in `begin` or `savepoint` fails the
- * transaction before fn runs.
+ * embedded engine, asynchronous for a networked one (each hook is awaited). A
+ * hook that fails in `begin` or `savepoint` fails the transaction before fn
+ * runs. `begin` returns the transaction's connection (C), handed back to every
+ * later hook of that transaction: an engine whose transactions run side by side
+ * keeps each one's state there; one with a single store has none (void).
  */
-export interface TransactionHooks<M> {
-  begin(): void | Promise<void>;
-  commit(): void | Promise<void>;
-  rollback(): void | Promise<void>;
+export interface TransactionHooks<M, C = void> {
+  begin(): C | Promise<C>;
+  commit(connection: C): void | Promise<void>;
+  rollback(connection: C): void | Promise<void>;
   /** Opens a nested scope and returns what is needed to end it. */
-  savepoint(): M | Promise<M>;
-  release(mark: M): void | Promise<void>;
-  rollbackTo(mark: M): void | Promise<void>;
+  savepoint(connection: C): M | Promise<M>;
+  release(mark: M, connection: C): void | Promise<void>;
+  rollbackTo(mark: M, connection: C): void | Promise<void>;
+}
+
+export interface AmbientTransactionOptions {
+  /**
+   * Root transactions of different async contexts run side by side (each on
+   * the connection its `begin` returned) instead of one at a time; calls from
+   * outside a transaction then never wait for one. For a networked engine
+   * whose own isolation keeps concurrent transactions apart.
+   */
+  concurrent?: boolean;
 }
 
 /**
@@ -48,6 +60,8 @@ export interface TransactionHooks<M> {
 class Frame {
   readonly root: Frame;
   active = true;
+  /** What the engine's `begin` returned; set on the root frame only. */
+  connection: unknown;
   /** Serialises nested transactions opened from this frame, so savepoints stay strictly LIFO. */
   readonly children = new Mutex();
   /** Work to run once the root commits: handed to the parent when this scope's writes are kept, dropped when they are undone. */
@@ -66,29 +80,40 @@ function openAncestor(frame: Frame | undefined): Frame | undefined {
 }
 
 /**
- * Ambient transactions over a single store (one SQLite connection, one
- * in-process map): a call made anywhere in the async context of
- * `transaction(fn)` joins it; every other caller waits on one mutex until it
- * ends. Operations are synchronous closures, so outside a transaction they run
- * immediately when nobody holds the mutex.
+ * Ambient transactions: a call made anywhere in the async context of
+ * `transaction(fn)` joins it. Over a single store (one SQLite connection, one
+ * in-process map) every other caller waits on one mutex until it ends;
+ * operations are synchronous closures, so outside a transaction they run
+ * immediately when nobody holds the mutex. With `concurrent` (PostgreSQL, a
+ * pooled connection per transaction) transactions of different contexts run
+ * side by side and nothing waits on the mutex.
  *
  * Nested `transaction()` calls join the outer one through a savepoint: when the
  * inner fn throws, only its writes are undone and the error propagates (the
  * outer fn may catch it and carry on). Both storage adapters use this class, so
  * a fix here reaches both.
  */
-export class AmbientTransactions<M> {
+export class AmbientTransactions<M, C = void> {
   readonly #context = new AsyncLocalStorage<Frame>();
   readonly #lock = new Mutex();
-  readonly #hooks: TransactionHooks<M>;
+  readonly #hooks: TransactionHooks<M, C>;
+  readonly #concurrent: boolean;
+  #openRoots = 0;
 
-  constructor(hooks: TransactionHooks<M>) {
+  constructor(hooks: TransactionHooks<M, C>, options: AmbientTransactionOptions = {}) {
     this.#hooks = hooks;
+    this.#concurrent = options.concurrent === true;
   }
 
   /** Whether the calling async context is inside a transaction that is still open. */
   inTransaction(): boolean {
     return this.#context.getStore()?.root.active === true;
+  }
+
+  /** The connection of the caller's open transaction (what `begin` returned), if any. */
+  connection(): C | undefined {
+    const root = this.#context.getStore()?.root;
+    return root?.active === true ? (root.connection as C) : undefined;
   }
 
   /**
@@ -127,7 +152,8 @@ export class AmbientTransactions<M> {
    * Like `run`, for an asynchronous operation (a networked engine's query):
    * between transactions it runs at once, beside other such operations; while
    * another context's transaction is open it waits, and holds the lock until
-   * it settles, so it lands between that transaction and the next.
+   * it settles, so it lands between that transaction and the next (with
+   * `concurrent`, it never waits).
    */
   runAsync<R>(operation: () => Promise<R>): Promise<R> {
     if (!this.#lock.locked || this.inTransaction()) {
@@ -166,28 +192,36 @@ export class AmbientTransactions<M> {
     const parent = openAncestor(this.#context.getStore());
     if (parent !== undefined) return this.#nested(parent, fn);
 
-    await this.#lock.acquire();
+    if (!this.#concurrent) await this.#lock.acquire();
     const root = new Frame(undefined);
+    this.#openRoots++;
+    let connection: C;
     try {
-      await this.#hooks.begin();
+      connection = await this.#hooks.begin();
     } catch (error) {
       root.active = false;
-      this.#lock.release();
+      this.#rootEnded();
       throw error;
     }
+    root.connection = connection;
     let result: R;
     try {
-      result = await this.#settle(root, fn, () => this.#hooks.commit(), () => this.#hooks.rollback());
+      result = await this.#settle(root, fn, () => this.#hooks.commit(connection), () => this.#hooks.rollback(connection));
     } finally {
-      // Between transactions nothing needs the context. Disabled, it stops costing every promise of
-      // the process three hook calls (Node 20 tracks promises for it); the next transaction's run()
-      // enables it again. Node defers turning its promise hooks off past the current continuation,
-      // and async work left over from this transaction reads "no transaction", as it must.
-      this.#context.disable();
-      this.#lock.release();
+      this.#rootEnded();
     }
     if (root.afterCommit.length > 0) await runQuietly(root.afterCommit);
     return result;
+  }
+
+  #rootEnded(): void {
+    // With no transaction open nothing needs the context. Disabled, it stops costing every promise of
+    // the process three hook calls (Node 20 tracks promises for it); the next transaction's run()
+    // enables it again. Node defers turning its promise hooks off past the current continuation,
+    // and async work left over from this transaction reads "no transaction", as it must. Never while
+    // another transaction runs beside this one: its context would read "no transaction" too.
+    if (--this.#openRoots === 0) this.#context.disable();
+    if (!this.#concurrent) this.#lock.release();
   }
 
   async #nested<R>(from: Frame, fn: () => Promise<R>): Promise<R> {
@@ -203,7 +237,7 @@ export class AmbientTransactions<M> {
     const frame = new Frame(parent);
     let mark: M;
     try {
-      mark = await this.#hooks.savepoint();
+      mark = await this.#hooks.savepoint(frame.root.connection as C);
     } catch (error) {
       frame.active = false;
       parent.children.release();
@@ -213,8 +247,8 @@ export class AmbientTransactions<M> {
       const result = await this.#settle(
         frame,
         fn,
-        () => this.#hooks.release(mark),
-        () => this.#hooks.rollbackTo(mark),
+        () => this.#hooks.release(mark, frame.root.connection as C),
+        () => this.#hooks.rollbackTo(mark, frame.root.connection as C),
       );
       parent.afterCommit.push(...frame.afterCommit);
       return result;

@@ -1,6 +1,7 @@
 import { describe } from "node:test";
 import type { Storage } from "../../ports/storage.ts";
 import { collectionTests } from "./collections.ts";
+import { concurrencyTests } from "./concurrency.ts";
 import { documentTests } from "./documents.ts";
 import { lifecycleTests } from "./lifecycle.ts";
 import { orderingAndPagingTests } from "./ordering-and-paging.ts";
@@ -43,6 +44,7 @@ export function storageConformance(adapterName: string, makeStorage: () => Promi
     orderingAndPagingTests(withStorage);
     updateTests(withStorage);
     transactionTests(withStorage);
+    concurrencyTests(withStorage);
     lifecycleTests(makeStorage);
   });
 }

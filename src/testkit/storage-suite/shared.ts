@@ -60,3 +60,19 @@ export function assertUnique(error: unknown, collection: string, fields: readonl
   assert.equal(error.collection, collection);
   assert.deepEqual([...error.fields], fields);
 }
+
+/** The next turn of the event loop. */
+export function tick(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** A promise resolved or rejected from outside. */
+export function deferred<T = void>() {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { Doc } from "../../ports/storage.ts";
-import { ids, type Job, type Person, type WithStorage } from "./shared.ts";
+import { deferred, ids, tick, type Job, type Person, type WithStorage } from "./shared.ts";
 
 export function transactionTests(withStorage: WithStorage): void {
   describe("transactions", () => {
@@ -48,49 +47,6 @@ export function transactionTests(withStorage: WithStorage): void {
         assert.equal(await jobs.count(), 0);
         // Unique values taken inside the rolled-back transaction are free.
         await people.insert({ id: "other", email: "new@example.com" });
-      }));
-
-    it("two concurrent transactions never interleave", () =>
-      withStorage(async (storage) => {
-        const counters = storage.collection<Counter>("counters");
-        await counters.insert({ id: "c", value: 0 });
-        const increment = () =>
-          storage.transaction(async () => {
-            const current = await counters.get("c");
-            await tick();
-            await counters.upsert({ id: "c", value: current!.value + 1 });
-          });
-        await Promise.all([increment(), increment()]);
-        assert.equal((await counters.get("c"))?.value, 2);
-      }));
-
-    it("a call from outside waits for the open transaction, then lands", () =>
-      withStorage(async (storage) => {
-        const people = storage.collection<Person>("people");
-        const gate = deferred();
-        const entered = deferred();
-        let seenInside: Person | undefined;
-        const transaction = storage.transaction(async () => {
-          await people.insert({ id: "inside" });
-          entered.resolve();
-          await gate.promise;
-          seenInside = await people.get("outside");
-        });
-        await entered.promise;
-
-        let landed = false;
-        const outsideWrite = people.insert({ id: "outside" }).then(() => (landed = true));
-        const outsideRead = people.get("inside");
-        await tick();
-        await tick();
-        assert.equal(landed, false);
-
-        gate.resolve();
-        await transaction;
-        await outsideWrite;
-        assert.equal(seenInside, undefined);
-        assert.deepEqual(await outsideRead, { id: "inside" });
-        assert.equal(await people.count(), 2);
       }));
 
     it("work started inside a finished transaction runs on its own, not in a later transaction", () =>
@@ -236,22 +192,4 @@ export function transactionTests(withStorage: WithStorage): void {
         assert.equal(await people.count(), 1);
       }));
   });
-}
-
-interface Counter extends Doc {
-  value: number;
-}
-
-function tick(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
-function deferred<T = void>() {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
 }

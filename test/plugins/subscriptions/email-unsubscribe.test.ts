@@ -139,23 +139,27 @@ describe("subscriber emails and one-click unsubscribe (RFC 8058)", () => {
 
   it("over real SMTP: the message carries both headers, and a POST to its List-Unsubscribe URL unsubscribes", async () => {
     const server = await startSmtpServer();
-    const t = await startTestKit({ emailSender: smtpEmail({ url: server.url, ca: server.ca }), config: { messaging: { emailFrom: "news@acme.example" } } });
+    // Closed whatever the kit does: a listening server left open keeps this file's process alive forever, its failures never reported.
     try {
-      await subscribed(t);
-      await t.kit.plugin("subscriptions").sendEmail(t.company.companyId, newsletter);
-      await t.scheduler.flush();
-      const [received] = server.messages;
-      assert.deepEqual(received!.envelope, { from: "news@acme.example", to: [EMAIL] });
-      assert.equal(received!.subject, "Spring sale");
-      assert.equal(received!.text.trim(), "Everything 20% off");
-      assert.equal(received!.html?.trim(), "<p>Everything 20% off</p>");
-      assert.equal(received!.headers["list-unsubscribe-post"], "List-Unsubscribe=One-Click");
-      assert.match(received!.headers["list-unsubscribe"] ?? "", /^<http:\/\/localhost:3000\/email\/unsubscribe\?token=[\w-]+\.[\w-]+>$/);
-      const response = await t.request({ method: "POST", url: pathOf(received!.headers["list-unsubscribe"]), headers: ONE_CLICK, body: "List-Unsubscribe=One-Click", token: null });
-      assert.equal(response.status, 200);
-      assert.deepEqual((await eligibilityRows(t, `email=${EMAIL}`))[0], ["MARKETING", "EMAIL", false]);
+      const t = await startTestKit({ emailSender: smtpEmail({ url: server.url, ca: server.ca }), config: { messaging: { emailFrom: "news@acme.example" } } });
+      try {
+        await subscribed(t);
+        await t.kit.plugin("subscriptions").sendEmail(t.company.companyId, newsletter);
+        await t.scheduler.flush();
+        const [received] = server.messages;
+        assert.deepEqual(received!.envelope, { from: "news@acme.example", to: [EMAIL] });
+        assert.equal(received!.subject, "Spring sale");
+        assert.equal(received!.text.trim(), "Everything 20% off");
+        assert.equal(received!.html?.trim(), "<p>Everything 20% off</p>");
+        assert.equal(received!.headers["list-unsubscribe-post"], "List-Unsubscribe=One-Click");
+        assert.match(received!.headers["list-unsubscribe"] ?? "", /^<http:\/\/localhost:3000\/email\/unsubscribe\?token=[\w-]+\.[\w-]+>$/);
+        const response = await t.request({ method: "POST", url: pathOf(received!.headers["list-unsubscribe"]), headers: ONE_CLICK, body: "List-Unsubscribe=One-Click", token: null });
+        assert.equal(response.status, 200);
+        assert.deepEqual((await eligibilityRows(t, `email=${EMAIL}`))[0], ["MARKETING", "EMAIL", false]);
+      } finally {
+        await t.stop();
+      }
     } finally {
-      await t.stop();
       await server.close();
     }
   });
