@@ -241,7 +241,7 @@ describe("two transactions at once on PostgreSQL", () => {
   });
 
   it("two texts of one kind to one person at once, one per kind within a minute: one goes, the other is suppressed", async () => {
-    const held = await heldStorage("reachkit_outbox", "find");
+    const held = await heldStorage("reachkit_outbox", "findOne");
     const t = await startTestKit({ storage: held.storage });
     try {
       const text = (body: string) => () => t.kit.outbox.send({ companyId: t.company.companyId, to: PHONE, body, kind: "already_unsubscribed", onePerKindWithinMs: 60_000 });
