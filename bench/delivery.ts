@@ -14,7 +14,7 @@ import { nodeScheduleScheduler } from "../adapters/scheduler/node-schedule/index
 import { sqliteStorage } from "../adapters/storage/sqlite/index.ts";
 import { twilioSms } from "../adapters/sms/twilio/index.ts";
 import { accountsPlugin } from "../plugins/accounts/index.ts";
-import { createReachkit, silentLogger, systemClock, type Reachkit } from "../src/index.ts";
+import { createReachkit, silentLogger, systemClock, type LogFields, type Logger, type Reachkit } from "../src/index.ts";
 import { MessagesApi, TEST_ACCOUNT_SID, TEST_AUTH_TOKEN } from "../test/support/messages-api.ts";
 import { createServerKit } from "../server/server-kit.ts";
 import { startExampleProcess } from "../test/support/example-process.ts";
@@ -46,13 +46,13 @@ interface Round {
   load: number[];
 }
 
-function benchKit(dataDir: string, apiUrl: string, ratePerSecond: number): Reachkit {
+function benchKit(dataDir: string, apiUrl: string, ratePerSecond: number, logger: Logger = silentLogger()): Reachkit {
   return createReachkit({
     storage: sqliteStorage({ filename: join(dataDir, "reachkit.db") }),
     scheduler: nodeScheduleScheduler(),
     clock: systemClock(),
     sms: twilioSms({ accountSid: TEST_ACCOUNT_SID, authToken: TEST_AUTH_TOKEN, publicUrl: "http://127.0.0.1:3000", apiUrl }),
-    logger: silentLogger(),
+    logger,
     secret: SECRET,
     plugins: [accountsPlugin()],
     config: { messaging: { ratePerSecond, defaultSender: FROM, sendsAtOnce: CONCURRENCY }, jobs: { concurrency: CONCURRENCY }, rateLimits: { default: Infinity } },
@@ -154,12 +154,29 @@ async function throughput(apiUrl: string): Promise<Record<string, unknown>> {
   };
 }
 
+/** A silent logger that counts, per job, the times a job was put back for later (a text held back for its sender's rate). */
+function holdBackCounter(): { logger: Logger; holdBacks: Map<string, number> } {
+  const holdBacks = new Map<string, number>();
+  const make = (fields: LogFields): Logger => ({
+    debug(message) {
+      const jobId = fields.jobId;
+      if (message === "job runs later" && typeof jobId === "string") holdBacks.set(jobId, (holdBacks.get(jobId) ?? 0) + 1);
+    },
+    info: () => undefined,
+    warn: () => undefined,
+    error: () => undefined,
+    child: (more) => make({ ...fields, ...more }),
+  });
+  return { logger: make({}), holdBacks };
+}
+
 async function heldRate(apiUrl: string): Promise<Record<string, unknown>> {
   const dataDir = temporaryDirectory("bench-delivery-rate");
   // More than the window can send, so the limiter, not the backlog, sets the pace.
   const backlog = RATE_LIMIT * RATE_WINDOW_S + RATE_LIMIT * 5;
   await queue(dataDir, apiUrl, backlog, 1_000_000);
-  const kit = benchKit(dataDir, apiUrl, RATE_LIMIT);
+  const { logger, holdBacks } = holdBackCounter();
+  const kit = benchKit(dataDir, apiUrl, RATE_LIMIT, logger);
   const sentAt: number[] = [];
   kit.events.on("message.status_changed", (event) => void (event.status === "sent" && sentAt.push(performance.now())));
   const loadBefore = load();
@@ -170,6 +187,7 @@ async function heldRate(apiUrl: string): Promise<Record<string, unknown>> {
   const first = sentAt[0]!;
   const inWindow = sentAt.filter((at) => at - first < RATE_WINDOW_S * 1000);
   const perSecond = inWindow.length / RATE_WINDOW_S;
+  const holdBackCounts = [...holdBacks.values()];
   return {
     limit: RATE_LIMIT,
     windowSeconds: RATE_WINDOW_S,
@@ -177,6 +195,11 @@ async function heldRate(apiUrl: string): Promise<Record<string, unknown>> {
     perSecond: Number(perSecond.toFixed(2)),
     deviation: Number((perSecond / RATE_LIMIT - 1).toFixed(4)),
     target: "within ±5%",
+    // Over the texts sent in the run (the backlog's first are held back once when the run starts).
+    holdBacks: holdBackCounts.reduce((sum, count) => sum + count, 0),
+    holdBacksPerTextSent: Number((holdBackCounts.reduce((sum, count) => sum + count, 0) / sentAt.length).toFixed(2)),
+    textsHeldMoreThanOnce: holdBackCounts.filter((count) => count > 1).length,
+    mostHoldBacksOfOneText: Math.max(0, ...holdBackCounts),
     load: { before: loadBefore, after: load() },
   };
 }
