@@ -19,6 +19,7 @@ import { MessagesApi, TEST_ACCOUNT_SID, TEST_AUTH_TOKEN } from "../test/support/
 import { createServerKit } from "../server/server-kit.ts";
 import { startExampleProcess } from "../test/support/example-process.ts";
 import { temporaryDirectory } from "../test/support/temp-dir.ts";
+import { sqliteCommits } from "./sqlite-commits.ts";
 import { report, startServerProcess, stopServerProcess } from "./support.ts";
 
 const TOTAL = Number(process.env.BENCH_TEXTS ?? 20_000);
@@ -43,6 +44,8 @@ interface Round {
   texts: number;
   perSecond: number;
   cpuMicrosPerText: number;
+  /** SQLite commits that wrote, per text (the kit's side; none on the bare loop's). */
+  commitsPerText?: number;
   load: number[];
 }
 
@@ -75,7 +78,7 @@ async function queue(dataDir: string, apiUrl: string, count: number, offset: num
 }
 
 /** Starts the kit's jobs on a queued backlog and waits until `count` texts are sent. */
-async function deliver(dataDir: string, apiUrl: string, count: number, ratePerSecond = Infinity): Promise<{ seconds: number; cpu: number; sentAt: number[] }> {
+async function deliver(dataDir: string, apiUrl: string, count: number, ratePerSecond = Infinity): Promise<{ seconds: number; cpu: number; commits: number; sentAt: number[] }> {
   const kit = benchKit(dataDir, apiUrl, ratePerSecond);
   const sentAt: number[] = [];
   let done!: () => void;
@@ -85,9 +88,10 @@ async function deliver(dataDir: string, apiUrl: string, count: number, ratePerSe
   });
   const started = performance.now();
   const cpu = cpuMicros();
+  const commits = sqliteCommits();
   await kit.start();
   await finished;
-  const result = { seconds: (performance.now() - started) / 1000, cpu: cpuMicros() - cpu, sentAt: sentAt.map((at) => at - started) };
+  const result = { seconds: (performance.now() - started) / 1000, cpu: cpuMicros() - cpu, commits: sqliteCommits() - commits, sentAt: sentAt.map((at) => at - started) };
   await kit.stop();
   return result;
 }
@@ -132,8 +136,15 @@ async function throughput(apiUrl: string): Promise<Record<string, unknown>> {
     await queue(dataDir, apiUrl, perRound, round * perRound);
     const sides = round % 2 === 0 ? (["reachkit", "bare"] as const) : (["bare", "reachkit"] as const);
     for (const side of sides) {
-      const { seconds, cpu } = side === "reachkit" ? await deliver(dataDir, apiUrl, perRound) : await bareLoop(apiUrl, perRound, round * perRound);
-      const figures: Round = { side, texts: perRound, perSecond: Math.round(perRound / seconds), cpuMicrosPerText: Math.round(cpu / perRound), load: load() };
+      const { seconds, cpu, commits } = side === "reachkit" ? await deliver(dataDir, apiUrl, perRound) : { ...(await bareLoop(apiUrl, perRound, round * perRound)), commits: undefined };
+      const figures: Round = {
+        side,
+        texts: perRound,
+        perSecond: Math.round(perRound / seconds),
+        cpuMicrosPerText: Math.round(cpu / perRound),
+        ...(commits !== undefined ? { commitsPerText: Number((commits / perRound).toFixed(2)) } : {}),
+        load: load(),
+      };
       rounds.push(figures);
       console.error(JSON.stringify(figures));
     }
@@ -147,6 +158,7 @@ async function throughput(apiUrl: string): Promise<Record<string, unknown>> {
     barePerSecond: median(of("bare").map((round) => round.perSecond)),
     reachkitCpuMicrosPerText: median(of("reachkit").map((round) => round.cpuMicrosPerText)),
     bareCpuMicrosPerText: median(of("bare").map((round) => round.cpuMicrosPerText)),
+    reachkitCommitsPerText: median(of("reachkit").map((round) => round.commitsPerText ?? 0)),
     ratioPerRound: ratios.map((ratio) => Number(ratio.toFixed(2))),
     ratioMedian: Number(median(ratios).toFixed(2)),
     target: 0.7,

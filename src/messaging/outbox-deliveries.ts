@@ -128,7 +128,11 @@ export class OutboxDeliveries {
       this.#preparing = true;
       // After the turn: the deliveries its jobs start join the batch.
       setImmediate(async () => {
-        while (this.#waiting.length > 0) await this.#prepareBatch(this.#waiting.splice(0));
+        while (this.#waiting.length > 0) {
+          const batch = this.#waiting.splice(0);
+          // A failed read or mark fails the deliveries of the batch not yet settled: their jobs retry.
+          await this.#prepareBatch(batch).catch((error: unknown) => batch.forEach((waiting) => waiting.fail(error)));
+        }
         this.#preparing = false;
       });
     });
@@ -141,20 +145,14 @@ export class OutboxDeliveries {
    * the next attempt knows); then each handed to its sender's queue, in order.
    */
   async #prepareBatch(batch: readonly Waiting[]): Promise<void> {
-    let messages: Map<string, OutboxMessage>;
-    try {
-      const found = await this.messages.find({ where: { id: { in: batch.map((waiting) => waiting.messageId) } }, limit: batch.length });
-      messages = new Map(found.items.map((message) => [message.id, message]));
-    } catch (error) {
-      for (const waiting of batch) waiting.fail(error);
-      return;
-    }
+    const found = await this.messages.find({ where: { id: { in: batch.map((waiting) => waiting.messageId) } }, limit: batch.length });
+    const messages = new Map(found.items.map((message) => [message.id, message]));
     const sender = this.sms();
     const going: Array<{ waiting: Waiting; message: OutboxMessage }> = [];
     for (const waiting of batch) {
       const message = messages.get(waiting.messageId);
       if (!message || message.status !== "queued") waiting.settle({ kind: "handled" });
-      // Emails keep no order with texts and are marked in flight one by one (no second attempt follows one in doubt).
+      // Emails keep no order with texts and go their own way: marked in flight alone, never sent again when in doubt.
       else if (channelOf(message) === "email") waiting.settle({ kind: "email", message });
       else if (!sender) waiting.settle({ kind: "no sender", message });
       else {
@@ -165,14 +163,9 @@ export class OutboxDeliveries {
     }
     if (going.length === 0 || !sender) return;
     const now = this.clock.now();
-    try {
-      await this.storage.transaction(async () => {
-        for (const { message } of going) await this.messages.update(message.id, { attempts: message.attempts + 1, inFlightSince: message.inFlightSince ?? now, updatedAt: now });
-      });
-    } catch (error) {
-      for (const { waiting } of going) waiting.fail(error);
-      return;
-    }
+    await this.storage.transaction(async () => {
+      for (const { message } of going) await this.messages.update(message.id, { attempts: message.attempts + 1, inFlightSince: message.inFlightSince ?? now, updatedAt: now });
+    });
     for (const { waiting, message } of going) {
       const earlierAttemptAt = message.inFlightSince;
       const sending = this.#limiter(message.from).add(() =>

@@ -4,7 +4,7 @@ import type { OutboxMessage } from "../../src/index.ts";
 import { memoryStorage } from "../../adapters/storage/memory/index.ts";
 import { memorySms, type MemorySms } from "../../adapters/sms/memory/index.ts";
 import { OUTBOX_COLLECTION } from "../../src/messaging/outbox-record.ts";
-import { wrapStorage } from "../support/storage-wrappers.ts";
+import { withCollectionMethod, wrapStorage } from "../support/storage-wrappers.ts";
 import { startTestKit } from "../support/test-kit.ts";
 
 const TEXTS = 8;
@@ -69,6 +69,28 @@ describe("a batch of deliveries", () => {
     assert.deepEqual(storedAtFirstSend?.map((message) => [message.attempts, message.inFlightSince !== undefined]), Array.from({ length: TEXTS }, () => [1, true]));
     assert.deepEqual(t.sms.sent.map((message) => message.body), Array.from({ length: TEXTS }, (_, i) => `text ${i + 1}`));
     assert.deepEqual((await t.kit.outbox.list()).map((message) => [message.status, message.inFlightSince]), Array.from({ length: TEXTS }, () => ["sent", undefined]));
+    await t.stop();
+  });
+
+  it("a batch whose in-flight mark fails sends none of its texts; their jobs try again and each text goes once, in order", async () => {
+    let failMarks = true;
+    const storage = withCollectionMethod(memoryStorage(), "update", (update, collection) =>
+      collection !== OUTBOX_COLLECTION
+        ? update
+        : async (id, patch, options) => {
+            if (failMarks && (patch as Partial<OutboxMessage>).inFlightSince !== undefined) throw new Error("disk I/O error");
+            return update(id, patch, options);
+          },
+    );
+    const t = await startTestKit({ storage, config: { messaging: { ratePerSecond: Infinity } } });
+    for (let i = 1; i <= 3; i++) await t.kit.outbox.send({ companyId: t.company.companyId, to: `+1555555031${i}`, body: `text ${i}`, kind: "test" });
+    await t.scheduler.flush();
+    assert.deepEqual(t.sms.sent, [], "nothing leaves without its mark");
+    assert.deepEqual((await t.kit.outbox.list()).map((message) => [message.status, message.attempts, message.inFlightSince]), Array.from({ length: 3 }, () => ["queued", 0, undefined]));
+    failMarks = false;
+    await t.scheduler.advance(10 * 60_000);
+    assert.deepEqual(t.sms.sent.map((message) => message.body), ["text 1", "text 2", "text 3"]);
+    assert.deepEqual((await t.kit.outbox.list()).map((message) => [message.status, message.attempts]), Array.from({ length: 3 }, () => ["sent", 1]));
     await t.stop();
   });
 });
