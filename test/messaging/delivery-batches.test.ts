@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { AsyncLocalStorage } from "node:async_hooks";
 import { describe, it } from "node:test";
 import type { OutboxMessage } from "../../src/index.ts";
 import { memoryStorage } from "../../adapters/storage/memory/index.ts";
@@ -15,16 +16,12 @@ describe("a batch of deliveries", () => {
     /** What the outbox was asked, in order: its reads and its in-flight marks, each with the transaction it ran in. */
     const calls: string[] = [];
     let transactions = 0;
-    let current: number | undefined;
+    /** The outermost transaction the caller runs in, numbered. */
+    const transaction = new AsyncLocalStorage<number>();
     const observed = wrapStorage(storage, {
-      async transaction(fn) {
-        const outer = current;
-        if (outer === undefined) current = ++transactions;
-        try {
-          return await storage.transaction(fn);
-        } finally {
-          current = outer;
-        }
+      transaction(fn) {
+        const id = ++transactions;
+        return storage.transaction(() => (transaction.getStore() === undefined ? transaction.run(id, fn) : fn()));
       },
       collection(name) {
         const handle = storage.collection<OutboxMessage>(name);
@@ -36,7 +33,7 @@ describe("a batch of deliveries", () => {
             return (...args: unknown[]) => {
               if (property === "get" || property === "find") calls.push(String(property));
               const patch = args[1] as Partial<OutboxMessage> | undefined;
-              if (property === "update" && patch?.inFlightSince !== undefined && patch.status === undefined) calls.push(`in flight (transaction ${current ?? "none"})`);
+              if (property === "update" && patch?.inFlightSince !== undefined && patch.status === undefined) calls.push(`in flight (transaction ${transaction.getStore() ?? "none"})`);
               return (value as (...a: unknown[]) => unknown).apply(target, args);
             };
           },
