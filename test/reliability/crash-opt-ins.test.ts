@@ -13,10 +13,13 @@ it("kill -9 during a flood of opt-ins: every opt-in answered 202 is processed af
     const accepted: string[] = [];
     let next = 0;
     const floodUntil = Date.now() + 2_500;
+    // On a loaded machine the server answers slower: the flood goes on until 15 were accepted (20 s at most).
+    const giveUpAt = Date.now() + 20_000;
+    const flooding = () => Date.now() < floodUntil || (accepted.length < 15 && Date.now() < giveUpAt);
     // Four clients at once, as fast as the opt-in rate limit (10 a second per token) lets them through.
     await Promise.all(
       Array.from({ length: 4 }, async () => {
-        while (Date.now() < floodUntil) {
+        while (flooding()) {
           const phone = `+1914844${String(1000 + next++)}`;
           const { status } = await server.request("POST", "/v1/subscriptions", optIn(phone));
           if (status === 202) accepted.push(phone);
