@@ -28,6 +28,7 @@ const CONCURRENCY = 8;
 const RATE_LIMIT = 30;
 const RATE_WINDOW_S = Number(process.env.BENCH_RATE_SECONDS ?? 60);
 const CRASH_TEXTS = Number(process.env.BENCH_CRASH_TEXTS ?? 1_000);
+const CRASH_RATE = 200;
 const SECRET = "bench-secret-bench-secret-bench-secret-0";
 const FROM = "+15550001111";
 const twilio = createRequire(import.meta.url)("twilio") as typeof twilioSdk;
@@ -228,10 +229,11 @@ async function killHalfWay(): Promise<Record<string, unknown>> {
     TWILIO_ACCOUNT_SID: api.accountSid,
     TWILIO_AUTH_TOKEN: api.authToken,
     REACHKIT_TWILIO_API_URL: api.url,
-    REACHKIT_SMS_PER_SECOND: "200",
+    REACHKIT_SMS_PER_SECOND: String(CRASH_RATE),
   };
-  // The backlog is queued in the server's own database before it starts.
-  const kit = createServerKit({ dataDir, publicUrl: "http://127.0.0.1:3000", secret: SECRET, logger: silentLogger() });
+  // The backlog is queued in the server's own database before it starts, due at the server's rate (a queued
+  // text falls due at its sender's rate: queued at the default 10 a second, 1,000 texts were due over 100 s).
+  const kit = createServerKit({ dataDir, publicUrl: "http://127.0.0.1:3000", secret: SECRET, logger: silentLogger(), config: { messaging: { ratePerSecond: CRASH_RATE } } });
   await kit.start({ runJobs: false });
   const { company } = await kit.provisionCompany({ name: "Bench" });
   for (let index = 0; index < CRASH_TEXTS; index += 500) {

@@ -82,7 +82,7 @@ describe("a batch of deliveries", () => {
     const t = await startTestKit({ storage, config: { messaging: { ratePerSecond: Infinity } } });
     for (let i = 1; i <= 3; i++) await t.kit.outbox.send({ companyId: t.company.companyId, to: `+1555555031${i}`, body: `text ${i}`, kind: "test" });
     await t.scheduler.flush();
-    assert.deepEqual(t.sms.sent, [], "nothing leaves without its mark");
+    assert.equal(t.sms.sent.length, 0, "nothing leaves without its mark");
     assert.deepEqual((await t.kit.outbox.list()).map((message) => [message.status, message.attempts, message.inFlightSince]), Array.from({ length: 3 }, () => ["queued", 0, undefined]));
     failMarks = false;
     await t.scheduler.advance(10 * 60_000);
