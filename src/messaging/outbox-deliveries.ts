@@ -126,8 +126,9 @@ export class OutboxDeliveries {
       this.#waiting.push({ messageId, attempt, settle, fail });
       if (this.#preparing) return;
       this.#preparing = true;
-      // After the turn: the deliveries its jobs start join the batch.
-      setImmediate(async () => {
+      // Once the caller's synchronous run is over: the deliveries started with it (a wake's jobs) join the
+      // batch, and those started while a batch is read and marked form the next.
+      queueMicrotask(async () => {
         while (this.#waiting.length > 0) {
           const batch = this.#waiting.splice(0);
           // A failed read or mark fails the deliveries of the batch not yet settled: their jobs retry.
