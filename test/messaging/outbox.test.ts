@@ -112,14 +112,14 @@ describe("messaging outbox", () => {
   });
 
   it("sends texts in the order they were queued, even when reading the first one takes longer", async () => {
-    // A networked database can answer a later read first; the texts must still leave in order.
+    // A networked database can answer the second delivery's read first; the texts must still leave in order.
     let reads = 0;
-    const storage = withCollectionMethod(memoryStorage(), "find", (find, collection) =>
+    const storage = withCollectionMethod(memoryStorage(), "get", (get, collection) =>
       collection !== OUTBOX_COLLECTION
-        ? find
-        : async (options) => {
+        ? get
+        : async (id) => {
             await new Promise((resolve) => setTimeout(resolve, reads++ === 0 ? 30 : 0));
-            return find(options);
+            return get(id);
           },
     );
     const t = await startTestKit({ storage });
