@@ -91,7 +91,7 @@ export class OutboxDeliveries {
     if (!sender) return this.statuses.fail(message, { status: "failed", reason: "no SmsSender adapter is configured" });
     await turn.previous;
     // Decided in turn: a text held back sends every later one of its sender behind it (SenderSchedule).
-    const later = attempt.dueAt === undefined ? undefined : this.#schedule(message.from)?.holdBack(this.clock.now(), attempt.dueAt);
+    const later = attempt.dueAt === undefined ? undefined : this.#schedule(message.from)?.holdBack(this.clock.now(), message.id);
     if (later !== undefined) throw new RunLaterError(later, `the sender ${message.from} sends ${this.#rate(message.from)} texts a second`);
     const earlierAttemptAt = message.inFlightSince;
     // Committed before the text leaves: if the process dies before the outcome is recorded, the next attempt knows.

@@ -50,6 +50,22 @@ describe("texts at their sender's rate", () => {
     assert.deepEqual((await t.kit.outbox.list({ to: TO })).map((m) => m.attempts), [1, 1, 1, 1], "a text held back used no attempt");
     await t.stop();
   });
+  it("a text held back goes at the time it was given even when the texts before it went out late: held back once, in order", async () => {
+    const t = await startTestKit({ config: { messaging: { ratePerSecond: 2 } } });
+    await sendTexts(t, 6);
+    // The runner wakes late: all six are due; two go, two are held for the next second, two for the one after.
+    t.clock.advance(10 * SECOND);
+    await t.scheduler.flush();
+    assert.deepEqual(bodies(t), ["text 1", "text 2"]);
+    // Late again: texts 3 and 4 leave 400 ms after their time, so the window is full until 400 ms after 5 and 6 are due.
+    t.clock.advance(1_400);
+    await t.scheduler.flush();
+    assert.deepEqual(bodies(t), ["text 1", "text 2", "text 3", "text 4"]);
+    await t.scheduler.advance(600);
+    assert.deepEqual(bodies(t), ["text 1", "text 2", "text 3", "text 4", "text 5", "text 6"], "5 and 6 go at their time (the limiter waits the 400 ms), not held back again");
+    assert.deepEqual((await t.kit.outbox.list({ to: TO })).map((m) => m.attempts), [1, 1, 1, 1, 1, 1]);
+    await t.stop();
+  });
 });
 
 describe("a provider slow to answer", () => {
@@ -114,10 +130,70 @@ describe("SenderSchedule", () => {
 
   it("holds a text back while the window is full, and a text not held back behind those that are", () => {
     const schedule = new SenderSchedule(2);
-    assert.deepEqual([0, 0, 0, 0, 0].map((now) => schedule.holdBack(now, now)), [undefined, undefined, 1_000, 1_000, 2_000]);
-    // At 1,000 a text due at 900 comes first (it is due before the held ones): it goes behind them.
-    assert.equal(schedule.holdBack(1_000, 900), 2_000);
-    assert.deepEqual([1_000, 1_000].map((now) => schedule.holdBack(now, 1_000)), [undefined, undefined], "the held texts go at their time");
-    assert.deepEqual([2_000, 2_000].map((now) => schedule.holdBack(now, 2_000)), [undefined, undefined]);
+    assert.deepEqual(["a", "b", "c", "d", "e"].map((text) => schedule.holdBack(0, text)), [undefined, undefined, 1_000, 1_000, 2_000]);
+    // At 1,000 a text that was not held back comes first: it goes behind the held ones.
+    assert.equal(schedule.holdBack(1_000, "f"), 2_000);
+    assert.deepEqual(["c", "d"].map((text) => schedule.holdBack(1_000, text)), [undefined, undefined], "the held texts go at their time");
+    assert.deepEqual(["e", "f"].map((text) => schedule.holdBack(2_000, text)), [undefined, undefined]);
   });
+
+  it("lets a text through when the window frees within one text's share of it: the limiter waits that long", () => {
+    const fullUntil1000 = () => {
+      const schedule = new SenderSchedule(2);
+      assert.deepEqual(["a", "b"].map((text) => schedule.holdBack(0, text)), [undefined, undefined]);
+      return schedule;
+    };
+    assert.equal(fullUntil1000().holdBack(600, "c"), undefined, "400 ms to wait, within an interval of 500");
+    assert.equal(fullUntil1000().holdBack(400, "c"), 1_000, "600 ms to wait: held back");
+  });
+
+  for (const { rate, texts } of [
+    { rate: 30, texts: 900 },
+    { rate: 2, texts: 40 },
+    { rate: 0.5, texts: 10 },
+  ]) {
+    it(`${texts} texts due at once at ${rate} a second, with a runner late by up to half a second at each wake: sent at the rate, in order, each held back at most once`, () => {
+      const { starts, holdBacks } = runLateRunner(new SenderSchedule(rate), texts, rate);
+      assert.deepEqual(starts.map((start) => start.text), Array.from({ length: texts }, (_, index) => index), "in order");
+      const windowMs = (Math.max(1, Math.floor(rate)) / rate) * 1_000;
+      const perWindow = Math.max(1, Math.floor(rate));
+      for (let index = perWindow; index < starts.length; index++) {
+        assert.ok(starts[index]!.at - starts[index - perWindow]!.at >= windowMs, `no more than ${perWindow} texts in ${windowMs} ms`);
+      }
+      assert.ok(Math.max(...holdBacks) <= 1, `held back at most once, not ${Math.max(...holdBacks)} times`);
+      const seconds = starts.at(-1)!.at / 1_000;
+      // The last text leaves within the late runner's half second and one interval of its place at the rate.
+      assert.ok(seconds <= (texts - perWindow) / rate + 0.5 + 1 / rate, `${texts} texts took ${seconds} s at ${rate} a second`);
+    });
+  }
 });
+
+/**
+ * A runner that wakes up to 500 ms after the earliest due time (a loaded event loop; a fixed
+ * sequence, no randomness), takes every due text in order of due time then queueing, and hands
+ * those let through to a sliding-window limiter. Returns when each text started and how often each
+ * was held back.
+ */
+function runLateRunner(schedule: SenderSchedule, texts: number, rate: number): { starts: { text: number; at: number }[]; holdBacks: number[] } {
+  const perWindow = Math.max(1, Math.floor(rate));
+  const windowMs = (perWindow / rate) * 1_000;
+  const due = Array.from({ length: texts }, (_, text) => ({ text, at: 0 }));
+  const holdBacks = new Array<number>(texts).fill(0);
+  const starts: { text: number; at: number }[] = [];
+  for (let wake = 0; due.length > 0; wake++) {
+    due.sort((a, b) => a.at - b.at || a.text - b.text);
+    const now = due[0]!.at + ((wake * 137) % 500);
+    for (const job of due.filter((job) => job.at <= now)) {
+      due.splice(due.indexOf(job), 1);
+      const later = schedule.holdBack(now, String(job.text));
+      if (later !== undefined) {
+        holdBacks[job.text]!++;
+        due.push({ text: job.text, at: later });
+        continue;
+      }
+      const windowStart = starts.at(-perWindow);
+      starts.push({ text: job.text, at: Math.max(now, starts.at(-1)?.at ?? now, windowStart ? windowStart.at + windowMs : now) });
+    }
+  }
+  return { starts, holdBacks };
+}
