@@ -5,10 +5,10 @@ import { fakeClock } from "../../adapters/clock/index.ts";
 import { manualScheduler } from "../../adapters/scheduler/manual/index.ts";
 import { memoryStorage } from "../../adapters/storage/memory/index.ts";
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
-import { createReachkit, definePlugin, silentLogger, type JobContext, type JobRecord, type Storage } from "../../src/index.ts";
+import type { JobContext, JobRecord, Storage } from "../../src/index.ts";
 import { withCollectionMethod } from "../support/storage-wrappers.ts";
 import { temporaryDirectory } from "../support/temp-dir.ts";
-import { TEST_SECRET } from "../support/test-kit.ts";
+import { kitWithJobs } from "../support/job-kit.ts";
 
 const NOTES = "notes";
 
@@ -35,24 +35,13 @@ async function batchKit(options: BatchKitOptions = {}) {
     if (options.failFirst?.includes(payload) && context.attempt === 1) throw new Error(`${payload} failed`);
     await storage.afterCommit!(() => void log.push(`committed:${payload}`));
   };
-  const kit = createReachkit({
-    storage: options.storage ?? memoryStorage(),
-    scheduler,
-    clock,
-    logger: silentLogger(),
-    secret: TEST_SECRET,
-    plugins: [
-      definePlugin({
-        name: "test-batches",
-        collections: [{ name: NOTES }],
-        jobs: ({ storage }) => ({
-          note: { handler: (payload: string, context) => note(storage, payload, context), batchSize: options.batchSize ?? 2 },
-          other: async (payload: string) => void log.push(`run:${payload}`),
-        }),
-      }),
-    ],
-    config: { jobs: { concurrency: 1, backoffBaseMs: 1_000, pollMs: options.pollMs } },
-  });
+  const kit = kitWithJobs(
+    ({ storage }) => ({
+      note: { handler: (payload: string, context) => note(storage, payload, context), batchSize: options.batchSize ?? 2 },
+      other: async (payload: string) => void log.push(`run:${payload}`),
+    }),
+    { ...(options.storage ? { storage: options.storage } : {}), scheduler, clock, collections: [{ name: NOTES }], config: { jobs: { concurrency: 1, backoffBaseMs: 1_000, pollMs: options.pollMs } } },
+  );
   await kit.start();
   const enqueue = async (...jobs: Array<[type: string, payload: string]>) => {
     for (const [type, payload] of jobs) await kit.jobs.enqueue({ type, payload, runAt: clock.now() + 1_000 });
@@ -142,13 +131,7 @@ describe("batched job types (JobDefinition.batchSize)", () => {
     for (const batchSize of [0, -1, 1.5, Number.NaN, Infinity]) {
       assert.throws(
         () =>
-          createReachkit({
-            storage: memoryStorage(),
-            scheduler: manualScheduler(fakeClock()),
-            logger: silentLogger(),
-            secret: TEST_SECRET,
-            plugins: [definePlugin({ name: "bad", jobs: () => ({ work: { handler: async () => undefined, batchSize } }) })],
-          }),
+          kitWithJobs(() => ({ work: { handler: async () => undefined, batchSize } }), { scheduler: manualScheduler(fakeClock()) }),
         /job type "work": batchSize must be a whole number of at least 1/,
       );
     }

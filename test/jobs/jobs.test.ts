@@ -5,10 +5,10 @@ import { fakeClock } from "../../adapters/clock/index.ts";
 import { manualScheduler } from "../../adapters/scheduler/manual/index.ts";
 import { nodeScheduleScheduler } from "../../adapters/scheduler/node-schedule/index.ts";
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
-import { createReachkit, definePlugin, PermanentJobError, RunLaterError, silentLogger, type JobDefinition, type JobHandler, type JobRecord, type Storage } from "../../src/index.ts";
+import { PermanentJobError, RunLaterError, type JobDefinition, type JobHandler, type JobRecord, type Storage } from "../../src/index.ts";
 import { memoryStorage } from "../../adapters/storage/memory/index.ts";
 import { withCollectionMethod } from "../support/storage-wrappers.ts";
-import { TEST_SECRET } from "../support/test-kit.ts";
+import { kitWithJobs } from "../support/job-kit.ts";
 import { temporaryDirectory } from "../support/temp-dir.ts";
 import { waitUntil } from "../support/wait.ts";
 import { RELEASED_PER_SLOT } from "../../src/jobs/job-runner.ts";
@@ -21,13 +21,10 @@ function jobKit(
 ) {
   const clock = options.clock ?? fakeClock("2026-03-01T00:00:00.000Z");
   const scheduler = manualScheduler(clock);
-  const kit = createReachkit({
-    storage: options.file ? sqliteStorage({ filename: options.file }) : memoryStorage(),
+  const kit = kitWithJobs(() => handlers, {
+    ...(options.file ? { storage: sqliteStorage({ filename: options.file }) } : {}),
     scheduler,
     clock,
-    logger: silentLogger(),
-    secret: TEST_SECRET,
-    plugins: [definePlugin({ name: "test-jobs", jobs: () => handlers })],
     config: { jobs: { maxAttempts: 3, backoffBaseMs: 1_000, concurrency: options.concurrency ?? 4, pollMs: options.pollMs } },
   });
   return { kit, clock, scheduler };
@@ -38,15 +35,7 @@ async function recordingKit(storage: Storage, pollMs?: number) {
   const runs: string[] = [];
   const clock = fakeClock("2026-03-01T00:00:00.000Z");
   const scheduler = manualScheduler(clock);
-  const kit = createReachkit({
-    storage,
-    scheduler,
-    clock,
-    logger: silentLogger(),
-    secret: TEST_SECRET,
-    plugins: [definePlugin({ name: "test-jobs", jobs: () => ({ work: async (payload: string) => void runs.push(payload) }) })],
-    config: { jobs: { concurrency: 4, pollMs } },
-  });
+  const kit = kitWithJobs(() => ({ work: async (payload: string) => void runs.push(payload) }), { storage, scheduler, clock, config: { jobs: { concurrency: 4, pollMs } } });
   await kit.start();
   return { kit, clock, scheduler, runs };
 }
@@ -453,31 +442,22 @@ describe("durable jobs", () => {
     let started = 0;
     let finished = 0;
     const putOff = new Set<number>();
-    const kit = createReachkit({
-      storage: memoryStorage(),
-      scheduler: nodeScheduleScheduler(),
-      logger: silentLogger(),
-      secret: TEST_SECRET,
-      plugins: [
-        definePlugin({
-          name: "test-jobs",
-          jobs: () => ({
-            waitsOnReceiver: (async (n: number, context) => {
-              // Put off once, each job to its own time: each comes back in a wake of its own.
-              if (!putOff.has(n)) {
-                putOff.add(n);
-                throw new RunLaterError(Date.now() + 40 * n, "later");
-              }
-              started++;
-              context.releaseSlot();
-              await receiverAnswers;
-              finished++;
-            }) as JobHandler<never>,
-          }),
-        }),
-      ],
-      config: { jobs: { concurrency: 1 } },
-    });
+    const kit = kitWithJobs(
+      () => ({
+        waitsOnReceiver: (async (n: number, context) => {
+          // Put off once, each job to its own time: each comes back in a wake of its own.
+          if (!putOff.has(n)) {
+            putOff.add(n);
+            throw new RunLaterError(Date.now() + 40 * n, "later");
+          }
+          started++;
+          context.releaseSlot();
+          await receiverAnswers;
+          finished++;
+        }) as JobHandler<never>,
+      }),
+      { scheduler: nodeScheduleScheduler(), config: { jobs: { concurrency: 1 } } },
+    );
     await kit.start();
     for (let n = 1; n <= 5; n++) await kit.jobs.enqueue({ type: "waitsOnReceiver", payload: n });
     while (started < 5) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -490,24 +470,16 @@ describe("durable jobs", () => {
     const CHAIN = 200;
     let ran = 0;
     let ranWhenTimerFired: number | undefined;
-    const kit = createReachkit({
-      storage: memoryStorage(),
-      scheduler: nodeScheduleScheduler(),
-      logger: silentLogger(),
-      secret: TEST_SECRET,
-      plugins: [
-        definePlugin({
-          name: "test-jobs",
-          jobs: ({ jobs }) => ({
-            // Like a scan that reads a page per job: each job queues the next, due at once.
-            page: (async (n: number) => {
-              ran++;
-              if (n < CHAIN) await jobs.enqueue({ type: "page", payload: n + 1 });
-            }) as JobHandler<never>,
-          }),
-        }),
-      ],
-    });
+    const kit = kitWithJobs(
+      ({ jobs }) => ({
+        // Like a scan that reads a page per job: each job queues the next, due at once.
+        page: (async (n: number) => {
+          ran++;
+          if (n < CHAIN) await jobs.enqueue({ type: "page", payload: n + 1 });
+        }) as JobHandler<never>,
+      }),
+      { scheduler: nodeScheduleScheduler() },
+    );
     await kit.start();
     await kit.jobs.enqueue({ type: "page", payload: 1 });
     // A timer stands for an HTTP request or any other work of the process: it must not wait for the whole chain.

@@ -6,10 +6,10 @@ import { fakeClock } from "../../adapters/clock/index.ts";
 import { manualScheduler } from "../../adapters/scheduler/manual/index.ts";
 import { memoryStorage } from "../../adapters/storage/memory/index.ts";
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
-import { createReachkit, definePlugin, RunLaterError, silentLogger, type JobHandler, type JobRecord, type Storage } from "../../src/index.ts";
+import { RunLaterError, type JobHandler, type JobRecord, type Storage } from "../../src/index.ts";
 import { withCollectionMethod, wrapStorage } from "../support/storage-wrappers.ts";
 import { temporaryDirectory } from "../support/temp-dir.ts";
-import { TEST_SECRET } from "../support/test-kit.ts";
+import { kitWithJobs } from "../support/job-kit.ts";
 
 const HOUR = 3_600_000;
 
@@ -43,26 +43,16 @@ describe("jobs put back to run later", () => {
       const clock = fakeClock("2026-03-01T00:00:00.000Z");
       const scheduler = manualScheduler(clock);
       const runs: string[] = [];
-      const kit = createReachkit({
-        storage,
-        scheduler,
-        clock,
-        logger: silentLogger(),
-        secret: TEST_SECRET,
-        plugins: [
-          definePlugin({
-            name: "test-put-backs",
-            jobs: () => ({
-              // A receiver with no room on the first run: back in an hour.
-              later: (async (payload: string, context) => {
-                runs.push(`${payload}@${context.attempt}`);
-                if (runs.filter((run) => run.startsWith(`${payload}@`)).length === 1) throw new RunLaterError(clock.now() + HOUR, "no room yet");
-              }) as JobHandler<never>,
-            }),
-          }),
-        ],
-        config: { jobs: { concurrency: 4 } },
-      });
+      const kit = kitWithJobs(
+        () => ({
+          // A receiver with no room on the first run: back in an hour.
+          later: (async (payload: string, context) => {
+            runs.push(`${payload}@${context.attempt}`);
+            if (runs.filter((run) => run.startsWith(`${payload}@`)).length === 1) throw new RunLaterError(clock.now() + HOUR, "no room yet");
+          }) as JobHandler<never>,
+        }),
+        { storage, scheduler, clock, config: { jobs: { concurrency: 4 } } },
+      );
       await kit.start();
       for (const payload of ["a", "b", "c", "d"]) await kit.jobs.enqueue({ type: "later", payload });
       await scheduler.advance(0);

@@ -4,35 +4,26 @@ import Database from "better-sqlite3";
 import { describe, it } from "node:test";
 import { nodeScheduleScheduler } from "../../adapters/scheduler/node-schedule/index.ts";
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
-import { createReachkit, definePlugin, RunLaterError, silentLogger, type JobHandler, type JobRecord } from "../../src/index.ts";
+import { RunLaterError, type JobHandler, type JobRecord } from "../../src/index.ts";
 import { temporaryDirectory } from "../support/temp-dir.ts";
-import { TEST_SECRET } from "../support/test-kit.ts";
+import { kitWithJobs } from "../support/job-kit.ts";
 
 describe("stopping the job runner", () => {
   it("with a real-time scheduler, stop ends the jobs that released their slot and wait on a receiver that never answers: they are queued again", { timeout: 30_000 }, async () => {
     const filename = join(temporaryDirectory("jobs-stop"), "kit.db");
     let waiting = 0;
-    const kit = createReachkit({
-      storage: sqliteStorage({ filename }),
-      scheduler: nodeScheduleScheduler(),
-      logger: silentLogger(),
-      secret: TEST_SECRET,
-      plugins: [
-        definePlugin({
-          name: "test-jobs",
-          jobs: () => ({
-            // A request to a receiver that never answers: only the kit's stop (the job's signal) ends it.
-            waitsOnReceiver: (async (_payload: null, context) => {
-              context.releaseSlot();
-              waiting++;
-              await new Promise((resolve) => context.signal.addEventListener("abort", resolve, { once: true }));
-              throw new RunLaterError(Date.now(), "the kit stopped");
-            }) as JobHandler<never>,
-          }),
-        }),
-      ],
-      config: { jobs: { concurrency: 1 } },
-    });
+    const kit = kitWithJobs(
+      () => ({
+        // A request to a receiver that never answers: only the kit's stop (the job's signal) ends it.
+        waitsOnReceiver: (async (_payload: null, context) => {
+          context.releaseSlot();
+          waiting++;
+          await new Promise((resolve) => context.signal.addEventListener("abort", resolve, { once: true }));
+          throw new RunLaterError(Date.now(), "the kit stopped");
+        }) as JobHandler<never>,
+      }),
+      { storage: sqliteStorage({ filename }), scheduler: nodeScheduleScheduler(), config: { jobs: { concurrency: 1 } } },
+    );
     await kit.start();
     for (let n = 0; n < 3; n++) await kit.jobs.enqueue({ type: "waitsOnReceiver", payload: null });
     while (waiting < 3) await new Promise((resolve) => setTimeout(resolve, 5));
