@@ -5,7 +5,7 @@ import type { JobOutcome } from "../jobs/job-definition.ts";
 import type { Clock } from "../ports/clock.ts";
 import { EmailSendError, type EmailSender } from "../ports/email-sender.ts";
 import type { Logger } from "../ports/logger.ts";
-import { SmsSendError, type SmsSender } from "../ports/sms-sender.ts";
+import { SmsSendError, type SentSms, type SmsSender } from "../ports/sms-sender.ts";
 import type { Collection, Storage } from "../ports/storage.ts";
 import type { MessageStatuses } from "./message-statuses.ts";
 import type { MessagingSettings } from "./outbox.ts";
@@ -22,26 +22,46 @@ export interface Attempt {
   logger: Logger;
 }
 
+/** What a delivery's batch made of it. */
+type Prepared =
+  | { kind: "handled" }
+  | { kind: "email"; message: OutboxMessage }
+  | { kind: "no sender"; message: OutboxMessage }
+  | { kind: "later"; message: OutboxMessage; at: number }
+  | { kind: "sending"; message: OutboxMessage; earlierAttemptAt: number | undefined; sending: Promise<SentSms | undefined> };
+
+/** A delivery waiting for the batch it starts in. */
+interface Waiting {
+  messageId: string;
+  attempt: Attempt;
+  settle: (prepared: Prepared) => void;
+  fail: (error: unknown) => void;
+}
+
 /**
  * The outbox's delivery path: one attempt at a stored message through the
- * SmsSender or EmailSender port. Texts leave in the order their jobs were
- * claimed, at most `ratePerSecond` a second and `sendsAtOnce` waiting on the
- * provider per sender number; each is marked in flight (committed) before it
- * leaves, and the outcomes of the texts answered together commit in one
- * transaction with their jobs' done marks.
+ * SmsSender or EmailSender port. The deliveries that start together form a
+ * batch: their messages are read in one query, decided in the order their
+ * jobs were claimed (sent now, or held back for the sender's rate), and
+ * marked in flight in one transaction, committed before any of them leaves;
+ * batches follow one another, so texts reach their senders' queues in that
+ * order. At most `ratePerSecond` texts a second and `sendsAtOnce` waiting on
+ * the provider per sender number; the outcomes of the texts answered
+ * together commit in one transaction with their jobs' done marks.
  */
 export class OutboxDeliveries {
   readonly #limiters = new Map<string, PQueue>();
   /** When each sender number's texts may go out (none with an infinite rate). */
   readonly #schedules = new Map<string, SenderSchedule>();
-  /** Settles when the delivery started last has handed its text to its sender's queue (or given up). */
-  #lastHandOff: Promise<void> = Promise.resolve();
+  /** Deliveries started since the batch under way began: the next batch. */
+  #waiting: Waiting[] = [];
+  #preparing = false;
   /** The outcomes of the deliveries answered together, with their jobs' ends: a commit for them all. */
   readonly #outcomes: GroupCommit;
 
   constructor(
     private readonly messages: Collection<OutboxMessage>,
-    storage: Storage,
+    private readonly storage: Storage,
     private readonly clock: Clock,
     private readonly sms: () => SmsSender | undefined,
     private readonly email: () => EmailSender | undefined,
@@ -60,53 +80,19 @@ export class OutboxDeliveries {
   }
 
   /** Makes one attempt at a message, in the order the attempts started. */
-  async inTurn(messageId: string, attempt: Attempt): Promise<JobOutcome | undefined> {
-    // Deliveries hand their texts to the senders' queues in the order they started, which is the order
-    // their jobs were claimed (due time, then creation): a booking confirmation queued before a
-    // cancellation is sent before it, even when the storage's round trips finish out of order.
-    const previousHandOff = this.#lastHandOff;
-    let handOff!: () => void;
-    const ownHandOff = new Promise<void>((resolve) => (handOff = resolve));
-    // A delivery that ends without sending still passes the turn on only after the ones before it.
-    this.#lastHandOff = previousHandOff.then(() => ownHandOff);
+  inTurn(messageId: string, attempt: Attempt): Promise<JobOutcome | undefined> {
     // Each delivery under way is a participant: the outcomes commit once every one has written or ended.
-    return this.#outcomes.participate(async () => {
-      try {
-        return await this.#deliver(messageId, attempt, { previous: previousHandOff, handedOff: handOff });
-      } finally {
-        handOff();
-      }
-    });
+    return this.#outcomes.participate(() => this.#deliver(messageId, attempt));
   }
 
-  async #deliver(messageId: string, attempt: Attempt, turn: { previous: Promise<void>; handedOff: () => void }): Promise<JobOutcome | undefined> {
-    const message = await this.messages.get(messageId);
-    if (!message || message.status !== "queued") return; // already handled by an earlier run, or by a receipt
-    if (channelOf(message) === "email") {
-      // Emails keep no order with texts: the texts after this one need not wait for it.
-      turn.handedOff();
-      return this.#deliverEmail(message, attempt);
-    }
-    const sender = this.sms();
-    if (!sender) return this.statuses.fail(message, { status: "failed", reason: "no SmsSender adapter is configured" });
-    await turn.previous;
-    // Decided in turn: a text held back sends every later one of its sender behind it (SenderSchedule).
-    const later = attempt.dueAt === undefined ? undefined : this.#schedule(message.from)?.holdBack(this.clock.now(), message.id);
-    if (later !== undefined) throw new RunLaterError(later, `the sender ${message.from} sends ${this.#rate(message.from)} texts a second`);
-    const earlierAttemptAt = message.inFlightSince;
-    // Committed before the text leaves: if the process dies before the outcome is recorded, the next attempt knows.
-    await this.messages.update(message.id, { attempts: message.attempts + 1, inFlightSince: earlierAttemptAt ?? this.clock.now(), updatedAt: this.clock.now() });
-    const sending = this.#limiter(message.from).add(() =>
-      sender.send({
-        from: message.from,
-        to: message.to,
-        body: message.body,
-        ...(message.mediaUrl !== undefined ? { mediaUrl: message.mediaUrl } : {}),
-        idempotencyKey: message.id,
-        ...(earlierAttemptAt !== undefined ? { earlierAttemptAt } : {}),
-      }),
-    );
-    turn.handedOff();
+  async #deliver(messageId: string, attempt: Attempt): Promise<JobOutcome | undefined> {
+    const prepared = await this.#prepare(messageId, attempt);
+    if (prepared.kind === "handled") return; // already handled by an earlier run, or by a receipt
+    const { message } = prepared;
+    if (prepared.kind === "email") return this.#deliverEmail(message, attempt);
+    if (prepared.kind === "no sender") return this.statuses.fail(message, { status: "failed", reason: "no SmsSender adapter is configured" });
+    if (prepared.kind === "later") throw new RunLaterError(prepared.at, `the sender ${message.from} sends ${this.#rate(message.from)} texts a second`);
+    const { earlierAttemptAt, sending } = prepared;
     try {
       const sent = await sending;
       // With the outcomes of the texts answered beside it, and its job's end: one commit for them all.
@@ -131,6 +117,69 @@ export class OutboxDeliveries {
       await this.messages.update(message.id, { reason, ...(mayHaveSent ? {} : { inFlightSince: earlierAttemptAt }), updatedAt: this.clock.now() });
       attempt.logger.warn("sending failed; will retry", { messageId: message.id, reason, errorCode: failure?.providerCode });
       throw error;
+    }
+  }
+
+  /** What the batch this delivery starts in makes of it: batches run one after the other, each with the deliveries started meanwhile. */
+  #prepare(messageId: string, attempt: Attempt): Promise<Prepared> {
+    return new Promise<Prepared>((settle, fail) => {
+      this.#waiting.push({ messageId, attempt, settle, fail });
+      if (this.#preparing) return;
+      this.#preparing = true;
+      // Once the caller's synchronous run is over: the deliveries started with it (a wake's jobs) join the
+      // batch, and those started while a batch is read and marked form the next.
+      queueMicrotask(async () => {
+        while (this.#waiting.length > 0) {
+          const batch = this.#waiting.splice(0);
+          // A failed read or mark fails the deliveries of the batch not yet settled: their jobs retry.
+          await this.#prepareBatch(batch).catch((error: unknown) => batch.forEach((waiting) => waiting.fail(error)));
+        }
+        this.#preparing = false;
+      });
+    });
+  }
+
+  /**
+   * One read of the batch's messages; each text decided in the order its delivery started (a text held
+   * back sends every later one of its sender behind it: SenderSchedule); one transaction marking those
+   * that go in flight, committed before they leave (if the process dies before an outcome is recorded,
+   * the next attempt knows); then each handed to its sender's queue, in order.
+   */
+  async #prepareBatch(batch: readonly Waiting[]): Promise<void> {
+    const found = await this.messages.find({ where: { id: { in: batch.map((waiting) => waiting.messageId) } }, limit: batch.length });
+    const messages = new Map(found.items.map((message) => [message.id, message]));
+    const sender = this.sms();
+    const going: Array<{ waiting: Waiting; message: OutboxMessage }> = [];
+    for (const waiting of batch) {
+      const message = messages.get(waiting.messageId);
+      if (!message || message.status !== "queued") waiting.settle({ kind: "handled" });
+      // Emails keep no order with texts and go their own way: marked in flight alone, never sent again when in doubt.
+      else if (channelOf(message) === "email") waiting.settle({ kind: "email", message });
+      else if (!sender) waiting.settle({ kind: "no sender", message });
+      else {
+        const later = waiting.attempt.dueAt === undefined ? undefined : this.#schedule(message.from)?.holdBack(this.clock.now(), message.id);
+        if (later !== undefined) waiting.settle({ kind: "later", message, at: later });
+        else going.push({ waiting, message });
+      }
+    }
+    if (going.length === 0 || !sender) return;
+    const now = this.clock.now();
+    await this.storage.transaction(async () => {
+      for (const { message } of going) await this.messages.update(message.id, { attempts: message.attempts + 1, inFlightSince: message.inFlightSince ?? now, updatedAt: now });
+    });
+    for (const { waiting, message } of going) {
+      const earlierAttemptAt = message.inFlightSince;
+      const sending = this.#limiter(message.from).add(() =>
+        sender.send({
+          from: message.from,
+          to: message.to,
+          body: message.body,
+          ...(message.mediaUrl !== undefined ? { mediaUrl: message.mediaUrl } : {}),
+          idempotencyKey: message.id,
+          ...(earlierAttemptAt !== undefined ? { earlierAttemptAt } : {}),
+        }),
+      );
+      waiting.settle({ kind: "sending", message, earlierAttemptAt, sending });
     }
   }
 

@@ -140,14 +140,14 @@ describe("messaging outbox", () => {
   });
 
   it("sends texts in the order they were queued, even when reading the first one takes longer", async () => {
-    // A networked database can answer the second delivery's read first; the texts must still leave in order.
+    // A networked database can answer a later read first; the texts must still leave in order.
     let reads = 0;
-    const storage = withCollectionMethod(memoryStorage(), "get", (get, collection) =>
+    const storage = withCollectionMethod(memoryStorage(), "find", (find, collection) =>
       collection !== OUTBOX_COLLECTION
-        ? get
-        : async (id) => {
+        ? find
+        : async (options) => {
             await new Promise((resolve) => setTimeout(resolve, reads++ === 0 ? 30 : 0));
-            return get(id);
+            return find(options);
           },
     );
     const t = await startTestKit({ storage });

@@ -1,0 +1,93 @@
+import assert from "node:assert/strict";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { describe, it } from "node:test";
+import type { OutboxMessage } from "../../src/index.ts";
+import { memoryStorage } from "../../adapters/storage/memory/index.ts";
+import { memorySms, type MemorySms } from "../../adapters/sms/memory/index.ts";
+import { OUTBOX_COLLECTION } from "../../src/messaging/outbox-record.ts";
+import { withCollectionMethod, wrapStorage } from "../support/storage-wrappers.ts";
+import { startTestKit } from "../support/test-kit.ts";
+
+const TEXTS = 8;
+
+describe("a batch of deliveries", () => {
+  it("texts whose deliveries start together are read in one query and marked in flight in one transaction, committed before the first leaves, and leave in order", async () => {
+    const storage = memoryStorage();
+    /** What the outbox was asked, in order: its reads and its in-flight marks, each with the transaction it ran in. */
+    const calls: string[] = [];
+    let transactions = 0;
+    /** The outermost transaction the caller runs in, numbered. */
+    const transaction = new AsyncLocalStorage<number>();
+    const observed = wrapStorage(storage, {
+      transaction(fn) {
+        const id = ++transactions;
+        return storage.transaction(() => (transaction.getStore() === undefined ? transaction.run(id, fn) : fn()));
+      },
+      collection(name) {
+        const handle = storage.collection<OutboxMessage>(name);
+        if (name !== OUTBOX_COLLECTION) return handle as never;
+        return new Proxy(handle, {
+          get(target, property) {
+            const value = Reflect.get(target, property) as unknown;
+            if (typeof value !== "function") return value;
+            return (...args: unknown[]) => {
+              if (property === "get" || property === "find") calls.push(String(property));
+              const patch = args[1] as Partial<OutboxMessage> | undefined;
+              if (property === "update" && patch?.inFlightSince !== undefined && patch.status === undefined) calls.push(`in flight (transaction ${transaction.getStore() ?? "none"})`);
+              return (value as (...a: unknown[]) => unknown).apply(target, args);
+            };
+          },
+        }) as never;
+      },
+    });
+    const memory = memorySms();
+    /** The stored messages when the first text left. */
+    let storedAtFirstSend: OutboxMessage[] | undefined;
+    const sms: MemorySms = {
+      ...memory,
+      async send(message) {
+        if (!storedAtFirstSend) {
+          calls.push("first send");
+          storedAtFirstSend = (await storage.collection<OutboxMessage>(OUTBOX_COLLECTION).find({})).items;
+        }
+        return memory.send(message);
+      },
+    };
+    const t = await startTestKit({ storage: observed, sms, config: { messaging: { ratePerSecond: Infinity } } });
+    for (let i = 1; i <= TEXTS; i++) await t.kit.outbox.send({ companyId: t.company.companyId, to: `+1555555030${i}`, body: `text ${i}`, kind: "test" });
+    calls.length = 0;
+    await t.scheduler.flush();
+    const beforeFirstSend = calls.slice(0, calls.indexOf("first send"));
+    assert.equal(beforeFirstSend.filter((call) => call === "find" || call === "get").length, 1, `one read: ${beforeFirstSend.join(", ")}`);
+    const marks = beforeFirstSend.filter((call) => call.startsWith("in flight"));
+    assert.equal(marks.length, TEXTS, "every text marked before the first left");
+    assert.equal(new Set(marks).size, 1, `one transaction: ${marks.join(", ")}`);
+    assert.ok(!marks[0]!.includes("none"));
+    assert.deepEqual(storedAtFirstSend?.map((message) => [message.attempts, message.inFlightSince !== undefined]), Array.from({ length: TEXTS }, () => [1, true]));
+    assert.deepEqual(t.sms.sent.map((message) => message.body), Array.from({ length: TEXTS }, (_, i) => `text ${i + 1}`));
+    assert.deepEqual((await t.kit.outbox.list()).map((message) => [message.status, message.inFlightSince]), Array.from({ length: TEXTS }, () => ["sent", undefined]));
+    await t.stop();
+  });
+
+  it("a batch whose in-flight mark fails sends none of its texts; their jobs try again and each text goes once, in order", async () => {
+    let failMarks = true;
+    const storage = withCollectionMethod(memoryStorage(), "update", (update, collection) =>
+      collection !== OUTBOX_COLLECTION
+        ? update
+        : async (id, patch, options) => {
+            if (failMarks && (patch as Partial<OutboxMessage>).inFlightSince !== undefined) throw new Error("disk I/O error");
+            return update(id, patch, options);
+          },
+    );
+    const t = await startTestKit({ storage, config: { messaging: { ratePerSecond: Infinity } } });
+    for (let i = 1; i <= 3; i++) await t.kit.outbox.send({ companyId: t.company.companyId, to: `+1555555031${i}`, body: `text ${i}`, kind: "test" });
+    await t.scheduler.flush();
+    assert.equal(t.sms.sent.length, 0, "nothing leaves without its mark");
+    assert.deepEqual((await t.kit.outbox.list()).map((message) => [message.status, message.attempts, message.inFlightSince]), Array.from({ length: 3 }, () => ["queued", 0, undefined]));
+    failMarks = false;
+    await t.scheduler.advance(10 * 60_000);
+    assert.deepEqual(t.sms.sent.map((message) => message.body), ["text 1", "text 2", "text 3"]);
+    assert.deepEqual((await t.kit.outbox.list()).map((message) => [message.status, message.attempts]), Array.from({ length: 3 }, () => ["sent", 1]));
+    await t.stop();
+  });
+});
