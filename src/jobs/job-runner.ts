@@ -102,6 +102,8 @@ export class JobRunner {
     this.#started = true;
     this.scheduler.start(() => this.#wake());
     await this.#tick();
+    // And a wake at once: it waits for the jobs that tick started (a manual scheduler's flush waits for them).
+    if (!this.#stopping) this.#arm(this.clock.now());
   }
 
   /** A job became due at `runAt`: arm earlier if needed. */

@@ -77,6 +77,7 @@ describe("durable jobs", () => {
     const other = jobKit({ note: async () => undefined }, { file, clock: worker.clock });
     await worker.kit.start();
     await other.kit.start({ runJobs: false });
+    await worker.scheduler.flush(); // the start's first claim
     assert.equal(worker.scheduler.armedAt, worker.clock.now() + 1_000, "armed for the poll with no job known");
     await other.kit.jobs.enqueue({ type: "note", payload: "from the other process" });
     await worker.scheduler.advance(999);
