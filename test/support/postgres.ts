@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { accessSync, chmodSync, chownSync, constants, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { after, before } from "node:test";
 import pg from "pg";
 import { freePort } from "./free-port.ts";
 
@@ -156,3 +157,21 @@ export async function startPostgres(): Promise<PostgresCluster> {
 }
 
 if (process.argv[1] === import.meta.filename) ensurePostgres();
+
+/**
+ * A cluster with one database for the test file that calls this (started before its tests, stopped after
+ * them); the returned function gives that database's URL once the tests run.
+ */
+export function usePostgresDatabase(): () => string {
+  let cluster: PostgresCluster | undefined;
+  let url: string | undefined;
+  before(async () => {
+    cluster = await startPostgres();
+    url = await cluster.createDatabase();
+  });
+  after(() => cluster?.stop());
+  return () => {
+    if (url === undefined) throw new Error("the PostgreSQL database is there once the file's tests run");
+    return url;
+  };
+}

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { postgresStorage } from "../../../adapters/storage/postgres/index.ts";
 import { UniqueConstraintError, type CollectionSpec, type Doc, type Storage } from "../../../src/ports/storage.ts";
-import { startPostgres, type PostgresCluster } from "../../support/postgres.ts";
+import { usePostgresDatabase } from "../../support/postgres.ts";
 
 // PostgreSQL runs the transactions of one process side by side (the storage conformance suite
 // covers what every storage promises); these pin down what that means on PostgreSQL alone.
@@ -14,17 +14,11 @@ interface Row extends Doc {
 
 const SPECS: CollectionSpec[] = [{ name: "rows", indexes: [{ fields: ["email"], unique: true }] }];
 
-let cluster: PostgresCluster;
-let url: string;
-before(async () => {
-  cluster = await startPostgres();
-  url = await cluster.createDatabase();
-});
-after(() => cluster.stop());
+const databaseUrl = usePostgresDatabase();
 
 let schemas = 0;
 async function withStorage(poolSize: number, body: (storage: Storage) => Promise<void>): Promise<void> {
-  const storage = postgresStorage({ url, schema: `concurrency_${++schemas}`, poolSize });
+  const storage = postgresStorage({ url: databaseUrl(), schema: `concurrency_${++schemas}`, poolSize });
   try {
     await storage.ensureCollections(SPECS);
     await body(storage);
