@@ -44,6 +44,8 @@ function send(url: string, request: InjectRequest): Promise<SocketAnswer | undef
       let body = "";
       response.setEncoding("utf8");
       response.on("data", (chunk: string) => (body += chunk));
+      // A connection closed in the middle of the body ends no answer: without this the test waits for ever.
+      response.on("error", (error) => reject(new Error(`the answer (${response.statusCode}) to ${request.method} ${request.url} broke off: ${error.message}`)));
       response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers as Record<string, string>, body }));
     });
     client.end(request.body as string | Buffer | undefined);
