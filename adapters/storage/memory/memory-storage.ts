@@ -15,6 +15,7 @@ import { AmbientTransactions } from "../shared/ambient-transactions.ts";
 import {
   applyPatch,
   assertId,
+  assertLockKey,
   Handles,
   parseSpecs,
   requireDeclared,
@@ -157,6 +158,10 @@ class MemoryStorage implements Storage {
     });
   }
 
+  assertInTransaction(operation: string): void {
+    this.#transactions.assertInTransaction(operation);
+  }
+
   /** Runs a synchronous operation at the right moment (see AmbientTransactions.run). */
   run<R>(operation: () => R): Promise<R> {
     return this.#transactions.run(() => {
@@ -240,6 +245,18 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
       assertId(id);
       return this.#out(state.docs.get(id));
     });
+  }
+
+  /** A read: transactions run one at a time here, so what one read stays as it was until it ends. */
+  async getForUpdate(id: string): Promise<T | undefined> {
+    this.#storage.assertInTransaction("getForUpdate");
+    return this.get(id);
+  }
+
+  /** Nothing to hold: transactions run one at a time here. */
+  async lockKey(key: string): Promise<void> {
+    this.#storage.assertInTransaction("lockKey");
+    assertLockKey(key);
   }
 
   insert(doc: T): Promise<T> {

@@ -110,6 +110,11 @@ export class AmbientTransactions<M, C = void> {
     return this.#context.getStore()?.root.active === true;
   }
 
+  /** Throws unless the caller is inside an open transaction: for a hold that lasts to its end (`getForUpdate`, `lockKey`). */
+  assertInTransaction(operation: string): void {
+    if (!this.inTransaction()) throw new Error(`${operation} holds until the end of a transaction: call it inside storage.transaction()`);
+  }
+
   /** The connection of the caller's open transaction (what `begin` returned), if any. */
   connection(): C | undefined {
     const root = this.#context.getStore()?.root;

@@ -5,6 +5,7 @@ import { AmbientTransactions } from "../shared/ambient-transactions.ts";
 import {
   applyPatch,
   assertId,
+  assertLockKey,
   Handles,
   requireDeclared,
   serializeDocument,
@@ -155,6 +156,10 @@ class SqliteStorage implements Storage {
     });
   }
 
+  assertInTransaction(operation: string): void {
+    this.#transactions.assertInTransaction(operation);
+  }
+
   /** Runs a synchronous operation that may write, at the right moment (see AmbientTransactions.run). */
   run<R>(operation: () => R): Promise<R> {
     return this.#transactions.run(() => {
@@ -267,6 +272,18 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
       const json = this.#storage.statement(this.#sql.get).get(id);
       return json === undefined ? undefined : (JSON.parse(json as string) as T);
     });
+  }
+
+  /** A read: this storage runs one transaction at a time, so what one read stays as it was until it ends. */
+  async getForUpdate(id: string): Promise<T | undefined> {
+    this.#storage.assertInTransaction("getForUpdate");
+    return this.get(id);
+  }
+
+  /** Nothing to hold: this storage runs one transaction at a time. */
+  async lockKey(key: string): Promise<void> {
+    this.#storage.assertInTransaction("lockKey");
+    assertLockKey(key);
   }
 
   insert(doc: T): Promise<T> {
