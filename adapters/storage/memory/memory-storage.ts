@@ -11,11 +11,10 @@ import {
   type Where,
   type WithJsonText,
 } from "../../../src/index.ts";
-import { AmbientTransactions } from "../shared/ambient-transactions.ts";
+import { AmbientTransactions, keyInTurn, readInTurn } from "../shared/ambient-transactions.ts";
 import {
   applyPatch,
   assertId,
-  assertLockKey,
   Handles,
   parseSpecs,
   requireDeclared,
@@ -247,16 +246,12 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     });
   }
 
-  /** A read: transactions run one at a time here, so what one read stays as it was until it ends. */
-  async getForUpdate(id: string): Promise<T | undefined> {
-    this.#storage.assertInTransaction("getForUpdate");
-    return this.get(id);
+  getForUpdate(id: string): Promise<T | undefined> {
+    return readInTurn(this.#storage, () => this.get(id));
   }
 
-  /** Nothing to hold: transactions run one at a time here. */
-  async lockKey(key: string): Promise<void> {
-    this.#storage.assertInTransaction("lockKey");
-    assertLockKey(key);
+  lockKey(key: string): Promise<void> {
+    return keyInTurn(this.#storage, key);
   }
 
   insert(doc: T): Promise<T> {

@@ -1,11 +1,10 @@
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import Database from "better-sqlite3";
 import type { Collection, CollectionSpec, Doc, FindOptions, OrderBy, Page, Patch, Storage, Where, WithJsonText } from "../../../src/index.ts";
-import { AmbientTransactions } from "../shared/ambient-transactions.ts";
+import { AmbientTransactions, keyInTurn, readInTurn } from "../shared/ambient-transactions.ts";
 import {
   applyPatch,
   assertId,
-  assertLockKey,
   Handles,
   requireDeclared,
   serializeDocument,
@@ -274,16 +273,12 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     });
   }
 
-  /** A read: this storage runs one transaction at a time, so what one read stays as it was until it ends. */
-  async getForUpdate(id: string): Promise<T | undefined> {
-    this.#storage.assertInTransaction("getForUpdate");
-    return this.get(id);
+  getForUpdate(id: string): Promise<T | undefined> {
+    return readInTurn(this.#storage, () => this.get(id));
   }
 
-  /** Nothing to hold: this storage runs one transaction at a time. */
-  async lockKey(key: string): Promise<void> {
-    this.#storage.assertInTransaction("lockKey");
-    assertLockKey(key);
+  lockKey(key: string): Promise<void> {
+    return keyInTurn(this.#storage, key);
   }
 
   insert(doc: T): Promise<T> {
