@@ -101,7 +101,7 @@ export class Reminders {
     const valid = this.#parse.patch(patch);
     const now = this.clock.now();
     const reminder = await this.storage.transaction(async () => {
-      const current = await this.#ownedForUpdate(companyId, uuid);
+      const current = await this.#owned(companyId, uuid, true);
       if (current.state === "canceled" || current.state === "no_show") {
         throw new HttpError(400, "reminder_ended", `reminder ${uuid} is ${current.state === "canceled" ? "canceled" : "a no-show"}; it can no longer be updated`);
       }
@@ -151,12 +151,11 @@ export class Reminders {
   async sendStep(job: SendStepJob, logger?: Logger): Promise<void> {
     await this.storage.transaction(async () => {
       const now = this.clock.now();
-      // Read by a write that changes nothing: where transactions run side by side (PostgreSQL) the row stays
-      // locked to the commit, so a cancel or an update at the same time waits for this step and sees it sent.
-      const reminder = await this.#reminders.update(job.reminderId, { state: "scheduled" }, { where: { companyId: job.companyId, state: "scheduled" } });
-      const step = reminder?.steps[job.step];
+      // Held to the commit: a cancel or an update at the same time waits for this step and sees it sent.
+      const reminder = await this.#reminders.getForUpdate(job.reminderId);
       // A job that outlived its plan (the reminder moved, ended or was deleted) does nothing.
-      if (!reminder) return;
+      if (reminder?.companyId !== job.companyId || reminder.state !== "scheduled") return;
+      const step = reminder.steps[job.step];
       if (step?.status !== "scheduled" || step.sendAt === undefined || step.sendAt > now) return;
       // Run late (the kit was down at its time): a reminder of an appointment that has begun is no use.
       const tooLate = job.step === "REMINDER" && now >= reminder.eventAt;
@@ -200,7 +199,7 @@ export class Reminders {
 
   async #end(companyId: string, uuid: string, ending: "canceled" | "no_show"): Promise<ReminderView> {
     const reminder = await this.storage.transaction(async () => {
-      const current = await this.#ownedForUpdate(companyId, uuid);
+      const current = await this.#owned(companyId, uuid, true);
       if (current.state === ending) return current;
       if (current.state === "canceled" || current.state === "no_show") {
         const was = current.state === "canceled" ? "canceled" : "a no-show";
@@ -283,20 +282,13 @@ export class Reminders {
     }
   }
 
-  async #owned(companyId: string, uuid: string): Promise<Reminder> {
-    const reminder = uuid === "" ? undefined : await this.#reminders.get(uuid);
-    if (!reminder || reminder.companyId !== companyId) throw notFound(`no reminder ${uuid}`);
-    return reminder;
-  }
-
   /**
-   * `#owned` read by a write that changes nothing, for a transaction that writes the reminder back whole:
-   * where transactions run side by side (PostgreSQL) the row stays locked to the commit, so a step job
-   * under way is waited for and seen instead of having its sent step overwritten.
+   * The company's reminder, else a 404. `held` reads it with getForUpdate, for a transaction that writes it
+   * back whole: a step job under way is waited for and seen instead of having its sent step overwritten.
    */
-  async #ownedForUpdate(companyId: string, uuid: string): Promise<Reminder> {
-    const reminder = uuid === "" ? undefined : await this.#reminders.update(uuid, { companyId }, { where: { companyId } });
-    if (!reminder) throw notFound(`no reminder ${uuid}`);
+  async #owned(companyId: string, uuid: string, held = false): Promise<Reminder> {
+    const reminder = uuid === "" ? undefined : await (held ? this.#reminders.getForUpdate(uuid) : this.#reminders.get(uuid));
+    if (!reminder || reminder.companyId !== companyId) throw notFound(`no reminder ${uuid}`);
     return reminder;
   }
 

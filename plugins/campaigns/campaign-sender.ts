@@ -125,11 +125,12 @@ export class CampaignSender {
   }
 
   /**
-   * The campaign, when it has `status`, read by a write that changes nothing: on PostgreSQL the row stays
-   * locked to the commit, so a cancel waits for the job's page instead of being overwritten by it.
+   * The campaign, when it has `status`, held to the commit: a cancel waits for the job's page instead of
+   * being overwritten by it.
    */
-  #claim(campaignId: string, status: "scheduled" | "sending"): Promise<CampaignRecord | undefined> {
-    return this.campaigns.update(campaignId, { status }, { where: { status } });
+  async #claim(campaignId: string, status: "scheduled" | "sending"): Promise<CampaignRecord | undefined> {
+    const campaign = await this.campaigns.getForUpdate(campaignId);
+    return campaign?.status === status ? campaign : undefined;
   }
 
   /** The next send job, at the earliest pending recipient's time; the campaign is sent when none is left. */

@@ -100,10 +100,10 @@ export class JourneyEngine {
   /** The step job: runs the enrollment's due steps, in one transaction with what they change. */
   async run(job: StepJob): Promise<void> {
     await this.storage.transaction(async () => {
-      // Read by a write that changes nothing: on PostgreSQL the row stays locked to the commit, so an exit on
-      // a purchase at the same time waits for these steps and then sees where they left the person.
-      const enrollment = await this.enrollments.update(job.enrollmentId, { state: "waiting" }, { where: { state: "waiting", step: job.step, jobAt: job.dueAt } });
-      if (!enrollment) return;
+      // Held to the commit: an exit on a purchase at the same time waits for these steps and then sees where
+      // they left the person.
+      const enrollment = await this.enrollments.getForUpdate(job.enrollmentId);
+      if (enrollment?.state !== "waiting" || enrollment.step !== job.step || enrollment.jobAt !== job.dueAt) return;
       const journey = await this.definitions.get(enrollment.companyId, enrollment.journeyId);
       if (!journey) return this.#end(enrollment, "exited", "journey_deleted");
       if (journey.status !== "active") return this.#end(enrollment, "exited", "journey_paused");
@@ -118,8 +118,8 @@ export class JourneyEngine {
       const journey = await this.definitions.get(companyId, found.journeyId);
       if (!journey?.exitOn.includes("purchase")) continue;
       // As it is now (a step job that moved it meanwhile has committed; see run), if still waiting.
-      const enrollment = await this.enrollments.update(found.id, { state: "waiting" }, { where: { state: "waiting" } });
-      if (enrollment) await this.#end(enrollment, "exited", "purchased");
+      const enrollment = await this.enrollments.getForUpdate(found.id);
+      if (enrollment?.state === "waiting") await this.#end(enrollment, "exited", "purchased");
     }
   }
 

@@ -132,12 +132,13 @@ export class DashboardUsers {
   }
 
   /**
-   * Throws unless the company has another owner besides the one about to go. Counted by a write that
-   * changes nothing: on PostgreSQL it locks the owners to the commit, so of two owners demoting each
-   * other at once, the second counts after the first has committed and is refused.
+   * Throws unless the company has another owner besides the one about to go. Counted in turn with the
+   * company's other owner changes (lockKey, to the commit): of two owners demoting each other at once, the
+   * second counts after the first has committed and is refused.
    */
   async #keepAnOwner(companyId: string): Promise<void> {
-    if ((await this.#users.updateWhere({ companyId, role: "owner" }, { role: "owner" })) <= 1) throw new LastOwnerError();
+    await this.#users.lockKey(`owners:${companyId}`);
+    if ((await this.#users.count({ companyId, role: "owner" })) <= 1) throw new LastOwnerError();
   }
 
   /** The user when the email and password match and the company still exists; undefined otherwise, at the same cost. */

@@ -1,4 +1,4 @@
-import type { CollectionSpec, Doc } from "../../src/index.ts";
+import type { CollectionSpec, Doc, Migration } from "../../src/index.ts";
 import type { QuietHours } from "./quiet-hours.ts";
 
 /** A company's rules for marketing messages; the id is the company id. Absent: the plugin's defaults. */
@@ -24,24 +24,26 @@ export interface SendRecord extends Doc {
   at: number;
 }
 
-/**
- * A person's row that a marketing send under the daily cap writes before it
- * counts the day's sends: on a storage whose transactions run side by side
- * (PostgreSQL), two sends to the same person then count one after the other
- * (the second waits for the first's commit) instead of both counting below the
- * cap. The id is the company and the address.
- */
-export interface CapFenceRecord extends Doc {
-  companyId: string;
-  to: string;
-}
-
 export const POLICIES = "send_rules_policies";
 export const SENDS = "send_rules_sends";
-export const CAP_FENCES = "send_rules_cap_fences";
+/**
+ * Retired: a person's row that a marketing send under the cap wrote on
+ * PostgreSQL to count in turn, before `lockKey`. Still declared, so that the
+ * table of an older database stays known to the storage (`reachkit
+ * migrate-storage` copies every table a data directory ever had); emptied once
+ * by the migration `cap-fences-emptied`, as its ids held phone numbers.
+ */
+export const RETIRED_CAP_FENCES = "send_rules_cap_fences";
 
 export const sendRulesCollections: readonly CollectionSpec[] = [
   { name: POLICIES },
   { name: SENDS, indexes: [{ fields: ["companyId", "to", "at"] }] },
-  { name: CAP_FENCES, indexes: [{ fields: ["companyId", "to"] }] },
+  { name: RETIRED_CAP_FENCES },
 ];
+
+export const capFencesEmptied: Migration = {
+  id: "cap-fences-emptied",
+  async up({ storage }) {
+    await storage.collection(RETIRED_CAP_FENCES).deleteWhere({});
+  },
+};

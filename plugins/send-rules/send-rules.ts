@@ -13,7 +13,7 @@ import {
 } from "../../src/index.ts";
 import { SUBSCRIPTIONS_SERVICE, type SubscriptionsService } from "../subscriptions/index.ts";
 import { quietUntil, startOfLocalDay, isTimeZone } from "./quiet-hours.ts";
-import { CAP_FENCES, SENDS, type CapFenceRecord, type SendRecord } from "./records.ts";
+import { SENDS, type SendRecord } from "./records.ts";
 import type { SendPolicies, SendPolicy } from "./send-policies.ts";
 import type { PhoneTimeZones } from "./time-zones.ts";
 import { PHONE_TIME_ZONES, SEND_POLICIES } from "./tokens.ts";
@@ -62,7 +62,6 @@ export type SendOutcome =
 @injectable()
 export class SendRules {
   private readonly sends: Collection<SendRecord>;
-  private readonly capFences: Collection<CapFenceRecord>;
 
   constructor(
     @inject(STORAGE) private readonly storage: Storage,
@@ -73,7 +72,6 @@ export class SendRules {
     @inject(PHONE_TIME_ZONES) private readonly phoneZones: PhoneTimeZones,
   ) {
     this.sends = storage.collection(SENDS);
-    this.capFences = storage.collection(CAP_FENCES);
   }
 
   /**
@@ -98,8 +96,9 @@ export class SendRules {
       const until = policy.quietHours ? quietUntil(now, zoneOfText(), policy.quietHours) : undefined;
       if (until !== undefined) return { status: "deferred", reason: "quiet_hours", until };
       if (policy.dailyCap !== null) {
-        // One at a time per person from here to the commit, where transactions run side by side (see CapFenceRecord).
-        if (this.storage.transactionsRunConcurrently) await this.capFences.upsert({ id: JSON.stringify([text.companyId, text.to]), companyId: text.companyId, to: text.to });
+        // One at a time per person from here to the commit: two sends at once count one after the other,
+        // not both below the cap (a person may have no send yet, so a key rather than a record is held).
+        await this.sends.lockKey(JSON.stringify([text.companyId, text.to]));
         const today = await this.sends.count({ companyId: text.companyId, to: text.to, at: { gte: startOfLocalDay(now, zoneOfText()) } });
         if (today >= policy.dailyCap) return { status: "skipped", reason: "frequency_cap" };
       }
@@ -120,7 +119,7 @@ export class SendRules {
     const addresses = [subject.phone?.trim(), subject.email?.trim().toLowerCase()].filter((address): address is string => address !== undefined);
     if (addresses.length === 0) return 0;
     const where = { companyId: subject.companyId, to: { in: addresses } };
-    return (await this.sends.deleteWhere(where)) + (await this.capFences.deleteWhere(where));
+    return this.sends.deleteWhere(where);
   }
 
   #toOutbox(text: RuledText): Promise<OutboxMessage> {

@@ -1,4 +1,5 @@
 import type { CollectionSpec, Doc } from "../ports/storage.ts";
+import type { KernelMigration } from "../kernel/migrations.ts";
 import type { DeliveryStatus } from "./delivery-status.ts";
 
 /** A delivery status, or `suppressed`: recorded and never sent (the same text went to the number recently). */
@@ -56,20 +57,19 @@ export const channelOf = (message: OutboxMessage): OutboxChannel => message.chan
 export const OUTBOX_COLLECTION = "reachkit_outbox";
 
 /**
- * A recipient's row that a message under a repeat window (`suppressDuplicates`, `onePerKindWithinMs`)
- * writes before it looks for one like it: where transactions run side by side (PostgreSQL), two such
- * messages to one recipient then look one after the other (the second waits for the first's commit)
- * instead of both finding none. The id is the company and the address (`outboxFenceId`).
+ * Retired: a recipient's row that a message under a repeat window wrote on PostgreSQL to look for one
+ * like it in turn, before `lockKey`. Still declared, so that the table of an older database stays known
+ * to the storage (`reachkit migrate-storage` copies every table a data directory ever had); emptied once
+ * by `outboxFencesEmptied`, as its ids held phone numbers.
  */
-export interface OutboxFence {
-  id: string;
-  companyId: string;
-  to: string;
-}
-
-export const OUTBOX_FENCES_COLLECTION = "reachkit_outbox_fences";
-export const outboxFencesCollection: CollectionSpec = { name: OUTBOX_FENCES_COLLECTION };
-export const outboxFenceId = (companyId: string, to: string): string => JSON.stringify([companyId, to]);
+const RETIRED_OUTBOX_FENCES = "reachkit_outbox_fences";
+export const retiredOutboxFencesCollection: CollectionSpec = { name: RETIRED_OUTBOX_FENCES };
+export const outboxFencesEmptied: KernelMigration = {
+  id: "outbox-fences-emptied",
+  async up(storage) {
+    await storage.collection(RETIRED_OUTBOX_FENCES).deleteWhere({});
+  },
+};
 
 export const outboxCollection: CollectionSpec = {
   name: OUTBOX_COLLECTION,

@@ -13,7 +13,7 @@ import type { DeliveryReceipt } from "./delivery-status.ts";
 import { MessageStatuses } from "./message-statuses.ts";
 import { emailRecordFields, type OutboundEmailMessage } from "./outbound-email.ts";
 import { OutboxDeliveries } from "./outbox-deliveries.ts";
-import { channelOf, OUTBOX_COLLECTION, OUTBOX_FENCES_COLLECTION, OUTBOX_STATUSES, outboxFenceId, type OutboxFence, type OutboxMessage, type OutboxStatus } from "./outbox-record.ts";
+import { channelOf, OUTBOX_COLLECTION, OUTBOX_STATUSES, type OutboxMessage, type OutboxStatus } from "./outbox-record.ts";
 
 export interface MessagingSettings {
   /** Messages per second per sender number. `Infinity` lifts the limit. */
@@ -107,7 +107,6 @@ const SEND_NOW_RETRY_DELAY_MS = 60_000;
  */
 export class Outbox {
   readonly #messages: Collection<OutboxMessage>;
-  readonly #fences: Collection<OutboxFence>;
   readonly #statuses: MessageStatuses;
   readonly #deliveries: OutboxDeliveries;
 
@@ -125,7 +124,6 @@ export class Outbox {
     private readonly reached: (status: OutboxStatus) => void = () => undefined,
   ) {
     this.#messages = storage.collection(OUTBOX_COLLECTION);
-    this.#fences = storage.collection(OUTBOX_FENCES_COLLECTION);
     this.#statuses = new MessageStatuses(this.#messages, storage, clock, logger, events, reached);
     this.#deliveries = new OutboxDeliveries(this.#messages, storage, clock, sms, email, settings, this.#statuses);
   }
@@ -186,8 +184,9 @@ export class Outbox {
       const id = sortableId(now);
       const record = build(id, now, await this.accounts()?.getCompany(message.companyId));
       const windowed = message.suppressDuplicates || message.onePerKindWithinMs;
-      // One at a time per recipient from here to the commit, where transactions run side by side (see OutboxFence).
-      if (windowed && this.storage.transactionsRunConcurrently) await this.#fences.upsert({ id: outboxFenceId(record.companyId, record.to), companyId: record.companyId, to: record.to });
+      // One at a time per recipient from here to the commit: two messages at once look for one like them one
+      // after the other, not both finding none (a recipient may have no message yet, so a key is held).
+      if (windowed) await this.#messages.lockKey(JSON.stringify([record.companyId, record.to]));
       if (message.suppressDuplicates && (await this.#sentRecently(record, this.settings.duplicateWindowMs, "body"))) {
         stored = "suppressed";
         return this.#messages.insert({ ...record, status: "suppressed", reason: "duplicate: the same message went to this number recently" });
@@ -247,8 +246,7 @@ export class Outbox {
 
   /** Deletes every message of a company to one number, bodies included (privacy requests). */
   async deleteForRecipient(companyId: string, to: string): Promise<number> {
-    const fences = (await this.#fences.delete(outboxFenceId(companyId, to))) ? 1 : 0;
-    return fences + (await this.#messages.deleteWhere({ companyId, to }));
+    return this.#messages.deleteWhere({ companyId, to });
   }
 
   /** The job handler that delivers one message. */

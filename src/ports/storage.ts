@@ -97,6 +97,40 @@ export type Patch<T> = { [K in keyof T]?: T[K] | undefined };
 
 export interface Collection<T extends Doc> {
   get(id: string): Promise<T | undefined>;
+  /**
+   * Reads the document and holds it to the end of the current transaction:
+   * until this transaction commits or rolls back, another transaction's
+   * `getForUpdate` of the document, and its writes to it, wait; then they see
+   * what this one wrote. For code that decides on what it read and writes back
+   * (a plain `get` holds nothing where transactions run side by side, so such
+   * a write could undo a change another transaction committed in between).
+   * PostgreSQL: `SELECT ... FOR UPDATE`. SQLite and memory run one transaction
+   * at a time, so there it is a read.
+   *
+   * Only inside `Storage.transaction`: outside one it rejects, on every
+   * adapter (a hold that ends with the call protects nothing). An absent
+   * document is not held where transactions run side by side (there is no row
+   * to lock): to take turns on something that may have no document yet, use
+   * {@link lockKey}.
+   */
+  getForUpdate(id: string): Promise<T | undefined>;
+  /**
+   * Holds `key`, in this collection's name space, to the end of the current
+   * transaction, whether or not a document has it as id: another transaction's
+   * `lockKey` of the same key on the same collection waits until this one
+   * commits or rolls back, so what each reads after the call it reads after
+   * the other's commit. For work that takes turns per something that may have
+   * no document (a company and a phone before their first message), with no
+   * row to create, keep or erase. It holds no document: writes and
+   * `getForUpdate` do not wait for it.
+   *
+   * Only inside `Storage.transaction` (it rejects outside one). PostgreSQL: a
+   * transaction-level advisory lock on a 64-bit hash of the schema, the
+   * collection and the key (two keys whose hashes collide would only take
+   * turns needlessly). SQLite and memory run one transaction at a time: there
+   * it holds nothing more.
+   */
+  lockKey(key: string): Promise<void>;
   /** Fails with {@link UniqueConstraintError} when the id or a unique index is taken. */
   insert(doc: T): Promise<T>;
   /** Inserts, or replaces the whole document with the same id. */

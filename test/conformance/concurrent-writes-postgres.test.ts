@@ -12,7 +12,7 @@ import { authorizedCode, exchangeCode, REDIRECT_URI, startOAuthTestKit } from ".
 import { startTestKit } from "../support/test-kit.ts";
 import { ALL_MESSAGES, adaReminder, advanceTo, createReminder, ok, startAppointmentsKit, tactical, textsTo as appointmentTexts, typeWithMessages } from "../plugins/appointments/support.ts";
 import { startCampaignsKit } from "../plugins/campaigns/support.ts";
-import { startJourneysKit } from "../plugins/journeys/support.ts";
+import { items, startJourneysKit } from "../plugins/journeys/support.ts";
 import { startPrivacyKit } from "../plugins/privacy/support.ts";
 import { eligibilityRows, optIn, PHONE, textsTo } from "../plugins/subscriptions/support.ts";
 
@@ -39,7 +39,7 @@ interface Held {
 }
 
 /** A PostgreSQL storage on a fresh database whose `method` on `collection` can be held after its answer (a read), or before it runs (a write). */
-async function heldStorage<M extends "find" | "findOne" | "count" | "update">(collection: string, method: M, when: "after" | "before" = "after"): Promise<Held> {
+async function heldStorage<M extends "find" | "findOne" | "count" | "update" | "getForUpdate">(collection: string, method: M, when: "after" | "before" = "after"): Promise<Held> {
   const url = await cluster.createDatabase(template);
   let next: { reached: () => void; released: Promise<void> } | undefined;
   const hold = async (name: string) => {
@@ -183,6 +183,27 @@ describe("two transactions at once on PostgreSQL", () => {
       assert.deepEqual(outcomes.map((outcome) => outcome.status).sort(), ["sent", "skipped"]);
       await t.scheduler.flush();
       assert.equal(t.sms.sentTo(PHONE).filter((text) => text.body.startsWith("Offer")).length, 1);
+    } finally {
+      await t.stop();
+    }
+  });
+
+  it("a purchase while the step job of a cart abandonment sends its text: the text, and the purchase finds the person's journey ended", async () => {
+    const held = await heldStorage("journeys_enrollments", "getForUpdate");
+    const t = await startJourneysKit({ storage: held.storage });
+    try {
+      const journey = await t.createJourney({ template: "cart_abandonment" });
+      await t.subscribe(PHONE);
+      await t.event("ecommerce/add-to-cart", PHONE, items("mug", "mug-blue"));
+      // The step job, an hour after the cart, held once it has read the person's enrollment.
+      await oneBehindTheOther(
+        held,
+        () => t.scheduler.advance(60 * 60_000),
+        () => t.event("ecommerce/purchase", PHONE, { ...items("mug", "mug-blue"), orderId: "A-1" }),
+      );
+      const stats = await t.stats(journey.id);
+      assert.deepEqual([stats.sent, stats.exited.purchased ?? 0], [1, 0]);
+      assert.equal((await t.journeyTexts(PHONE)).length, 1);
     } finally {
       await t.stop();
     }

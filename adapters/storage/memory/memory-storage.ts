@@ -11,7 +11,7 @@ import {
   type Where,
   type WithJsonText,
 } from "../../../src/index.ts";
-import { AmbientTransactions } from "../shared/ambient-transactions.ts";
+import { AmbientTransactions, keyInTurn, readInTurn } from "../shared/ambient-transactions.ts";
 import {
   applyPatch,
   assertId,
@@ -157,6 +157,10 @@ class MemoryStorage implements Storage {
     });
   }
 
+  assertInTransaction(operation: string): void {
+    this.#transactions.assertInTransaction(operation);
+  }
+
   /** Runs a synchronous operation at the right moment (see AmbientTransactions.run). */
   run<R>(operation: () => R): Promise<R> {
     return this.#transactions.run(() => {
@@ -240,6 +244,14 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
       assertId(id);
       return this.#out(state.docs.get(id));
     });
+  }
+
+  getForUpdate(id: string): Promise<T | undefined> {
+    return readInTurn(this.#storage, () => this.get(id));
+  }
+
+  lockKey(key: string): Promise<void> {
+    return keyInTurn(this.#storage, key);
   }
 
   insert(doc: T): Promise<T> {

@@ -1,5 +1,5 @@
 import type { Collection, Doc, FindOptions, OrderBy, Page, Patch, Where, WithJsonText } from "../../../src/index.ts";
-import { assertId, isPlainObject, serializeDocument } from "../shared/documents.ts";
+import { assertId, assertLockKey, isPlainObject, serializeDocument } from "../shared/documents.ts";
 import { assertLimit, pageOf, sortKeys } from "../shared/queries.ts";
 import type { PostgresStorage } from "./postgres-storage.ts";
 import type { DeclaredCollection } from "./schema.ts";
@@ -7,6 +7,9 @@ import { findQuery, Params, whereSql } from "./where-sql.ts";
 
 /** Rows per multi-row upsert statement (two array parameters, so no parameter limit applies). */
 const UPSERT_ROWS_PER_STATEMENT = 1000;
+
+/** Schema and collection names hold no "." or ":", so the text is one key's alone. */
+const LOCK_KEY_SQL = "SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || '.' || $1, 0))";
 
 interface DocRow<T> {
   doc: T;
@@ -41,7 +44,7 @@ function touchesUniqueIndex(declared: DeclaredCollection, fields: readonly strin
 export class PostgresCollection<T extends Doc> implements Collection<T> {
   readonly #storage: PostgresStorage;
   readonly #name: string;
-  readonly #sql: { get: string; insert: string; upsert: string; upsertMany: string; deleteById: string };
+  readonly #sql: { get: string; getForUpdate: string; insert: string; upsert: string; upsertMany: string; deleteById: string };
 
   constructor(storage: PostgresStorage, name: string) {
     this.#storage = storage;
@@ -49,6 +52,7 @@ export class PostgresCollection<T extends Doc> implements Collection<T> {
     const table = `"${name}"`;
     this.#sql = {
       get: `SELECT doc FROM ${table} WHERE id = $1`,
+      getForUpdate: `SELECT doc FROM ${table} WHERE id = $1 FOR UPDATE`,
       insert: `INSERT INTO ${table} (id, doc) VALUES ($1, $2::jsonb)`,
       upsert: `INSERT INTO ${table} (id, doc) VALUES ($1, $2::jsonb) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`,
       upsertMany: `INSERT INTO ${table} (id, doc) SELECT * FROM unnest($1::text[], $2::jsonb[])
@@ -62,6 +66,29 @@ export class PostgresCollection<T extends Doc> implements Collection<T> {
       assertId(id);
       const result = await this.#storage.query<DocRow<T>>(this.#sql.get, [id]);
       return result.rows[0]?.doc;
+    });
+  }
+
+  /** The row locked to the commit; one that another transaction holds or wrote is waited for, then read as committed. */
+  getForUpdate(id: string): Promise<T | undefined> {
+    return this.#storage.run(this.#name, async () => {
+      this.#storage.assertInTransaction("getForUpdate");
+      assertId(id);
+      const result = await this.#storage.query<DocRow<T>>(this.#sql.getForUpdate, [id]);
+      return result.rows[0]?.doc;
+    });
+  }
+
+  /**
+   * A transaction-level advisory lock: no row to create or erase, released by
+   * the commit or rollback. Its 64-bit key hashes the schema too, so two
+   * installations sharing a database never take turns on the same key.
+   */
+  lockKey(key: string): Promise<void> {
+    return this.#storage.run(this.#name, async () => {
+      this.#storage.assertInTransaction("lockKey");
+      assertLockKey(key);
+      await this.#storage.query(LOCK_KEY_SQL, [`${this.#name}:${key}`]);
     });
   }
 

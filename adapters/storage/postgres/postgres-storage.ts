@@ -60,11 +60,12 @@ interface TransactionConnection {
  * that transaction rolls back whole and its `transaction()` rejects with
  * PostgreSQL's error (its `code` is "40P01"); the other one commits.
  *
- * A read does not lock: code that reads a document and writes it back from
- * what it read would undo a change another transaction committed in between.
- * Such code fences its write with a conditional update, or reads the document
- * by a write that changes nothing, which locks it until the commit
- * (docs/writing-a-plugin.md, the service). Measured with events posted over
+ * A read by `get` or `find` does not lock: code that reads a document and
+ * writes it back from what it read would undo a change another transaction
+ * committed in between. Such code reads it with `getForUpdate` (`SELECT ...
+ * FOR UPDATE`, held to the commit), takes turns on a key with `lockKey` (a
+ * transaction-level advisory lock), or fences its write with a conditional
+ * update (docs/writing-a-plugin.md, the service). Measured with events posted over
  * HTTP (bench/events.ts, docs/events-and-profiles.md, run 9, loads 9 to 23):
  * against one transaction at a time, the same CPU per event, twice the ratio
  * to the bare handler (0.11 against 0.05) and a p99 of 412 ms against 1,009.
@@ -161,6 +162,10 @@ export class PostgresStorage implements Storage {
       this.#closed = true;
       await this.#pool.end();
     });
+  }
+
+  assertInTransaction(operation: string): void {
+    this.#transactions.assertInTransaction(operation);
   }
 
   /** Every collection operation starts here: at the right moment (see AmbientTransactions.runAsync), declared. */

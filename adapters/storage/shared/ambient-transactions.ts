@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import { assertLockKey } from "./documents.ts";
 
 /** A FIFO lock. Release hands it straight to the next waiter, so nobody can barge in between. */
 export class Mutex {
@@ -108,6 +109,11 @@ export class AmbientTransactions<M, C = void> {
   /** Whether the calling async context is inside a transaction that is still open. */
   inTransaction(): boolean {
     return this.#context.getStore()?.root.active === true;
+  }
+
+  /** Throws unless the caller is inside an open transaction: for a hold that lasts to its end (`getForUpdate`, `lockKey`). */
+  assertInTransaction(operation: string): void {
+    if (!this.inTransaction()) throw new Error(`${operation} holds until the end of a transaction: call it inside storage.transaction()`);
   }
 
   /** The connection of the caller's open transaction (what `begin` returned), if any. */
@@ -306,4 +312,25 @@ async function runQuietly(work: ReadonlyArray<() => unknown>): Promise<void> {
       // The work reports its own failures (the event bus logs a failed listener).
     }
   }
+}
+
+/** What the holds of a storage that runs one transaction at a time need of it. */
+interface TransactionCheck {
+  assertInTransaction(operation: string): void;
+}
+
+/**
+ * `getForUpdate` of a storage that runs one transaction at a time (SQLite,
+ * memory): a read, since no other transaction can change the document before
+ * this one ends; checked to be inside one, as on every adapter.
+ */
+export async function readInTurn<T>(storage: TransactionCheck, read: () => Promise<T>): Promise<T> {
+  storage.assertInTransaction("getForUpdate");
+  return read();
+}
+
+/** `lockKey` of a storage that runs one transaction at a time: the transaction already holds everything. */
+export async function keyInTurn(storage: TransactionCheck, key: string): Promise<void> {
+  storage.assertInTransaction("lockKey");
+  assertLockKey(key);
 }

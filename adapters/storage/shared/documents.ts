@@ -39,6 +39,10 @@ export function assertId(id: unknown): asserts id is string {
   if (typeof id !== "string" || id.length === 0) throw new TypeError("a document id must be a non-empty string");
 }
 
+export function assertLockKey(key: unknown): asserts key is string {
+  if (typeof key !== "string" || key.length === 0) throw new TypeError("a lock key must be a non-empty string");
+}
+
 /** Validates a document and returns its id and the JSON text that gets stored. */
 export function serializeDocument(doc: unknown): { id: string; json: string } {
   if (!isPlainObject(doc)) throw new TypeError("a document must be a JSON object");

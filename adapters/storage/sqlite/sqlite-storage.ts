@@ -1,7 +1,7 @@
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import Database from "better-sqlite3";
 import type { Collection, CollectionSpec, Doc, FindOptions, OrderBy, Page, Patch, Storage, Where, WithJsonText } from "../../../src/index.ts";
-import { AmbientTransactions } from "../shared/ambient-transactions.ts";
+import { AmbientTransactions, keyInTurn, readInTurn } from "../shared/ambient-transactions.ts";
 import {
   applyPatch,
   assertId,
@@ -155,6 +155,10 @@ class SqliteStorage implements Storage {
     });
   }
 
+  assertInTransaction(operation: string): void {
+    this.#transactions.assertInTransaction(operation);
+  }
+
   /** Runs a synchronous operation that may write, at the right moment (see AmbientTransactions.run). */
   run<R>(operation: () => R): Promise<R> {
     return this.#transactions.run(() => {
@@ -267,6 +271,14 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
       const json = this.#storage.statement(this.#sql.get).get(id);
       return json === undefined ? undefined : (JSON.parse(json as string) as T);
     });
+  }
+
+  getForUpdate(id: string): Promise<T | undefined> {
+    return readInTurn(this.#storage, () => this.get(id));
+  }
+
+  lockKey(key: string): Promise<void> {
+    return keyInTurn(this.#storage, key);
   }
 
   insert(doc: T): Promise<T> {

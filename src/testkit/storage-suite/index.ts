@@ -3,6 +3,7 @@ import type { Storage } from "../../ports/storage.ts";
 import { collectionTests } from "./collections.ts";
 import { concurrencyTests } from "./concurrency.ts";
 import { documentTests } from "./documents.ts";
+import { holdTests } from "./holds.ts";
 import { lifecycleTests } from "./lifecycle.ts";
 import { orderingAndPagingTests } from "./ordering-and-paging.ts";
 import { SPECS } from "./shared.ts";
@@ -45,6 +46,7 @@ export function storageConformance(adapterName: string, makeStorage: () => Promi
     updateTests(withStorage);
     transactionTests(withStorage);
     concurrencyTests(withStorage);
+    holdTests(withStorage);
     lifecycleTests(makeStorage);
   });
 }
