@@ -5,7 +5,11 @@
 //   2. A sender limited to 30 texts a second, held for 60 s: the rate measured over the window.
 //   3. The self-hosted server killed with SIGKILL half-way through a backlog, then restarted:
 //      texts sent twice and texts lost, counted at the Messages API.
+// BENCH_CPU_PROFILE=<dir> writes a CPU profile of each measured side of part 1 there (the queueing and the
+// other parts left out); the sampling slows both sides, so its rounds' figures are not the bench's.
 // Every figure is printed with the load average; JSON goes to bench/results/delivery.json.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { createRequire } from "node:module";
@@ -38,6 +42,23 @@ const cpuMicros = () => {
   return usage.user + usage.system;
 };
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+/** Runs `work` under the CPU profiler when BENCH_CPU_PROFILE names a directory, writing `<name>.cpuprofile` there. */
+async function profiled<R>(name: string, work: () => Promise<R>): Promise<R> {
+  const directory = process.env.BENCH_CPU_PROFILE;
+  if (!directory) return work();
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+  try {
+    return await work();
+  } finally {
+    const { profile } = await session.post("Profiler.stop");
+    mkdirSync(directory, { recursive: true });
+    writeFileSync(join(directory, `${name}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  }
+}
 const phone = (index: number) => `+1914${String(5_000_000 + index).padStart(7, "0")}`;
 
 interface Round {
@@ -137,7 +158,9 @@ async function throughput(apiUrl: string): Promise<Record<string, unknown>> {
     await queue(dataDir, apiUrl, perRound, round * perRound);
     const sides = round % 2 === 0 ? (["reachkit", "bare"] as const) : (["bare", "reachkit"] as const);
     for (const side of sides) {
-      const { seconds, cpu, commits } = side === "reachkit" ? await deliver(dataDir, apiUrl, perRound) : { ...(await bareLoop(apiUrl, perRound, round * perRound)), commits: undefined };
+      const { seconds, cpu, commits } = await profiled(`${side}-${round}`, async () =>
+        side === "reachkit" ? deliver(dataDir, apiUrl, perRound) : { ...(await bareLoop(apiUrl, perRound, round * perRound)), commits: undefined },
+      );
       const figures: Round = {
         side,
         texts: perRound,

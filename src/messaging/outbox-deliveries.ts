@@ -43,11 +43,12 @@ interface Waiting {
  * SmsSender or EmailSender port. The deliveries that start together form a
  * batch: their messages are read in one query, decided in the order their
  * jobs were claimed (sent now, or held back for the sender's rate), and
- * marked in flight in one transaction, committed before any of them leaves;
+ * marked in flight in one write, committed before any of them leaves;
  * batches follow one another, so texts reach their senders' queues in that
  * order. At most `ratePerSecond` texts a second and `sendsAtOnce` waiting on
  * the provider per sender number; the outcomes of the texts answered
- * together commit in one transaction with their jobs' done marks.
+ * together commit in one transaction with their jobs' done marks, and with
+ * the in-flight marks of the batches read meanwhile.
  */
 export class OutboxDeliveries {
   readonly #limiters = new Map<string, PQueue>();
@@ -141,9 +142,10 @@ export class OutboxDeliveries {
 
   /**
    * One read of the batch's messages; each text decided in the order its delivery started (a text held
-   * back sends every later one of its sender behind it: SenderSchedule); one transaction marking those
-   * that go in flight, committed before they leave (if the process dies before an outcome is recorded,
-   * the next attempt knows); then each handed to its sender's queue, in order.
+   * back sends every later one of its sender behind it: SenderSchedule); one write marking those that go
+   * in flight, committed before they leave (if the process dies before an outcome is recorded, the next
+   * attempt knows), in the commit of the outcomes asked meanwhile (a commit less per batch under load);
+   * then each handed to its sender's queue, in order.
    */
   async #prepareBatch(batch: readonly Waiting[]): Promise<void> {
     const found = await this.messages.find({ where: { id: { in: batch.map((waiting) => waiting.messageId) } }, limit: batch.length });
@@ -164,7 +166,7 @@ export class OutboxDeliveries {
     }
     if (going.length === 0 || !sender) return;
     const now = this.clock.now();
-    await this.storage.transaction(async () => {
+    await this.#outcomes.run(async () => {
       for (const { message } of going) await this.messages.update(message.id, { attempts: message.attempts + 1, inFlightSince: message.inFlightSince ?? now, updatedAt: now });
     });
     for (const { waiting, message } of going) {

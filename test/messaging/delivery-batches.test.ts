@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { describe, it } from "node:test";
-import type { OutboxMessage } from "../../src/index.ts";
+import type { OutboxMessage, Storage } from "../../src/index.ts";
 import { memoryStorage } from "../../adapters/storage/memory/index.ts";
 import { memorySms, type MemorySms } from "../../adapters/sms/memory/index.ts";
 import { OUTBOX_COLLECTION } from "../../src/messaging/outbox-record.ts";
@@ -9,6 +9,32 @@ import { withCollectionMethod, wrapStorage } from "../support/storage-wrappers.t
 import { startTestKit } from "../support/test-kit.ts";
 
 const TEXTS = 8;
+
+/** `storage` with its transactions run by `transaction`, its outbox telling `observe` of each call before it runs. */
+function observedOutbox(storage: Storage, transaction: Storage["transaction"], observe: (method: string, args: unknown[]) => void): Storage {
+  return wrapStorage(storage, {
+    transaction,
+    collection(name) {
+      const handle = storage.collection<OutboxMessage>(name);
+      if (name !== OUTBOX_COLLECTION) return handle as never;
+      return new Proxy(handle, {
+        get(target, property) {
+          const value = Reflect.get(target, property) as unknown;
+          if (typeof value !== "function") return value;
+          return (...args: unknown[]) => {
+            observe(String(property), args);
+            return (value as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        },
+      }) as never;
+    },
+  });
+}
+
+const isInFlightMark = (method: string, args: unknown[]) => {
+  const patch = args[1] as Partial<OutboxMessage> | undefined;
+  return method === "update" && patch?.inFlightSince !== undefined && patch.status === undefined;
+};
 
 describe("a batch of deliveries", () => {
   it("texts whose deliveries start together are read in one query and marked in flight in one transaction, committed before the first leaves, and leave in order", async () => {
@@ -18,28 +44,17 @@ describe("a batch of deliveries", () => {
     let transactions = 0;
     /** The outermost transaction the caller runs in, numbered. */
     const transaction = new AsyncLocalStorage<number>();
-    const observed = wrapStorage(storage, {
-      transaction(fn) {
+    const observed = observedOutbox(
+      storage,
+      (fn) => {
         const id = ++transactions;
         return storage.transaction(() => (transaction.getStore() === undefined ? transaction.run(id, fn) : fn()));
       },
-      collection(name) {
-        const handle = storage.collection<OutboxMessage>(name);
-        if (name !== OUTBOX_COLLECTION) return handle as never;
-        return new Proxy(handle, {
-          get(target, property) {
-            const value = Reflect.get(target, property) as unknown;
-            if (typeof value !== "function") return value;
-            return (...args: unknown[]) => {
-              if (property === "get" || property === "find") calls.push(String(property));
-              const patch = args[1] as Partial<OutboxMessage> | undefined;
-              if (property === "update" && patch?.inFlightSince !== undefined && patch.status === undefined) calls.push(`in flight (transaction ${transaction.getStore() ?? "none"})`);
-              return (value as (...a: unknown[]) => unknown).apply(target, args);
-            };
-          },
-        }) as never;
+      (method, args) => {
+        if (method === "get" || method === "find") calls.push(method);
+        if (isInFlightMark(method, args)) calls.push(`in flight (transaction ${transaction.getStore() ?? "none"})`);
       },
-    });
+    );
     const memory = memorySms();
     /** The stored messages when the first text left. */
     let storedAtFirstSend: OutboxMessage[] | undefined;
@@ -88,6 +103,69 @@ describe("a batch of deliveries", () => {
     await t.scheduler.advance(10 * 60_000);
     assert.deepEqual(t.sms.sent.map((message) => message.body), ["text 1", "text 2", "text 3"]);
     assert.deepEqual((await t.kit.outbox.list()).map((message) => [message.status, message.attempts]), Array.from({ length: 3 }, () => ["sent", 1]));
+    await t.stop();
+  });
+
+  it("the in-flight marks of a batch commit with the outcomes of the texts answered meanwhile: one commit for both", async () => {
+    const storage = memoryStorage();
+    /** For each outermost transaction, the outbox's writes in it: a text marked in flight, or moved to sent. */
+    const commits: string[][] = [];
+    const current = new AsyncLocalStorage<string[]>();
+    /** Answers a text held at the provider. */
+    const answers = new Map<string, () => void>();
+    const memory = memorySms();
+    let answerDuringRead: string | undefined;
+    const observed = observedOutbox(
+      storage,
+      (fn) => {
+        if (current.getStore()) return storage.transaction(fn);
+        const writes: string[] = [];
+        commits.push(writes);
+        return storage.transaction(() => current.run(writes, fn));
+      },
+      (method, args) => {
+        // The batch of the fifth text is read while the second is at the provider: it answers now.
+        if (method === "find" && answerDuringRead !== undefined && JSON.stringify(args[0]).includes(sent[4]!)) {
+          answers.get(answerDuringRead)?.();
+          answerDuringRead = undefined;
+        }
+        if (method === "update" && (args[1] as Partial<OutboxMessage>).status === "sent") current.getStore()?.push(`sent ${bodyOf.get(String(args[0]))}`);
+        if (isInFlightMark(method, args)) current.getStore()?.push(`in flight ${bodyOf.get(String(args[0]))}`);
+      },
+    );
+    const sms: MemorySms = {
+      ...memory,
+      async send(message) {
+        await new Promise<void>((answer) => answers.set(message.body, answer));
+        return memory.send(message);
+      },
+    };
+    const bodyOf = new Map<string, string>();
+    const sent: string[] = [];
+    // Two texts at the provider at once, four deliveries under way, eight claimed.
+    const t = await startTestKit({ storage: observed, sms, config: { messaging: { ratePerSecond: Infinity, sendsAtOnce: 2 } } });
+    for (let i = 1; i <= 6; i++) {
+      const message = await t.kit.outbox.send({ companyId: t.company.companyId, to: `+1555555032${i}`, body: `text ${i}`, kind: "test" });
+      bodyOf.set(message.id, message.body);
+      sent.push(message.id);
+    }
+    commits.length = 0;
+    const delivered = t.scheduler.flush();
+    while (!answers.has("text 1") || !answers.has("text 2")) await new Promise((resolve) => setImmediate(resolve));
+    // The first answer ends its job, so the fifth text's delivery starts; the second answers while that batch is read.
+    answerDuringRead = "text 2";
+    answers.get("text 1")!();
+    for (const body of ["text 3", "text 4", "text 5", "text 6"]) {
+      while (!answers.has(body)) await new Promise((resolve) => setImmediate(resolve));
+      answers.get(body)!();
+    }
+    await delivered;
+    assert.deepEqual((await t.kit.outbox.list()).map((message) => [message.body, message.status, message.attempts]), sent.map((_, i) => [`text ${i + 1}`, "sent", 1]));
+    const written = commits.filter((writes) => writes.length > 0);
+    assert.ok(
+      written.some((writes) => writes.includes("in flight text 5") && writes.includes("sent text 2")),
+      `the fifth text's mark commits with the second's outcome: ${JSON.stringify(written)}`,
+    );
     await t.stop();
   });
 });

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import type twilioSdk from "twilio";
@@ -35,6 +35,8 @@ export class MessagesApi {
   readonly messages: ApiMessage[] = [];
   /** Every create request's form, in arrival order (refused ones too). */
   readonly createRequests: Array<Record<string, string | string[]>> = [];
+  /** The headers of each create request, beside `createRequests`. */
+  readonly createHeaders: IncomingHttpHeaders[] = [];
   readonly #failures: ApiFailure[] = [];
   readonly #refusedNumbers = new Map<string, ApiFailure>();
   #server: Server | undefined;
@@ -154,6 +156,7 @@ export class MessagesApi {
     const fields: Record<string, string | string[]> = {};
     for (const key of new Set(form.keys())) fields[key] = form.getAll(key).length > 1 ? form.getAll(key) : form.get(key)!;
     this.createRequests.push(fields);
+    this.createHeaders.push(request.headers);
     const to = form.get("To") ?? "";
     const failure = this.#failures.shift() ?? this.#refusedNumbers.get(to);
     if (failure !== undefined && failure !== "drop") {

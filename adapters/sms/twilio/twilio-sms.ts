@@ -65,6 +65,23 @@ export function twilioSms(options: TwilioSmsOptions): SmsSender {
   const client: TwilioClient = sdk(options.accountSid, options.authToken, {
     httpClient: options.apiUrl === undefined ? httpClient : rebased(httpClient, options.apiUrl),
   });
+  const messagesUri = `${(options.apiUrl ?? TWILIO_API_URL).replace(/\/+$/, "")}/2010-04-01/Accounts/${encodeURIComponent(options.accountSid)}/Messages.json`;
+  const headers = { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json", "Accept-Charset": "utf-8", "User-Agent": userAgent() };
+
+  /**
+   * The Messages API's create, posted through the library's HTTP client: what `client.messages.create` sends,
+   * without its resource layer (a message instance of some forty fields, dates parsed) for the one field read
+   * back, the sid: about a fifth of the library's CPU per text, a twentieth of a kit's in bench:delivery.
+   */
+  async function create(message: OutboundSms): Promise<string> {
+    const data: Record<string, string | string[]> = { To: message.to, From: message.from, Body: message.body, StatusCallback: statusCallbackUrl(message.idempotencyKey) };
+    if (message.mediaUrl !== undefined) data.MediaUrl = [message.mediaUrl];
+    const response = await httpClient.request({ method: "post", uri: messagesUri, username: options.accountSid, password: options.authToken, headers, data });
+    if (response.statusCode < 200 || response.statusCode >= 300) throw new sdk.RestException(response);
+    const created = (typeof response.body === "string" ? JSON.parse(response.body) : response.body) as { sid?: unknown };
+    if (typeof created.sid !== "string") throw new Error("the Messages API answered without a message sid");
+    return created.sid;
+  }
   const recent = new Map<string, string>();
   let receiptHandler: ((receipt: DeliveryReceipt) => Promise<void>) | undefined;
 
@@ -104,14 +121,7 @@ export function twilioSms(options: TwilioSmsOptions): SmsSender {
         if (earlier !== undefined) return remember(message.idempotencyKey, earlier);
       }
       try {
-        const created = await client.messages.create({
-          to: message.to,
-          from: message.from,
-          body: message.body,
-          ...(message.mediaUrl !== undefined ? { mediaUrl: [message.mediaUrl] } : {}),
-          statusCallback: statusCallbackUrl(message.idempotencyKey),
-        });
-        return remember(message.idempotencyKey, created.sid);
+        return remember(message.idempotencyKey, await create(message));
       } catch (error) {
         throw sendErrorOf(error);
       }
@@ -148,6 +158,14 @@ export function twilioSms(options: TwilioSmsOptions): SmsSender {
       }),
     ],
   };
+}
+
+const TWILIO_API_URL = "https://api.twilio.com";
+
+/** The User-Agent the library's client sends. */
+function userAgent(): string {
+  const { version } = createRequire(import.meta.url)("twilio/package.json") as { version: string };
+  return `twilio-node/${version} (${process.platform} ${process.arch}) node/${process.version}`;
 }
 
 /** The library's HTTP client, its requests sent to `apiUrl` instead of Twilio's hosts. */

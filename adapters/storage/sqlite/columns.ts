@@ -85,17 +85,31 @@ export function pushColumnParams(params: unknown[], doc: Record<string, unknown>
   }
 }
 
+/**
+ * The indexes of the columns whose parameters (pushColumnParams) differ between `before` and `after`.
+ * An UPDATE rewrites the entries of every index on a column it sets, changed or not (a job's done mark
+ * rewrote all six of its indexes' entries, an outbox message's in-flight mark all five for none changed):
+ * updates set only these.
+ */
+export function changedColumns(before: readonly unknown[], after: readonly unknown[]): number[] {
+  const changed: number[] = [];
+  for (let column = 0; 2 * column < after.length; column++) {
+    if (before[2 * column] !== after[2 * column] || before[2 * column + 1] !== after[2 * column + 1]) changed.push(column);
+  }
+  return changed;
+}
+
 /** The statements that write a document (and so its columns), built once per declaration. */
 export class WriteSql {
   readonly insert: string;
-  /** Parameters: doc, the columns' (pushColumnParams), id. */
-  readonly updateById: string;
   readonly #table: string;
   readonly #columns: readonly FieldColumn[];
   /** The column list of an INSERT: id, doc, the fields' columns. */
   readonly #names: string;
   readonly #row: string;
   readonly #upserts = new Map<number, string>();
+  /** By the changed columns' numbers: a collection's updates change a few sets of fields. */
+  readonly #updates = new Map<string, string>();
 
   constructor(table: string, columns: readonly FieldColumn[]) {
     this.#table = `"${table}"`;
@@ -103,8 +117,18 @@ export class WriteSql {
     this.#names = ["id", "doc", ...columns.map((c) => c.sql)].join(", ");
     this.#row = `(?, ?${columns.map(() => `, ${COLUMN_VALUE_SQL}`).join("")})`;
     this.insert = `INSERT INTO ${this.#table} (${this.#names}) VALUES ${this.#row}`;
-    const sets = ["doc = ?", ...columns.map((c) => `${c.sql} = ${COLUMN_VALUE_SQL}`)].join(", ");
-    this.updateById = `UPDATE ${this.#table} SET ${sets} WHERE id = ?`;
+  }
+
+  /** Rewrites a document and the columns numbered `changed` (changedColumns); parameters: doc, those columns', id. */
+  updateById(changed: readonly number[]): string {
+    const key = changed.join(",");
+    let sql = this.#updates.get(key);
+    if (sql === undefined) {
+      const sets = ["doc = ?", ...changed.map((column) => `${this.#columns[column]!.sql} = ${COLUMN_VALUE_SQL}`)].join(", ");
+      sql = `UPDATE ${this.#table} SET ${sets} WHERE id = ?`;
+      this.#updates.set(key, sql);
+    }
+    return sql;
   }
 
   /** Inserts or replaces `rows` documents; parameters per row: id, doc, the columns'. */

@@ -12,7 +12,7 @@ import {
 } from "../shared/documents.ts";
 import { assertLimit, pageOf, sortKeys } from "../shared/queries.ts";
 import { BackgroundCheckpoints } from "./checkpointer.ts";
-import { pushColumnParams } from "./columns.ts";
+import { changedColumns, pushColumnParams } from "./columns.ts";
 import { applyCollection, createLedger, normalizeSpecs, toUniqueError, type DeclaredCollection } from "./schema.ts";
 import { compileWhere, findQueries, limitSql, type SqlFragment } from "./where-sql.ts";
 
@@ -342,7 +342,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
           .statement(`SELECT doc FROM ${this.#table} WHERE id = ? AND ${where.sql}`)
           .get(id, ...where.params);
         if (json === undefined) return undefined;
-        const next = this.#rewrite(collection, applyPatch(JSON.parse(json as string) as StoredDoc, patch, id));
+        const next = this.#rewrite(collection, JSON.parse(json as string) as StoredDoc, patch);
         return JSON.parse(next) as T;
       });
     });
@@ -355,22 +355,25 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
         const rows = this.#storage
           .statement(`SELECT doc FROM ${this.#table} WHERE ${condition.sql}`)
           .all(...condition.params) as string[];
-        for (const json of rows) {
-          const doc = JSON.parse(json) as StoredDoc;
-          this.#rewrite(collection, applyPatch(doc, patch, doc.id));
-        }
+        for (const json of rows) this.#rewrite(collection, JSON.parse(json) as StoredDoc, patch);
         return rows.length;
       });
     });
   }
 
-  /** Writes a patched document back, with its columns; returns the stored JSON. */
-  #rewrite(collection: DeclaredCollection, doc: StoredDoc): string {
+  /** Writes a document back patched, with the columns the patch changed; returns the stored JSON. */
+  #rewrite(collection: DeclaredCollection, doc: StoredDoc, patch: Patch<T>): string {
+    const before: unknown[] = [];
+    pushColumnParams(before, doc, collection.columns);
+    applyPatch(doc, patch, doc.id);
     const { json } = serializeDocument(doc);
+    const after: unknown[] = [];
+    pushColumnParams(after, doc, collection.columns);
+    const changed = changedColumns(before, after);
     const params: unknown[] = [json];
-    pushColumnParams(params, doc, collection.columns);
+    for (const column of changed) params.push(after[2 * column], after[2 * column + 1]);
     params.push(doc.id);
-    this.#write(() => this.#storage.statement(collection.writes.updateById).run(...params));
+    this.#write(() => this.#storage.statement(collection.writes.updateById(changed)).run(...params));
     this.#storage.noteWritten(json.length);
     return json;
   }

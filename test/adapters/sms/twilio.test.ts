@@ -1,12 +1,15 @@
 import assert from "node:assert/strict";
+import { createRequire } from "node:module";
 import { describe, it } from "node:test";
+import type twilioSdk from "twilio";
+import { twilioSms } from "../../../adapters/sms/twilio/index.ts";
 import { fakeClock } from "../../../adapters/clock/index.ts";
 import { manualScheduler } from "../../../adapters/scheduler/manual/index.ts";
 import { memoryStorage } from "../../../adapters/storage/memory/index.ts";
 import { accountsPlugin } from "../../../plugins/accounts/index.ts";
 import { subscriptionsPlugin } from "../../../plugins/subscriptions/index.ts";
 import { createReachkit, silentLogger, type MessageStatusEvent, type OutboxMessage } from "../../../src/index.ts";
-import { MessagesApi } from "../../support/messages-api.ts";
+import { MessagesApi, TEST_ACCOUNT_SID, TEST_AUTH_TOKEN } from "../../support/messages-api.ts";
 import { TEST_SECRET, type Json } from "../../support/test-kit.ts";
 import { servedTwilioKit } from "../../support/twilio-kit.ts";
 
@@ -186,5 +189,32 @@ describe("Twilio SMS adapter in a kit", () => {
     const stopped = await t.api.sendInbound(inbound, { from: PHONE, to: t.company.senderNumber, body: "STOP" });
     assert.deepEqual(stopped.json, { received: true, keyword: "stop", changed: 1 });
     assert.deepEqual(await t.textSubscriptions(), [["MARKETING", "OPTED_OUT"]]);
+  });
+});
+
+describe("Twilio SMS adapter alone", () => {
+  it("posts the very request the library's messages.create posts: path, credentials, headers and form", async () => {
+    const api = await new MessagesApi().start();
+    try {
+      const sdk = createRequire(import.meta.url)("twilio") as typeof twilioSdk;
+      const requests = new sdk.RequestClient();
+      const library = sdk(TEST_ACCOUNT_SID, TEST_AUTH_TOKEN, {
+        httpClient: Object.assign(Object.create(requests) as typeof requests, {
+          request: (request: Parameters<typeof requests.request>[0]) => requests.request({ ...request, uri: `${api.url}${new URL(request.uri).pathname}` }),
+        }),
+      });
+      const publicUrl = "https://shop.example";
+      const statusCallback = `${publicUrl}/sms/status/01JQ0000000000000000000000`;
+      await library.messages.create({ to: PHONE, from: "+15550001111", body: "Acme: look", mediaUrl: ["https://example.com/a.png"], statusCallback });
+      const sms = twilioSms({ accountSid: TEST_ACCOUNT_SID, authToken: TEST_AUTH_TOKEN, publicUrl, apiUrl: api.url });
+      const sent = await sms.send({ from: "+15550001111", to: PHONE, body: "Acme: look", mediaUrl: "https://example.com/a.png", idempotencyKey: "01JQ0000000000000000000000" });
+      assert.equal(sent.providerMessageId, api.messages[1]!.sid);
+      assert.deepEqual(api.createRequests[1], api.createRequests[0]);
+      const compared = ({ authorization, accept, "accept-charset": charset, "content-type": type, "user-agent": agent }: Record<string, unknown>) => ({ authorization, accept, charset, type, agent });
+      assert.deepEqual(compared(api.createHeaders[1]!), compared(api.createHeaders[0]!));
+      assert.equal(api.createHeaders.length, 2);
+    } finally {
+      await api.close();
+    }
   });
 });

@@ -17,6 +17,33 @@ interface Person extends Doc {
   age?: number | boolean;
 }
 
+interface Task extends Doc {
+  status: string;
+  runAt: number;
+  owner: string;
+  key?: string;
+  note?: string;
+}
+
+/** For each UPDATE statement run during `work`, the index entries it writes (IdxInsert in its program). */
+async function indexEntriesWritten(work: () => Promise<void>): Promise<number[]> {
+  const prototype = Object.getPrototypeOf(new Database(":memory:").prepare("SELECT 1")) as { run(this: Database.Statement, ...args: unknown[]): unknown };
+  const run = prototype.run;
+  const written: number[] = [];
+  prototype.run = function (this: Database.Statement, ...args: unknown[]) {
+    if (this.source.startsWith("UPDATE")) {
+      written.push(this.database.prepare(`EXPLAIN ${this.source}`).all(...args).filter((op) => (op as { opcode: string }).opcode === "IdxInsert").length);
+    }
+    return run.apply(this, args);
+  };
+  try {
+    await work();
+  } finally {
+    prototype.run = run;
+  }
+  return written;
+}
+
 const directory = temporaryDirectory("sqlite-columns");
 let files = 0;
 const newFile = () => join(directory, `db-${++files}.sqlite`);
@@ -184,6 +211,28 @@ describe("sqliteStorage: indexed fields in columns", () => {
     assert.deepEqual((await things.find({ where: { v: { gt: 1 } } })).items.map((t) => t.id), ["a", "b"]);
     await storage.close();
     assert.deepEqual(mismatches(filename, "things"), []);
+  });
+
+  it("an update rewrites the index entries of the indexed fields it changes, and no other", async () => {
+    const storage = sqliteStorage({ filename: newFile() });
+    await storage.ensureCollections([{ name: "tasks", indexes: [{ fields: ["status", "runAt"] }, { fields: ["owner"] }, { fields: ["key"], unique: true }] }]);
+    const tasks = storage.collection<Task>("tasks");
+    await tasks.insert({ id: "t1", status: "queued", runAt: 5, owner: "ann", key: "k1", note: "first" });
+    await tasks.insert({ id: "t2", status: "queued", runAt: 6, owner: "bob", key: "k2" });
+    const written = await indexEntriesWritten(async () => {
+      await tasks.update("t1", { note: "second" });
+      await tasks.update("t1", { status: "running", owner: "ann" }, { where: { status: "queued" } });
+      await tasks.updateWhere({ owner: "bob" }, { key: undefined, note: "moved" });
+    });
+    // The row itself (WITHOUT ROWID: an entry of the primary key's tree), then one entry per index whose fields changed.
+    assert.deepEqual(written, [1, 2, 2]);
+    assert.deepEqual((await tasks.find({ where: { status: "running" } })).items.map((task) => [task.id, task.note]), [["t1", "second"]]);
+    assert.deepEqual((await tasks.find({ where: { status: "queued", runAt: { lte: 10 } } })).items.map((task) => task.id), ["t2"]);
+    assert.equal((await tasks.findOne({ key: "k2" }))?.id, undefined);
+    assert.equal((await tasks.findOne({ owner: "ann" }))?.id, "t1");
+    await tasks.insert({ id: "t3", status: "queued", runAt: 7, owner: "cy", key: "k2" });
+    await assert.rejects(tasks.update("t3", { key: "k1" }), UniqueConstraintError);
+    await storage.close();
   });
 
   it("refuses indexed fields whose column names differ only by case", async () => {
