@@ -85,17 +85,40 @@ export function pushColumnParams(params: unknown[], doc: Record<string, unknown>
   }
 }
 
+/** The columns' parameters of `doc` (pushColumnParams), as they were before a patch changes it. */
+export function columnParamsOf(doc: Record<string, unknown>, columns: readonly FieldColumn[]): unknown[] {
+  const params: unknown[] = [];
+  pushColumnParams(params, doc, columns);
+  return params;
+}
+
+/**
+ * The parameters of the columns whose value `doc` changes from what `before` (columnParamsOf) held, and
+ * the positions of those columns. The same parameters make the same SQL value, and a column holds what
+ * its document's field makes (see above), so a column left out holds its value already.
+ */
+export function changedColumnParams(before: readonly unknown[], doc: Record<string, unknown>, columns: readonly FieldColumn[]): { params: unknown[]; changed: number[] } {
+  const next = columnParamsOf(doc, columns);
+  const params: unknown[] = [];
+  const changed: number[] = [];
+  for (let i = 0; i < columns.length; i++) {
+    if (before[2 * i] === next[2 * i] && before[2 * i + 1] === next[2 * i + 1]) continue;
+    params.push(next[2 * i], next[2 * i + 1]);
+    changed.push(i);
+  }
+  return { params, changed };
+}
+
 /** The statements that write a document (and so its columns), built once per declaration. */
 export class WriteSql {
   readonly insert: string;
-  /** Parameters: doc, the columns' (pushColumnParams), id. */
-  readonly updateById: string;
   readonly #table: string;
   readonly #columns: readonly FieldColumn[];
   /** The column list of an INSERT: id, doc, the fields' columns. */
   readonly #names: string;
   readonly #row: string;
   readonly #upserts = new Map<number, string>();
+  readonly #updates = new Map<string, string>();
 
   constructor(table: string, columns: readonly FieldColumn[]) {
     this.#table = `"${table}"`;
@@ -103,8 +126,22 @@ export class WriteSql {
     this.#names = ["id", "doc", ...columns.map((c) => c.sql)].join(", ");
     this.#row = `(?, ?${columns.map(() => `, ${COLUMN_VALUE_SQL}`).join("")})`;
     this.insert = `INSERT INTO ${this.#table} (${this.#names}) VALUES ${this.#row}`;
-    const sets = ["doc = ?", ...columns.map((c) => `${c.sql} = ${COLUMN_VALUE_SQL}`)].join(", ");
-    this.updateById = `UPDATE ${this.#table} SET ${sets} WHERE id = ?`;
+  }
+
+  /**
+   * Rewrites a document and the columns at positions `changed` (changedColumnParams); parameters: doc, those
+   * columns', id. SQLite rewrites the entries of an index only when the statement sets one of its columns:
+   * a job's done mark, which changes its status and lease, then rewrites three of the job row's six indexes.
+   */
+  updateById(changed: readonly number[]): string {
+    const key = changed.join(",");
+    let sql = this.#updates.get(key);
+    if (sql === undefined) {
+      const sets = ["doc = ?", ...changed.map((i) => `${this.#columns[i]!.sql} = ${COLUMN_VALUE_SQL}`)].join(", ");
+      sql = `UPDATE ${this.#table} SET ${sets} WHERE id = ?`;
+      this.#updates.set(key, sql);
+    }
+    return sql;
   }
 
   /** Inserts or replaces `rows` documents; parameters per row: id, doc, the columns'. */

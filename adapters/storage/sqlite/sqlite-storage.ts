@@ -12,7 +12,7 @@ import {
 } from "../shared/documents.ts";
 import { assertLimit, pageOf, sortKeys } from "../shared/queries.ts";
 import { BackgroundCheckpoints } from "./checkpointer.ts";
-import { pushColumnParams } from "./columns.ts";
+import { changedColumnParams, columnParamsOf, pushColumnParams } from "./columns.ts";
 import { applyCollection, createLedger, normalizeSpecs, toUniqueError, type DeclaredCollection } from "./schema.ts";
 import { compileWhere, findQueries, limitSql, type SqlFragment } from "./where-sql.ts";
 
@@ -330,7 +330,9 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
           .statement(`SELECT doc FROM ${this.#table} WHERE id = ? AND ${where.sql}`)
           .get(id, ...where.params);
         if (json === undefined) return undefined;
-        const next = this.#rewrite(collection, applyPatch(JSON.parse(json as string) as StoredDoc, patch, id));
+        const doc = JSON.parse(json as string) as StoredDoc;
+        const before = columnParamsOf(doc, collection.columns);
+        const next = this.#rewrite(collection, before, applyPatch(doc, patch, id));
         return JSON.parse(next) as T;
       });
     });
@@ -345,20 +347,20 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
           .all(...condition.params) as string[];
         for (const json of rows) {
           const doc = JSON.parse(json) as StoredDoc;
-          this.#rewrite(collection, applyPatch(doc, patch, doc.id));
+          const before = columnParamsOf(doc, collection.columns);
+          this.#rewrite(collection, before, applyPatch(doc, patch, doc.id));
         }
         return rows.length;
       });
     });
   }
 
-  /** Writes a patched document back, with its columns; returns the stored JSON. */
-  #rewrite(collection: DeclaredCollection, doc: StoredDoc): string {
+  /** Writes a patched document back, with the columns whose values the patch changed; returns the stored JSON. */
+  #rewrite(collection: DeclaredCollection, before: readonly unknown[], doc: StoredDoc): string {
     const { json } = serializeDocument(doc);
-    const params: unknown[] = [json];
-    pushColumnParams(params, doc, collection.columns);
-    params.push(doc.id);
-    this.#write(() => this.#storage.statement(collection.writes.updateById).run(...params));
+    const { params: columnParams, changed } = changedColumnParams(before, doc, collection.columns);
+    const params: unknown[] = [json, ...columnParams, doc.id];
+    this.#write(() => this.#storage.statement(collection.writes.updateById(changed)).run(...params));
     this.#storage.noteWritten(json.length);
     return json;
   }

@@ -186,6 +186,48 @@ describe("sqliteStorage: indexed fields in columns", () => {
     assert.deepEqual(mismatches(filename, "things"), []);
   });
 
+  it("an update sets only the columns whose values it changes, so SQLite leaves the other indexes' entries alone", async () => {
+    const filename = newFile();
+    const specs = [{ name: "jobs", indexes: [{ fields: ["status", "runAt"] }, { fields: ["key"] }, { fields: ["companyId"] }, { fields: ["tags"] }] }];
+    const setup = sqliteStorage({ filename });
+    await setup.ensureCollections(specs);
+    await setup.close();
+    // An `UPDATE OF column` trigger fires when a statement sets the column, whatever the value: what SQLite
+    // also goes by to decide which indexes to rewrite.
+    const db = new Database(filename);
+    db.exec(`CREATE TABLE column_sets (id TEXT, field TEXT)`);
+    for (const field of ["status", "runAt", "key", "companyId", "tags"]) {
+      db.exec(`CREATE TRIGGER set_${field} AFTER UPDATE OF "f_${field}" ON jobs BEGIN INSERT INTO column_sets VALUES (new.id, '${field}'); END`);
+    }
+    db.close();
+    const storage = sqliteStorage({ filename });
+    await storage.ensureCollections(specs);
+    type Job = Doc & { status: string; runAt: number; key: string | null; companyId: string; tags?: unknown; note?: string };
+    const jobs = storage.collection<Job>("jobs");
+    await jobs.insert({ id: "a", status: "running", runAt: 5, key: null, companyId: "c1", tags: { x: [1] } });
+    await jobs.insert({ id: "b", status: "running", runAt: 5, key: "k", companyId: "c1" });
+    await jobs.update("a", { status: "done", key: null, companyId: "c1", note: "finished" });
+    await jobs.update("a", { note: "again", tags: { x: [1] } });
+    await jobs.update("a", { tags: { x: [2] } });
+    assert.equal(await jobs.updateWhere({ key: "k" }, { runAt: 6, companyId: "c1" }), 1);
+    await jobs.update("b", { key: undefined });
+    assert.deepEqual(await jobs.get("a"), { id: "a", status: "done", runAt: 5, key: null, companyId: "c1", tags: { x: [2] }, note: "again" });
+    assert.deepEqual((await jobs.find({ where: { status: "done", runAt: 5 } })).items.map((job) => job.id), ["a"]);
+    assert.deepEqual((await jobs.find({ where: { key: "k" } })).items, []);
+    assert.deepEqual((await jobs.find({ where: { companyId: "c1" } })).items.map((job) => job.id), ["a", "b"]);
+    await storage.close();
+
+    const check = new Database(filename, { readonly: true });
+    const sets = check.prepare(`SELECT id, field FROM column_sets ORDER BY rowid`).all();
+    check.close();
+    assert.deepEqual(sets, [
+      { id: "a", field: "status" },
+      { id: "a", field: "tags" },
+      { id: "b", field: "runAt" },
+      { id: "b", field: "key" },
+    ]);
+  });
+
   it("refuses indexed fields whose column names differ only by case", async () => {
     const storage = sqliteStorage({ filename: ":memory:" });
     await assert.rejects(
