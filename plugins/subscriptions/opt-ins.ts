@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import {
   CLOCK,
   EVENTS,
@@ -306,7 +307,9 @@ export class OptIns {
       const adopt: UserRef = {};
       if (user.phone !== undefined && !byPhone && base.phone === undefined) adopt.phone = user.phone;
       if (user.email !== undefined && !byEmail && base.email === undefined) adopt.email = user.email;
-      base = (await this.store.updateSubscriber(base.id, { ...profile(base), ...adopt })) ?? base;
+      const patch = { ...profile(base), ...adopt };
+      // A repeat that brings nothing new (the common case) leaves the row alone: its updatedAt says when it last changed.
+      if (changesSubscriber(base, patch)) base = (await this.store.updateSubscriber(base.id, patch)) ?? base;
     }
     const owners: Partial<Record<SubscriptionChannel, Subscriber>> = {};
     const channels = subscribedChannels(user, job.channels);
@@ -319,6 +322,11 @@ export class OptIns {
 /** The channels of the user's addresses, restricted to `only` when given. */
 function subscribedChannels(user: UserRef, only: readonly SubscriptionChannel[] | undefined): SubscriptionChannel[] {
   return channelsOf(user).filter((channel) => !only || only.includes(channel));
+}
+
+/** Whether `patch` changes a field of `subscriber` besides its updatedAt. */
+function changesSubscriber(subscriber: Subscriber, patch: Partial<Subscriber>): boolean {
+  return Object.entries(patch).some(([field, value]) => field !== "updatedAt" && !isDeepStrictEqual(subscriber[field as keyof Subscriber], value));
 }
 
 /** Newer values win; custom identifiers merge by name. */

@@ -62,11 +62,13 @@ class SqliteStorage implements Storage {
   readonly #statements = new Map<string, Database.Statement>();
   readonly #declared = new Map<string, DeclaredCollection>();
   readonly #handles = new Handles((name) => new SqliteCollection<Doc>(this, name));
-  readonly #transactions: AmbientTransactions<string>;
+  /** A savepoint is marked by its depth: see `savepoint` below. */
+  readonly #transactions: AmbientTransactions<number>;
   readonly #atomic: Database.Transaction<(work: () => unknown) => unknown>;
   readonly #checkpoints?: BackgroundCheckpoints;
   #closed = false;
-  #savepoints = 0;
+  /** Savepoints open in the current transaction (they nest strictly: AmbientTransactions keeps them LIFO). */
+  #savepointDepth = 0;
   /** Whether the open SQLite transaction is a read batch (see `read`) rather than a `transaction()`. */
   #readBatchOpen = false;
   readonly #endReadBatchSoon = () => this.#endReadBatch();
@@ -89,11 +91,12 @@ class SqliteStorage implements Storage {
     // better-sqlite3 turns this into a SAVEPOINT when a transaction is already open,
     // so multi-statement operations are atomic both alone and inside transaction().
     this.#atomic = db.transaction((work: () => unknown) => work());
-    this.#transactions = new AmbientTransactions<string>({
+    this.#transactions = new AmbientTransactions<number>({
       begin: () => {
         this.#assertOpen();
         this.#endReadBatch();
         this.#statement("BEGIN IMMEDIATE").run();
+        this.#savepointDepth = 0;
       },
       commit: () => {
         if (!db.inTransaction) {
@@ -104,16 +107,22 @@ class SqliteStorage implements Storage {
       rollback: () => {
         if (db.inTransaction) this.#statement("ROLLBACK").run();
       },
+      // Named by depth, so a few statement texts serve every savepoint and each is prepared once: a batch of
+      // opt-ins opens two or three per job, and exec compiled each name anew.
       savepoint: () => {
-        const name = `rk_sp_${++this.#savepoints}`;
-        db.exec(`SAVEPOINT ${name}`);
-        return name;
+        const depth = this.#savepointDepth + 1;
+        this.#statement(`SAVEPOINT rk_sp_${depth}`).run();
+        this.#savepointDepth = depth;
+        return depth;
       },
-      release: (name) => {
-        db.exec(`RELEASE ${name}`);
+      release: (depth) => {
+        this.#statement(`RELEASE rk_sp_${depth}`).run();
+        this.#savepointDepth = depth - 1;
       },
-      rollbackTo: (name) => {
-        db.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
+      rollbackTo: (depth) => {
+        this.#statement(`ROLLBACK TO rk_sp_${depth}`).run();
+        this.#statement(`RELEASE rk_sp_${depth}`).run();
+        this.#savepointDepth = depth - 1;
       },
     });
   }

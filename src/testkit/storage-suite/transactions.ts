@@ -139,6 +139,36 @@ export function transactionTests(withStorage: WithStorage): void {
         assert.deepEqual(await people.get("before"), { id: "before" });
       }));
 
+    it("nested transactions one after another at several depths: each that throws undoes its own writes and those nested in it, the others keep theirs", () =>
+      withStorage(async (storage) => {
+        const people = storage.collection<Person>("people");
+        const failure = new Error("fails");
+        const failing = (work: () => Promise<void>) => assert.rejects(storage.transaction(async () => {
+          await work();
+          throw failure;
+        }), (error) => error === failure);
+        await storage.transaction(async () => {
+          await storage.transaction(async () => {
+            await people.insert({ id: "a" });
+            await failing(() => people.insert({ id: "a-inner" }).then(() => undefined));
+            await storage.transaction(() => people.insert({ id: "a-inner-kept" }));
+          });
+          await failing(async () => {
+            await people.insert({ id: "b" });
+            await storage.transaction(() => people.insert({ id: "b-inner" }));
+          });
+          await storage.transaction(async () => {
+            await people.insert({ id: "c" });
+            await storage.transaction(async () => {
+              await storage.transaction(() => people.insert({ id: "c-deep" }));
+              await failing(() => people.update("c", { name: "undone" }).then(() => undefined));
+            });
+          });
+        });
+        assert.deepEqual(await ids(people.find()), ["a", "a-inner-kept", "c", "c-deep"]);
+        assert.deepEqual(await people.get("c"), { id: "c" });
+      }));
+
     // afterCommit is optional for adapters: these run for those that have it.
     it("afterCommit runs work once the transaction has committed, outside it, and transaction() resolves after the work", () =>
       withStorage(async (storage) => {

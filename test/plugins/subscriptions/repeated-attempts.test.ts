@@ -105,4 +105,25 @@ describe("repeated opt-ins and unsubscribes: recorded every time, texted once pe
       assert.throws(() => subscriptionsPlugin({ repeatTextWindowMs: bad }), /repeatTextWindowMs must be a whole number of milliseconds/);
     }
   });
+
+  it("a repeat that brings nothing new leaves the subscriber's row as it was; one with a new name updates it", async () => {
+    const t = await startTestKit({ config: { rateLimits: { "opt-in": 100 } } });
+    const subscriber = () => t.kit.plugin("subscriptions").findSubscriber(t.company.companyId, { phone: PHONE });
+    await optIn(t, { user: { phone: PHONE, firstName: "Ada" }, externalIdentifiers: { clientUserId: "c-1" } });
+    await t.scheduler.flush();
+    const first = (await subscriber())!;
+
+    await t.scheduler.advance(MINUTE);
+    await optIn(t, { user: { phone: PHONE }, externalIdentifiers: { clientUserId: "c-1" } });
+    await optIn(t, { user: { phone: PHONE, firstName: "Ada" } });
+    await t.scheduler.flush();
+    assert.deepEqual(await subscriber(), first);
+    assert.deepEqual(await actionsOf(t, PHONE), ["opt_in", "opt_in_repeated", "opt_in_repeated"]);
+
+    await t.scheduler.advance(MINUTE);
+    await optIn(t, { user: { phone: PHONE, lastName: "Lovelace" } });
+    await t.scheduler.flush();
+    assert.deepEqual(await subscriber(), { ...first, lastName: "Lovelace", updatedAt: first.updatedAt + 2 * MINUTE });
+    await t.stop();
+  });
 });
