@@ -2,7 +2,7 @@ import { Router, type ErrorRequestHandler, type Request, type RequestHandler } f
 import type { HostGroup, HttpMethod, Reachkit } from "../../../src/index.ts";
 import { insidePrefix, normalizePrefix, pathOf } from "../shared/mount.ts";
 import { nativePaths } from "../shared/native-routes.ts";
-import { neutralFromNode, sendNode } from "../shared/node-transport.ts";
+import { answerNode, neutralFromNode } from "../shared/node-transport.ts";
 import { expressPath, paramsFromExpress } from "./express-path.ts";
 
 export interface ExpressRouterOptions {
@@ -32,7 +32,7 @@ export function expressRouter(kit: Reachkit, options: ExpressRouterOptions = {})
   const answerFromCore: RequestHandler = async (request, response, next) => {
     const lookup = kit.http.lookup(request.method, pathOf(insidePrefix(request.url, prefix) ?? request.url), { groups });
     if (lookup.kind === "not_found") return next();
-    sendNode(response, await kit.http.respond(lookup, neutral(request)));
+    await answerNode(request, response, await kit.http.respond(lookup, neutral(request)));
   };
 
   // No route serves OPTIONS: leave CORS preflights to the host, rather than to Express's automatic answer.
@@ -42,7 +42,7 @@ export function expressRouter(kit: Reachkit, options: ExpressRouterOptions = {})
   for (const { routes } of table) {
     for (const route of routes) {
       router[routeMethod(route.method)](prefix + expressPath(route.path), async (request: Request, response) => {
-        sendNode(response, await kit.http.dispatch(route, paramsFromExpress(request.params), neutral(request)));
+        await answerNode(request, response, await kit.http.dispatch(route, paramsFromExpress(request.params), neutral(request)));
       });
     }
   }

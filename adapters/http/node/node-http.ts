@@ -2,7 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { HostGroup, Reachkit } from "../../../src/index.ts";
 import { insidePrefix, normalizePrefix, pathOf } from "../shared/mount.ts";
-import { neutralFromNode, sendInternalError, sendNode, type HostRequest } from "../shared/node-transport.ts";
+import { answerNode, neutralFromNode, sendInternalError, sendNode, type HostRequest } from "../shared/node-transport.ts";
 import { createLimitedServer, type ServerLimits } from "./server-limits.ts";
 
 export interface NodeHandlerOptions {
@@ -35,7 +35,7 @@ export function nodeHandler(kit: Reachkit, options: NodeHandlerOptions = {}): No
     if (lookup.kind === "not_found" && next) return next();
     kit.http
       .respond(lookup, neutralFromNode(request, url))
-      .then((result) => sendNode(response, result))
+      .then((result) => answerNode(request, response, result))
       .catch((error: unknown) => sendInternalError(kit, response, error));
   };
 }

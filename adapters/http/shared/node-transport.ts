@@ -25,6 +25,43 @@ export function neutralFromNode(request: HostRequest, url: string, remoteAddress
   return { method: request.method ?? "GET", url, headers: request.headers, body: requestBody(request), remoteAddress };
 }
 
+/** The most of a body no route read that an answer waits for (read and dropped); past it, the answer goes at once. */
+const UNREAD_BODY_WAIT_BYTES = 1024 * 1024;
+
+/**
+ * Settles once the rest of a body the core did not read has arrived (read and dropped), at once when there is
+ * none or more than UNREAD_BODY_WAIT_BYTES is left. An answer written while the client is still sending is
+ * lost when the connection then closes: the unread bytes turn the close into a reset, and a reset discards
+ * what the client has not read yet (a GET of /openapi.json with a large body lost its answer that way).
+ */
+export function unreadBodyArrived(request: IncomingMessage): Promise<void> {
+  if (request.complete || request.readableEnded || request.destroyed) return Promise.resolve();
+  const declared = Number(request.headers["content-length"]);
+  if (declared > UNREAD_BODY_WAIT_BYTES) return Promise.resolve();
+  return new Promise((resolve) => {
+    let read = 0;
+    const arrived = () => {
+      request.off("data", count);
+      resolve();
+    };
+    const count = (chunk: Buffer) => {
+      read += chunk.length;
+      if (read > UNREAD_BODY_WAIT_BYTES) arrived();
+    };
+    request.on("data", count);
+    request.once("end", arrived).once("close", arrived).once("error", arrived);
+  });
+}
+
+/**
+ * Writes the core's answer once the request's unread body has arrived (unreadBodyArrived); at once when the
+ * core closes the connection itself (a body over the limit: 413), since that body is not to be waited for.
+ */
+export async function answerNode(request: IncomingMessage, response: ServerResponse, result: NeutralResponse): Promise<void> {
+  if (result.headers.connection !== "close") await unreadBodyArrived(request);
+  sendNode(response, result);
+}
+
 /**
  * Writes the core's answer; with its length given (0 for an empty answer but a
  * 204 or 304, which have none), so that Node sends it in one piece rather than chunked.

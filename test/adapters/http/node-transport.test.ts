@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { it } from "node:test";
-import { sendNode } from "../../../adapters/http/shared/node-transport.ts";
+import { answerNode, sendNode } from "../../../adapters/http/shared/node-transport.ts";
 
 /** The raw status and headers of one answer written by sendNode. */
 async function answerOf(status: number): Promise<{ status: number; headers: Record<string, unknown> }> {
@@ -31,4 +31,35 @@ it("sends an empty answer with content-length 0, not chunked (the 200 of an even
   const noContent = await answerOf(204);
   assert.equal(noContent.headers["content-length"], undefined);
   assert.equal(noContent.headers["transfer-encoding"], undefined);
+});
+
+it("answers a request whose body the route did not read once that body has arrived: closing the connection then loses no answer", async () => {
+  const events: string[] = [];
+  const answer = "x".repeat(100_000);
+  const server = createServer((request, response) => {
+    request.once("end", () => events.push("request body arrived"));
+    response.once("finish", () => events.push("answer written"));
+    void answerNode(request, response, { status: 200, headers: {}, body: answer });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const chunk = "b".repeat(100_000);
+    const received = await new Promise<string>((resolve, reject) => {
+      const client = request({ port: (server.address() as AddressInfo).port, host: "127.0.0.1", method: "GET", agent: false, headers: { "content-length": String(3 * chunk.length) } }, (response) => {
+        let body = "";
+        response.setEncoding("utf8");
+        response.on("data", (data: string) => (body += data));
+        response.on("error", reject);
+        response.on("end", () => resolve(body));
+      });
+      client.on("error", reject);
+      // The body in three parts, each after a turn of the event loop: the server is free to answer before the last.
+      const sendPart = (left: number) => (left === 0 ? client.end() : client.write(chunk, () => setImmediate(() => sendPart(left - 1))));
+      sendPart(3);
+    });
+    assert.equal(received, answer);
+    assert.deepEqual(events, ["request body arrived", "answer written"]);
+  } finally {
+    server.close();
+  }
 });
