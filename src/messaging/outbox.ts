@@ -281,7 +281,9 @@ export class Outbox {
       status: { in: WENT_OR_GOING },
       [alike]: record[alike],
     };
-    return (await this.#messages.findOne(where)) !== undefined;
+    // Newest first, the order of the (to, companyId, createdAt) index: storage stops at the first match instead of
+    // reading every attempt in the window and sorting them by id (a repeat grew dearer with each attempt).
+    return (await this.#messages.findOne(where, [{ field: "createdAt", direction: "desc" }])) !== undefined;
   }
 }
 
