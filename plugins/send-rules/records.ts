@@ -1,4 +1,4 @@
-import type { CollectionSpec, Doc, Migration } from "../../src/index.ts";
+import type { CollectionSpec, Doc } from "../../src/index.ts";
 import type { QuietHours } from "./quiet-hours.ts";
 
 /** A company's rules for marketing messages; the id is the company id. Absent: the plugin's defaults. */
@@ -26,24 +26,8 @@ export interface SendRecord extends Doc {
 
 export const POLICIES = "send_rules_policies";
 export const SENDS = "send_rules_sends";
-/**
- * Retired: a person's row that a marketing send under the cap wrote on
- * PostgreSQL to count in turn, before `lockKey`. Still declared, so that the
- * table of an older database stays known to the storage (`reachkit
- * migrate-storage` copies every table a data directory ever had); emptied once
- * by the migration `cap-fences-emptied`, as its ids held phone numbers.
- */
-export const RETIRED_CAP_FENCES = "send_rules_cap_fences";
 
 export const sendRulesCollections: readonly CollectionSpec[] = [
   { name: POLICIES },
   { name: SENDS, indexes: [{ fields: ["companyId", "to", "at"] }] },
-  { name: RETIRED_CAP_FENCES },
 ];
-
-export const capFencesEmptied: Migration = {
-  id: "cap-fences-emptied",
-  async up({ storage }) {
-    await storage.collection(RETIRED_CAP_FENCES).deleteWhere({});
-  },
-};

@@ -2,7 +2,7 @@ import { definePlugin, HttpError, OUTBOX } from "../../src/index.ts";
 import { SUBSCRIPTIONS_SERVICE } from "../subscriptions/index.ts";
 import { sendRulesCommands } from "./commands.ts";
 import { DEFAULT_QUIET_HOURS, type QuietHours } from "./quiet-hours.ts";
-import { capFencesEmptied, sendRulesCollections } from "./records.ts";
+import { sendRulesCollections } from "./records.ts";
 import { checkPolicy, SendPolicies } from "./send-policies.ts";
 import { SendRules } from "./send-rules.ts";
 import { PhoneTimeZones } from "./time-zones.ts";
@@ -50,7 +50,6 @@ export function sendRulesPlugin(options: SendRulesPluginOptions = {}) {
     name: "sendRules",
     requires: [OUTBOX, SUBSCRIPTIONS_SERVICE],
     collections: sendRulesCollections,
-    migrations: [capFencesEmptied],
     commands: sendRulesCommands,
     register({ container }) {
       container.bind(SEND_RULES_SETTINGS, { useValue: settings });

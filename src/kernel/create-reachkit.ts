@@ -11,7 +11,7 @@ import { HOST_GROUPS, type AnyRoute, type HostGroup } from "../http/route.ts";
 import { jobsCollection } from "../jobs/job-record.ts";
 import { JOBS, Jobs } from "../jobs/jobs.ts";
 import { jsonLogger } from "../logging/json-logger.ts";
-import { outboxCollection, outboxFencesEmptied, retiredOutboxFencesCollection } from "../messaging/outbox-record.ts";
+import { outboxCollection } from "../messaging/outbox-record.ts";
 import { apiReferenceRoutes } from "../openapi/api-reference.ts";
 import { openApiDocument } from "../openapi/openapi-document.ts";
 import { GroupCommit, GROUP_COMMIT } from "./group-commit.ts";
@@ -184,7 +184,7 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
   const commands: CliCommand[] = cliCommands(plugins);
 
   let state: KitStatus = "created";
-  const collections: CollectionSpec[] = [jobsCollection, migrationsCollection, outboxCollection, retiredOutboxFencesCollection, ...plugins.flatMap((plugin) => plugin.collections ?? [])];
+  const collections: CollectionSpec[] = [jobsCollection, migrationsCollection, outboxCollection, ...plugins.flatMap((plugin) => plugin.collections ?? [])];
 
   const kit: Reachkit = {
     container,
@@ -212,7 +212,7 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
       if (state !== "created") throw new Error(`cannot start a kit that is ${state}`);
       state = "starting";
       await options.storage.ensureCollections(collections);
-      await runMigrations(options.storage, clock, plugins, contextOf, [outboxFencesEmptied]);
+      await runMigrations(options.storage, clock, plugins, contextOf);
       for (const plugin of plugins) await plugin.start?.(contextOf(plugin));
       if (startOptions.runJobs ?? true) {
         // A kit that runs no jobs sends nothing (a CLI command): it holds no provider connection.

@@ -1,5 +1,4 @@
 import type { CollectionSpec, Doc } from "../ports/storage.ts";
-import type { KernelMigration } from "../kernel/migrations.ts";
 import type { DeliveryStatus } from "./delivery-status.ts";
 
 /** A delivery status, or `suppressed`: recorded and never sent (the same text went to the number recently). */
@@ -55,21 +54,6 @@ export interface OutboxMessage extends Doc {
 export const channelOf = (message: OutboxMessage): OutboxChannel => message.channel ?? "sms";
 
 export const OUTBOX_COLLECTION = "reachkit_outbox";
-
-/**
- * Retired: a recipient's row that a message under a repeat window wrote on PostgreSQL to look for one
- * like it in turn, before `lockKey`. Still declared, so that the table of an older database stays known
- * to the storage (`reachkit migrate-storage` copies every table a data directory ever had); emptied once
- * by `outboxFencesEmptied`, as its ids held phone numbers.
- */
-const RETIRED_OUTBOX_FENCES = "reachkit_outbox_fences";
-export const retiredOutboxFencesCollection: CollectionSpec = { name: RETIRED_OUTBOX_FENCES };
-export const outboxFencesEmptied: KernelMigration = {
-  id: "outbox-fences-emptied",
-  async up(storage) {
-    await storage.collection(RETIRED_OUTBOX_FENCES).deleteWhere({});
-  },
-};
 
 export const outboxCollection: CollectionSpec = {
   name: OUTBOX_COLLECTION,
