@@ -3,6 +3,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest, RouteHandlerMeth
 import type { HostGroup, NeutralRequest, NeutralResponse, Reachkit } from "../../../src/index.ts";
 import { insidePrefix, normalizePrefix, pathOf } from "../shared/mount.ts";
 import { nativePaths } from "../shared/native-routes.ts";
+import { unreadBodyArrived } from "../shared/node-transport.ts";
 
 export interface FastifyPluginOptions {
   /** Serve reachkit under this path prefix (`/reachkit`), inside any prefix the plugin is registered with. */
@@ -34,12 +35,15 @@ export function fastifyPlugin(kit: Reachkit, options: FastifyPluginOptions = {})
       body: request.body instanceof Readable ? { kind: "stream", stream: request.body } : undefined,
       remoteAddress: request.ip,
     });
-    // A Buffer, because Fastify appends "; charset=utf-8" to a JSON content type sent with a string.
-    const send = (reply: FastifyReply, response: NeutralResponse) =>
-      reply
+    // A Buffer, because Fastify appends "; charset=utf-8" to a JSON content type sent with a string. After
+    // the rest of a body no route read, as answerNode does for node:http and Express.
+    const send = async (reply: FastifyReply, response: NeutralResponse) => {
+      if (response.headers.connection !== "close") await unreadBodyArrived(reply.request.raw);
+      return reply
         .code(response.status)
         .headers(response.headers)
         .send(typeof response.body === "string" ? Buffer.from(response.body) : response.body);
+    };
 
     // The methods reachkit does not serve on a path go to the core, which answers 405 with Allow.
     const answerFromCore: RouteHandlerMethod = async (request, reply) => {

@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import type { AddressInfo } from "node:net";
 import Fastify from "fastify";
 import { fastifyPlugin } from "../../../adapters/http/fastify/index.ts";
 import { CONFORMANCE_CONFIG, conformancePlugin } from "../../../src/testkit/index.ts";
+import { sendBodyInParts } from "../../support/slow-body-client.ts";
 import { defaultPlugins, startTestKit, type TestKit } from "../../support/test-kit.ts";
 
 describe("fastifyPlugin in a host instance", () => {
@@ -58,5 +60,22 @@ describe("fastifyPlugin in a host instance", () => {
     await lenient.register(fastifyPlugin(t.kit));
     assert.equal((await lenient.inject({ url: "/v1/me/", headers })).statusCode, 200);
     await lenient.close();
+  });
+
+  it("answers a request whose body no route read, over a connection the client then closes, without losing the answer", async () => {
+    const app = Fastify();
+    await app.register(fastifyPlugin(t.kit));
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      const port = (app.server.address() as AddressInfo).port;
+      const expected = await app.inject({ method: "GET", url: "/openapi.json" });
+      assert.equal(expected.statusCode, 200);
+      const part = "b".repeat(100_000);
+      const answer = await sendBodyInParts({ port, method: "GET", path: "/openapi.json", headers: { connection: "close" }, parts: [part, part, part] });
+      assert.equal(answer.status, 200);
+      assert.equal(answer.body, expected.body);
+    } finally {
+      await app.close();
+    }
   });
 });

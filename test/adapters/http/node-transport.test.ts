@@ -3,6 +3,7 @@ import { createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { it } from "node:test";
 import { answerNode, sendNode } from "../../../adapters/http/shared/node-transport.ts";
+import { sendBodyInParts } from "../../support/slow-body-client.ts";
 
 /** The raw status and headers of one answer written by sendNode. */
 async function answerOf(status: number): Promise<{ status: number; headers: Record<string, unknown> }> {
@@ -44,19 +45,8 @@ it("answers a request whose body the route did not read once that body has arriv
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   try {
     const chunk = "b".repeat(100_000);
-    const received = await new Promise<string>((resolve, reject) => {
-      const client = request({ port: (server.address() as AddressInfo).port, host: "127.0.0.1", method: "GET", agent: false, headers: { "content-length": String(3 * chunk.length) } }, (response) => {
-        let body = "";
-        response.setEncoding("utf8");
-        response.on("data", (data: string) => (body += data));
-        response.on("error", reject);
-        response.on("end", () => resolve(body));
-      });
-      client.on("error", reject);
-      // The body in three parts, each after a turn of the event loop: the server is free to answer before the last.
-      const sendPart = (left: number) => (left === 0 ? client.end() : client.write(chunk, () => setImmediate(() => sendPart(left - 1))));
-      sendPart(3);
-    });
+    const port = (server.address() as AddressInfo).port;
+    const { body: received } = await sendBodyInParts({ port, method: "GET", path: "/", parts: [chunk, chunk, chunk] });
     assert.equal(received, answer);
     assert.deepEqual(events, ["request body arrived", "answer written"]);
   } finally {
