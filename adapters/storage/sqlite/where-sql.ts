@@ -9,7 +9,7 @@ import {
   type SqlValue,
 } from "../shared/queries.ts";
 import type { DeclaredCollection } from "./schema.ts";
-import { isText, ShapeCache } from "./shape-cache.ts";
+import { inPlaceholders, isText, ShapeCache } from "./shape-cache.ts";
 
 export interface SqlFragment {
   sql: string;
@@ -76,7 +76,7 @@ function whereSql(collection: DeclaredCollection, conditions: readonly Condition
         clauses.push(`${expr} IS NOT ?`);
         break;
       case "in":
-        clauses.push(condition.values.length === 0 ? "0" : `${expr} IN (${condition.values.map(() => "?").join(", ")})`);
+        clauses.push(condition.values.length === 0 ? "0" : `${expr} IN (${"?, ".repeat(inPlaceholders(condition.values.length) - 1)}?)`);
         break;
       case "exists":
         clauses.push(condition.present ? `${expr} IS NOT NULL` : `${expr} IS NULL`);
@@ -98,6 +98,7 @@ function paramsOf(conditions: readonly Condition[]): SqlValue[] {
         break;
       case "in":
         for (const value of condition.values) params.push(value);
+        for (let pad = inPlaceholders(condition.values.length) - condition.values.length; pad > 0; pad--) params.push(condition.values.at(-1)!);
         break;
       case "exists":
         break;

@@ -1,0 +1,45 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { it } from "node:test";
+import Database from "better-sqlite3";
+import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
+import type { Doc } from "../../../src/ports/storage.ts";
+import { temporaryDirectory } from "../../support/temp-dir.ts";
+
+interface Thing extends Doc {
+  group: string;
+}
+
+it("prepares a few statements for `in` lists of every length, not one per length, and each still finds exactly its documents", async () => {
+  const storage = sqliteStorage({ filename: join(temporaryDirectory("sqlite-statements"), "db.sqlite") });
+  await storage.ensureCollections([{ name: "things", indexes: [{ fields: ["group"] }] }]);
+  const things = storage.collection<Thing>("things");
+  const ids = Array.from({ length: 600 }, (_, i) => `t${String(i).padStart(4, "0")}`);
+  for (const id of ids) await things.insert({ id, group: Number(id.slice(1)) % 2 === 0 ? "even" : "odd" });
+
+  const prototype = Database.prototype as unknown as { prepare(this: Database.Database, sql: string): Database.Statement };
+  const prepare = prototype.prepare;
+  const prepared = new Set<string>();
+  prototype.prepare = function (this: Database.Database, sql: string) {
+    prepared.add(sql);
+    return prepare.call(this, sql);
+  };
+  try {
+    for (let length = 1; length <= ids.length; length++) {
+      const asked = ids.slice(ids.length - length);
+      const found = await things.find({ where: { id: { in: asked }, group: "even" }, limit: 1000 });
+      assert.deepEqual(
+        found.items.map((thing) => thing.id).sort(),
+        asked.filter((id) => Number(id.slice(1)) % 2 === 0),
+        `an in-list of ${length}`,
+      );
+      assert.equal(await things.count({ id: { in: asked } }), length, `count of an in-list of ${length}`);
+    }
+  } finally {
+    prototype.prepare = prepare;
+    await storage.close();
+  }
+  // Lengths 1 to 8 exactly, then 16, 32, ..., 1,024: 15 shapes, for the find and for the count.
+  const inLists = [...prepared].filter((sql) => sql.includes(" IN ("));
+  assert.ok(inLists.length <= 30, `${inLists.length} statements prepared`);
+});
