@@ -281,9 +281,10 @@ export class Outbox {
       status: { in: WENT_OR_GOING },
       [alike]: record[alike],
     };
-    // Newest first, the order of the (to, companyId, createdAt) index: storage stops at the first match instead of
-    // reading every attempt in the window and sorting them by id (a repeat grew dearer with each attempt).
-    return (await this.#messages.findOne(where, [{ field: "createdAt", direction: "desc" }])) !== undefined;
+    // Oldest first, in the order of the (to, companyId, createdAt) index and its id: storage stops at the first match
+    // without sorting. A burst's text is the oldest of its window and every later attempt is suppressed behind it, so
+    // it is the first row read; newest first read every suppressed attempt since it (a repeat grew dearer each time).
+    return (await this.#messages.findOne(where, [{ field: "createdAt" }, { field: "id" }])) !== undefined;
   }
 }
 
