@@ -66,6 +66,11 @@ export interface OutboundMessage {
    */
   onePerKindWithinMs?: number;
   tags?: Record<string, string>;
+  /**
+   * The company as the caller has just read it (`Accounts.getCompany`): spares the outbox its own read of the
+   * sender number. Used only when its id is `companyId`.
+   */
+  company?: Company;
 }
 
 export interface OutboxListOptions {
@@ -170,7 +175,7 @@ export class Outbox {
 
   /** Stores a message built by `build` (unless its key was seen), suppressed or with its delivery job. */
   async #record(
-    message: { companyId: string; idempotencyKey?: string; suppressDuplicates?: boolean; onePerKindWithinMs?: number },
+    message: { companyId: string; idempotencyKey?: string; suppressDuplicates?: boolean; onePerKindWithinMs?: number; company?: Company },
     runAt: number | undefined,
     build: (id: string, now: number, company: Company | undefined) => OutboxMessage,
   ): Promise<OutboxMessage> {
@@ -182,7 +187,8 @@ export class Outbox {
         if (existing) return existing;
       }
       const id = sortableId(now);
-      const record = build(id, now, await this.accounts()?.getCompany(message.companyId));
+      const company = message.company?.id === message.companyId ? message.company : await this.accounts()?.getCompany(message.companyId);
+      const record = build(id, now, company);
       const windowed = message.suppressDuplicates || message.onePerKindWithinMs;
       // One at a time per recipient from here to the commit: two messages at once look for one like them one
       // after the other, not both finding none (a recipient may have no message yet, so a key is held).

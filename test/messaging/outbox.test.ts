@@ -30,6 +30,18 @@ describe("messaging outbox", () => {
     await t.stop();
   });
 
+  it("sends from the company the caller read, and never from another company given in its place", async () => {
+    const t = await startTestKit();
+    const accounts = t.kit.plugin("accounts");
+    const own = (await accounts.updateCompany(t.company.companyId, { senderNumber: "+15551230000" }))!;
+    const other = (await accounts.getCompany((await t.kit.provisionCompany({ name: "Other" })).company.id))!;
+    await t.kit.outbox.send({ companyId: own.id, to: TO, body: "read by the caller", kind: "test", company: own });
+    await t.kit.outbox.send({ companyId: own.id, to: TO, body: "another's company", kind: "test", company: other });
+    await t.scheduler.flush();
+    assert.deepEqual(t.sms.sent.map((m) => [m.from, m.body]), [["+15551230000", "read by the caller"], ["+15551230000", "another's company"]]);
+    await t.stop();
+  });
+
   it("sends an MMS with its media URL, and falls back to the default sender", async () => {
     const t = await startTestKit();
     // Provisioning gives the company a sender number; a company without one uses the default.
