@@ -172,7 +172,7 @@ async function bareMessages(count: number): Promise<{ acceptSeconds: number; dis
       idempotencyKey: id, attempts: 0, createdAt: now, updatedAt: now,
     };
     const job: JobRecord = {
-      id: sortableId(now), type: OUTBOX_SEND_JOB, lane: OUTBOX_SEND_JOB, key: `outbox:${id}`, activeKey: `outbox:${id}`, companyId: principal.companyId, payload: { messageId: id },
+      id: sortableId(now), type: OUTBOX_SEND_JOB, lane: OUTBOX_SEND_JOB, key: null, activeKey: null, companyId: principal.companyId, payload: { messageId: id },
       status: "queued", runAt: now, attempts: 0, maxAttempts: 5, leaseUntil: null, lastError: null, createdAt: now, updatedAt: now, finishedAt: null,
     };
     accept(message, job);

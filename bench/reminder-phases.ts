@@ -246,7 +246,7 @@ async function bareCreate(dataDir: string, count: number) {
     message: rowInserter<OutboxMessage>(db, OUTBOX_COLLECTION),
   };
   const companyId = "bench-company";
-  const job = (key: string, runAt: number, now: number, payload: unknown): JobRecord => ({
+  const job = (key: string | null, runAt: number, now: number, payload: unknown): JobRecord => ({
     id: sortableId(now), type: "appointments.send-step", key, activeKey: key, companyId, payload,
     status: "queued", runAt, attempts: 0, maxAttempts: 5, leaseUntil: null, lastError: null, createdAt: now, updatedAt: now, finishedAt: null,
   });
@@ -268,7 +268,7 @@ async function bareCreate(dataDir: string, count: number) {
       id: messageId, companyId, to: body.phone, from: "+15550000000", body: "Hi Ada", kind: "appointment_confirmation", status: "queued",
       idempotencyKey: `appointments:${id}:CONFIRMATION:${eventAt}`, attempts: 0, createdAt: now, updatedAt: now,
     });
-    insert.job({ ...job(`outbox:${messageId}`, now, now, { messageId }), type: OUTBOX_SEND_JOB, lane: OUTBOX_SEND_JOB });
+    insert.job({ ...job(null, now, now, { messageId }), type: OUTBOX_SEND_JOB, lane: OUTBOX_SEND_JOB });
   });
   const texts = Array.from({ length: count }, (_, i) => JSON.stringify(reminderBody("type", i, count, Date.now())));
   const before = memory();

@@ -34,6 +34,7 @@ export class Notices {
       kind: notice.kind,
       idempotencyKey: notice.idempotencyKey,
       onePerKindWithinMs: notice.onePerKindWithinMs,
+      company,
     });
   }
 }

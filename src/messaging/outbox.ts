@@ -66,6 +66,11 @@ export interface OutboundMessage {
    */
   onePerKindWithinMs?: number;
   tags?: Record<string, string>;
+  /**
+   * The company as the caller has just read it (`Accounts.getCompany`): spares the outbox its own read of the
+   * sender number. Used only when its id is `companyId`.
+   */
+  company?: Company;
 }
 
 export interface OutboxListOptions {
@@ -170,7 +175,7 @@ export class Outbox {
 
   /** Stores a message built by `build` (unless its key was seen), suppressed or with its delivery job. */
   async #record(
-    message: { companyId: string; idempotencyKey?: string; suppressDuplicates?: boolean; onePerKindWithinMs?: number },
+    message: { companyId: string; idempotencyKey?: string; suppressDuplicates?: boolean; onePerKindWithinMs?: number; company?: Company },
     runAt: number | undefined,
     build: (id: string, now: number, company: Company | undefined) => OutboxMessage,
   ): Promise<OutboxMessage> {
@@ -182,7 +187,8 @@ export class Outbox {
         if (existing) return existing;
       }
       const id = sortableId(now);
-      const record = build(id, now, await this.accounts()?.getCompany(message.companyId));
+      const company = message.company?.id === message.companyId ? message.company : await this.accounts()?.getCompany(message.companyId);
+      const record = build(id, now, company);
       const windowed = message.suppressDuplicates || message.onePerKindWithinMs;
       // One at a time per recipient from here to the commit: two messages at once look for one like them one
       // after the other, not both finding none (a recipient may have no message yet, so a key is held).
@@ -197,7 +203,9 @@ export class Outbox {
       }
       await this.#messages.insert(record);
       const due = runAt ?? (channelOf(record) === "sms" ? this.#deliveries.reserve(record.from, now) : undefined) ?? now;
-      await this.jobs.enqueue({ type: OUTBOX_SEND_JOB, payload: { messageId: id }, key: `outbox:${id}`, companyId: message.companyId, runAt: due });
+      // No job key: the message is new and its job is queued with it, once. A key cost a savepoint, a read and
+      // two index entries per text, and nothing looked a send job up by it.
+      await this.jobs.enqueue({ type: OUTBOX_SEND_JOB, payload: { messageId: id }, companyId: message.companyId, runAt: due });
       stored = "queued";
       return record;
     });
@@ -281,9 +289,10 @@ export class Outbox {
       status: { in: WENT_OR_GOING },
       [alike]: record[alike],
     };
-    // Newest first, the order of the (to, companyId, createdAt) index: storage stops at the first match instead of
-    // reading every attempt in the window and sorting them by id (a repeat grew dearer with each attempt).
-    return (await this.#messages.findOne(where, [{ field: "createdAt", direction: "desc" }])) !== undefined;
+    // Oldest first, in the order of the (to, companyId, createdAt) index and its id: storage stops at the first match
+    // without sorting. A burst's text is the oldest of its window and every later attempt is suppressed behind it, so
+    // it is the first row read; newest first read every suppressed attempt since it (a repeat grew dearer each time).
+    return (await this.#messages.findOne(where, [{ field: "createdAt" }, { field: "id" }])) !== undefined;
   }
 }
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { SmsSendError, type JobRecord, type OutboxMessage } from "../../src/index.ts";
+import { OUTBOX_SEND_JOB, SmsSendError, type JobRecord, type OutboxMessage } from "../../src/index.ts";
 import { memoryStorage } from "../../adapters/storage/memory/index.ts";
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
 import { OUTBOX_COLLECTION } from "../../src/messaging/outbox-record.ts";
@@ -27,6 +27,18 @@ describe("messaging outbox", () => {
     assert.equal(sent.status, "sent");
     assert.equal(sent.providerMessageId, t.sms.sent[0]!.providerMessageId);
     assert.equal(sent.sentAt, t.clock.now());
+    await t.stop();
+  });
+
+  it("sends from the company the caller read, and never from another company given in its place", async () => {
+    const t = await startTestKit();
+    const accounts = t.kit.plugin("accounts");
+    const own = (await accounts.updateCompany(t.company.companyId, { senderNumber: "+15551230000" }))!;
+    const other = (await accounts.getCompany((await t.kit.provisionCompany({ name: "Other" })).company.id))!;
+    await t.kit.outbox.send({ companyId: own.id, to: TO, body: "read by the caller", kind: "test", company: own });
+    await t.kit.outbox.send({ companyId: own.id, to: TO, body: "another's company", kind: "test", company: other });
+    await t.scheduler.flush();
+    assert.deepEqual(t.sms.sent.map((m) => [m.from, m.body]), [["+15551230000", "read by the caller"], ["+15551230000", "another's company"]]);
     await t.stop();
   });
 
@@ -111,13 +123,23 @@ describe("messaging outbox", () => {
     await t.stop();
   });
 
+  it("queues each text's delivery as one job row without a key: the job is new with its message, nothing looks it up", async () => {
+    const t = await startTestKit();
+    const message = await t.kit.outbox.send({ companyId: t.company.companyId, to: TO, body: "one job", kind: "test" });
+    const jobs = await t.kit.jobs.list({ type: OUTBOX_SEND_JOB });
+    assert.deepEqual(jobs.map((job) => [job.payload, job.key, job.activeKey, job.companyId]), [[{ messageId: message.id }, null, null, t.company.companyId]]);
+    await t.scheduler.flush();
+    assert.equal((await t.kit.outbox.get(message.id))?.status, "sent");
+    await t.stop();
+  });
+
   it("never sends twice when a crash loses the record of a send", async () => {
     const t = await startTestKit();
     const message = await t.kit.outbox.send({ companyId: t.company.companyId, to: TO, body: "exactly once", kind: "test" });
     await t.scheduler.flush();
     // A crash after the provider accepted the SMS but before the commit leaves the message queued and its job to run again.
     await t.kit.storage.collection<OutboxMessage>("reachkit_outbox").update(message.id, { status: "queued", providerMessageId: undefined });
-    const job = (await t.kit.storage.collection<JobRecord>("reachkit_jobs").findOne({ key: `outbox:${message.id}` }))!;
+    const job = (await t.kit.jobs.list({ type: OUTBOX_SEND_JOB })).find((queued) => (queued.payload as { messageId: string }).messageId === message.id)!;
     await t.kit.storage.collection<JobRecord>("reachkit_jobs").update(job.id, { status: "dead" });
     assert.ok(await t.kit.jobs.retry(job.id));
     await t.scheduler.flush();

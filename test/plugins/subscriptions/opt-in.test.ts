@@ -210,6 +210,22 @@ describe("POST /v1/subscriptions", () => {
     await t.stop();
   });
 
+  it("reads the company once to process an opt-in: the notice's wording and the text's sender number", async () => {
+    let companyReads = 0;
+    const storage = withCollectionMethod(await testStorage(), "get", (get, collection) => (id) => {
+      if (collection === "accounts_companies") companyReads++;
+      return get(id);
+    });
+    const t = await startTestKit({ storage });
+    const company = await t.kit.plugin("accounts").getCompany(t.company.companyId);
+    await optIn(t, { user: { phone: PHONE } });
+    companyReads = 0;
+    await t.scheduler.flush();
+    assert.deepEqual((await t.kit.outbox.list({ to: PHONE })).map((message) => [message.from, message.body.split(":")[0]]), [[company!.senderNumber, company!.name]]);
+    assert.equal(companyReads, 1);
+    await t.stop();
+  });
+
   it("emits subscription.created when the job runs, and subscription.confirmed on the Y", async () => {
     const t = await startTestKit();
     const seen: Array<[string, SubscriptionEvent]> = [];
