@@ -387,12 +387,12 @@ export class JobRunner {
 
   /** A task ended with more jobs due than the queues had room for: wake the runner to claim them. */
   #wakeForBacklog(): void {
-    // Woken once a lane with a backlog has a set of slots' worth of room (the finishing task still counts), not at
-    // every task's end: its queue still holds work for its slots meanwhile, and a wake claims that many jobs in one
-    // commit. Another lane's room does not count: the runner's own slots, idle beside a backlog of deliveries, woke
-    // it at nearly every delivery's end, to claim a few jobs a commit.
-    const roomForASet = this.#lanes.some((lane) => lane.backlog && lane.queue.size + lane.queue.pending <= lane.concurrency);
-    if (roomForASet && !this.#stopping) {
+    // Woken once a lane with a backlog has only half a set of slots' worth of jobs waiting for a slot, not at every
+    // task's end: the wake claims at least that many in one commit while the waiting ones keep its slots busy (waking
+    // only once none waited left its slots idle while it claimed). Another lane's room does not count: the runner's
+    // own slots, idle beside a backlog of deliveries, woke it at nearly every delivery's end, to claim a few jobs.
+    const roomForHalfASet = this.#lanes.some((lane) => lane.backlog && lane.queue.size <= lane.concurrency / 2);
+    if (roomForHalfASet && !this.#stopping) {
       for (const lane of this.#lanes) lane.backlog = false;
       this.#arm(this.clock.now());
     }

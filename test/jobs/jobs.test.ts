@@ -373,7 +373,7 @@ describe("durable jobs", () => {
     await kit.stop();
   });
 
-  it("with a real-time scheduler and a backlog of a type with slots of its own, claims its jobs a set of slots at a time, not as each job ends; the runner's idle slots do not wake it", { timeout: 30_000 }, async () => {
+  it("with a real-time scheduler and a backlog of a type with slots of its own, claims its jobs half a set of slots or more at a time, not as each job ends; the runner's idle slots do not wake it", { timeout: 30_000 }, async () => {
     const claimed: number[] = [];
     const storage = withCollectionMethod(memoryStorage(), "updateWhere", (updateWhere) => async (where, patch) => {
       const claims = await updateWhere(where, patch);
@@ -401,9 +401,9 @@ describe("durable jobs", () => {
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     await kit.stop();
-    // Room for twice its 4 slots at the first wake, then a set of slots' worth (or more) each time: never a claim per job.
+    // Room for twice its 4 slots at the first wake, then half a set's worth (or more) each time: never a claim per job.
     assert.equal(claimed.reduce((sum, claims) => sum + claims, 0), 40);
-    assert.deepEqual(claimed.slice(0, -1).filter((claims) => claims < 4), [], `claims: ${claimed.join(", ")}`);
+    assert.deepEqual(claimed.slice(0, -1).filter((claims) => claims < 2), [], `claims: ${claimed.join(", ")}`);
   });
 
   it("arms for a job of the runner's slots due later while another type's slots have a backlog waiting on a remote service", async () => {
