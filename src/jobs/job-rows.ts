@@ -146,13 +146,20 @@ export class JobRows {
     await this.jobs.update(job.id, { leaseUntil: this.clock.now() + this.settings.leaseMs }, { where: { status: "running", attempts: job.attempts } });
   }
 
-  /** When the runner must wake next: the next queued job's due time (of these lanes only, if given), or the next lease to run out. */
-  async nextWakeAt(lanes?: readonly Where<JobRecord>[]): Promise<number | null> {
-    const [nextLease, ...nextQueued] = await Promise.all([
+  /** When the runner must wake next: the next queued job's due time, or the next lease to run out. */
+  async nextWakeAt(): Promise<number | null> {
+    const [nextQueued, nextLease] = await Promise.all([
+      this.jobs.findOne({ status: "queued" }, [{ field: "runAt" }]),
       this.jobs.findOne({ status: "running", leaseUntil: { exists: true } }, [{ field: "leaseUntil" }]),
-      ...(lanes ?? [{}]).map((lane) => this.jobs.findOne({ ...lane, status: "queued" }, [{ field: "runAt" }])),
     ]);
-    const times = [...nextQueued.map((job) => job?.runAt), nextLease?.leaseUntil ?? undefined].filter((t): t is number => t !== undefined);
+    const times = [nextQueued?.runAt, nextLease?.leaseUntil ?? undefined].filter((t): t is number => t !== undefined);
+    return times.length > 0 ? Math.min(...times) : null;
+  }
+
+  /** The next due time of a queued job of these lanes, if any. */
+  async nextDueAt(lanes: readonly Where<JobRecord>[]): Promise<number | null> {
+    const next = await Promise.all(lanes.map((lane) => this.jobs.findOne({ ...lane, status: "queued" }, [{ field: "runAt" }])));
+    const times = next.flatMap((job) => (job ? [job.runAt] : []));
     return times.length > 0 ? Math.min(...times) : null;
   }
 
