@@ -134,8 +134,8 @@ export class GroupCommit {
 /**
  * What a write of a group gets (`run`'s `write(group)`): `defer` adds an item to
  * a bulk write of the group. Handed to the write rather than found in its async
- * context: a second AsyncLocalStorage made every promise of the process dearer
- * (about 100 ns each, a tenth of a delivery's CPU in bench:delivery).
+ * context: a second AsyncLocalStorage makes every promise of the process dearer
+ * (about 100 ns each, measured alone; the storage has one already).
  */
 export interface GroupWrite {
   /**
