@@ -1,6 +1,6 @@
 import { setMaxListeners } from "node:events";
 import PQueue from "p-queue";
-import { GroupCommit } from "../kernel/group-commit.ts";
+import { BulkWrite, BulkWrites, GroupCommit, type GroupWrite } from "../kernel/group-commit.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { Logger } from "../ports/logger.ts";
 import type { Scheduler } from "../ports/scheduler.ts";
@@ -21,6 +21,8 @@ interface Lane {
   queue: PQueue;
   concurrency: number;
   where: Where<JobRecord>;
+  /** More of its jobs were due than its queue had room for: one of them finishing wakes the runner again. */
+  backlog: boolean;
 }
 
 /**
@@ -54,13 +56,16 @@ export class JobRunner {
   #ticking: Promise<void> | null = null;
   #tickAgain = false;
   #armedAt: number | null = null;
-  /** More jobs were due than the queues had room for; a finishing job wakes the runner again. */
-  #backlog = false;
   /**
    * The rows of jobs that threw (run later, retry, dead) in one turn of the event loop, written in one
    * commit: a wake's deliveries to a slow receiver are each put back (RunLaterError), tens at a time.
    */
   readonly #failures: GroupCommit;
+  /**
+   * The done marks of jobs that finish in one group's transaction (a GroupCommit of their outcomes, or a
+   * batch): written in one statement there, before its commit.
+   */
+  readonly #doneMarks: BulkWrite<JobRecord>;
 
   constructor(
     jobs: Collection<JobRecord>,
@@ -73,7 +78,8 @@ export class JobRunner {
   ) {
     this.#rows = new JobRows(jobs, clock, settings);
     this.#failures = new GroupCommit({ transaction: atomically });
-    this.#lanes = [{ queue: new PQueue({ concurrency: settings.concurrency }), concurrency: settings.concurrency, where: { lane: null } }];
+    this.#doneMarks = new BulkWrite((jobs) => this.#rows.finishAll(jobs));
+    this.#lanes = [{ queue: new PQueue({ concurrency: settings.concurrency }), concurrency: settings.concurrency, where: { lane: null }, backlog: false }];
   }
 
   register(type: string, definition: JobDefinition<unknown>): void {
@@ -86,7 +92,7 @@ export class JobRunner {
 
   #addLane(type: string, slots: number): void {
     if (!Number.isSafeInteger(slots) || slots < 1) throw new RangeError(`job type "${type}": slots must be a whole number of at least 1, got ${String(slots)}`);
-    this.#lanes.push({ queue: new PQueue({ concurrency: slots }), concurrency: slots, where: { lane: type } });
+    this.#lanes.push({ queue: new PQueue({ concurrency: slots }), concurrency: slots, where: { lane: type }, backlog: false });
   }
 
   /** The lane a job of this type is stored with: its type when it has slots of its own. */
@@ -185,7 +191,7 @@ export class JobRunner {
           this.#tickAgain = false;
           if (this.#stopping) return;
           await this.#claimDue();
-          if (!this.#backlog) this.#arm(await this.#rows.nextWakeAt());
+          await this.#armForNextDue();
           // Jobs that enqueue jobs (a scan a page per job) would otherwise claim and run in one chain of
           // microtasks on a synchronous storage: no timer, request or I/O of the process would run until it ends.
           if (this.#tickAgain) await new Promise((resolve) => setImmediate(resolve));
@@ -200,6 +206,20 @@ export class JobRunner {
     return this.#ticking;
   }
 
+  /**
+   * Arms for the next due job, or lease to run out. A lane with a backlog is woken by its own jobs' ends
+   * (#wakeForBacklog), and each of those wakes looks at the leases; the other lanes arm for their next due job
+   * (a reminder due while deliveries have a backlog), if they have one and it is not armed already (arming the
+   * scheduler at every wake of a backlog cost 3% of a delivery's CPU).
+   */
+  async #armForNextDue(): Promise<void> {
+    const waiting = this.#lanes.filter((lane) => !lane.backlog);
+    if (waiting.length === this.#lanes.length) return this.#arm(await this.#rows.nextWakeAt());
+    if (waiting.length === 0) return;
+    const at = await this.#rows.nextDueAt(waiting.map((lane) => lane.where));
+    if (at !== null && at !== this.#armedAt) this.#arm(at);
+  }
+
   /** How many tasks a lane may claim now: twice its slots in its queue, none while the jobs that released their slot are at their bound. */
   #room(lane: Lane): number {
     const inSlots = this.#lanes.reduce((sum, each) => sum + each.queue.pending, 0);
@@ -208,12 +228,11 @@ export class JobRunner {
   }
 
   async #claimDue(): Promise<void> {
-    this.#backlog = false;
     const open: Array<{ lane: Lane; room: number; where: Where<JobRecord> }> = [];
     for (const lane of this.#lanes) {
       const room = this.#room(lane);
+      lane.backlog = room <= 0;
       if (room > 0) open.push({ lane, room, where: lane.where });
-      else this.#backlog = true;
     }
     if (open.length === 0) return;
     if (!this.#sharesStorage) {
@@ -226,7 +245,7 @@ export class JobRunner {
         const now = await this.#rows.requeueExpiredLeases();
         for (const request of open) {
           const { tasks, more } = await this.#rows.claimInBatches(request, now, batchSizeOf, largestBatch);
-          if (more) this.#backlog = true;
+          if (more) request.lane.backlog = true;
           for (const task of tasks) started.push({ lane: request.lane, task });
         }
       });
@@ -238,7 +257,7 @@ export class JobRunner {
       // them, and every other storage call of theirs would wait behind their own open claim transaction.
       const now = await this.#rows.requeueExpiredLeases();
       for (const request of open) {
-        if (await this.#rows.claimShared(request, now, (job) => this.#start(request.lane, [job]))) this.#backlog = true;
+        if (await this.#rows.claimShared(request, now, (job) => this.#start(request.lane, [job]))) request.lane.backlog = true;
       }
     }
   }
@@ -290,8 +309,9 @@ export class JobRunner {
     heartbeat.unref();
     const started = performance.now();
     let markedDone = false;
-    const markDone = async () => {
-      await this.#rows.finish(job, "done", null, logger);
+    const markDone = async (group?: GroupWrite) => {
+      if (group) group.defer(this.#doneMarks, job);
+      else await this.#rows.finish(job, "done", null, logger);
       markedDone = true;
     };
     try {
@@ -318,6 +338,7 @@ export class JobRunner {
     let failures: Array<{ job: JobRecord; error: unknown }> = [];
     try {
       await this.atomically(async () => {
+        const bulk = new BulkWrites();
         for (const job of batch) {
           const logger = this.#loggerOf(job);
           if (job.attempts > job.maxAttempts) {
@@ -326,19 +347,26 @@ export class JobRunner {
           }
           const started = performance.now();
           try {
-            const outcome = await this.atomically(async () => {
-              const finish = () => this.#rows.finish(job, "done", null, logger);
-              const outcome = await handler(job.payload, this.#context(job, logger, () => undefined, finish));
-              // Fenced by the job's status: a handler that marked it done already leaves nothing to write.
-              await finish();
-              return outcome;
-            });
+            let markedDone = false;
+            const outcome = await bulk.member((group) =>
+              this.atomically(async () => {
+                // With the batch's other done marks, in one statement before its commit.
+                const finish = async () => {
+                  if (!markedDone) group.defer(this.#doneMarks, job);
+                  markedDone = true;
+                };
+                const outcome = await handler(job.payload, this.#context(job, logger, () => undefined, finish));
+                await finish();
+                return outcome;
+              }),
+            );
             const ms = Math.round(performance.now() - started);
             done.push(() => logger.info("job done", { ...outcome, ms }));
           } catch (error) {
             failures.push({ job, error });
           }
         }
+        await bulk.write();
       });
     } catch (error) {
       // The commit failed: nothing of the batch was stored, and every job of it runs again.
@@ -350,7 +378,7 @@ export class JobRunner {
     this.#wakeForBacklog();
   }
 
-  #context(job: JobRecord, logger: Logger, releaseSlot: () => void, markDone: () => Promise<void>): JobContext {
+  #context(job: JobRecord, logger: Logger, releaseSlot: () => void, markDone: JobContext["markDone"]): JobContext {
     return { job, attempt: job.attempts, logger, signal: this.#abort.signal, releaseSlot, markDone };
   }
 
@@ -365,11 +393,13 @@ export class JobRunner {
 
   /** A task ended with more jobs due than the queues had room for: wake the runner to claim them. */
   #wakeForBacklog(): void {
-    // Woken once a lane has a set of slots' worth of room (the finishing task still counts), not at every task's
-    // end: its queue still holds work for its slots meanwhile, and a wake claims that many jobs in one commit.
-    const roomForASet = this.#lanes.some((lane) => lane.queue.size + lane.queue.pending <= lane.concurrency);
-    if (this.#backlog && roomForASet && !this.#stopping) {
-      this.#backlog = false;
+    // Woken once a lane with a backlog has only half a set of slots' worth of jobs waiting for a slot, not at every
+    // task's end: the wake claims at least that many in one commit while the waiting ones keep its slots busy (waking
+    // only once none waited left its slots idle while it claimed). Another lane's room does not count: the runner's
+    // own slots, idle beside a backlog of deliveries, woke it at nearly every delivery's end, to claim a few jobs.
+    const roomForHalfASet = this.#lanes.some((lane) => lane.backlog && lane.queue.size <= lane.concurrency / 2);
+    if (roomForHalfASet && !this.#stopping) {
+      for (const lane of this.#lanes) lane.backlog = false;
       this.#arm(this.clock.now());
     }
   }

@@ -41,30 +41,41 @@ async function recordingKit(storage: Storage, pollMs?: number) {
 }
 
 /**
- * A kit whose storage fails the n-th job claim (an update to status "running") after `failClaim(n)`,
- * and answers the next n claims after `loseClaims(n)` as lost to another process.
+ * A kit whose storage fails the n-th claiming statement (an update to status "running": one job's, or a bulk
+ * claim's) after `failClaim(n)`, answers the next n single claims after `loseClaims(n)` as lost to another
+ * process, and counts the claiming statements of each kind.
  */
 async function failingClaimKit(pollMs?: number) {
   let failNextClaim = 0;
   let lostClaims = 0;
-  const storage = withCollectionMethod(memoryStorage(), "update", (update) => async (id, patch, options) => {
+  const claims = { single: 0, bulk: 0 };
+  const failing = (patch: unknown) => {
     const claiming = (patch as Partial<JobRecord>).status === "running";
     if (claiming && --failNextClaim === 0) throw new Error("storage hiccup");
+    return claiming;
+  };
+  const singles = withCollectionMethod(memoryStorage(), "update", (update) => async (id, patch, options) => {
+    const claiming = failing(patch);
+    if (claiming) claims.single++;
     if (claiming && lostClaims > 0 && lostClaims--) return undefined; // another process won it
     return update(id, patch, options);
   });
+  const storage = withCollectionMethod(singles, "updateWhere", (updateWhere) => async (where, patch) => {
+    if (failing(patch)) claims.bulk++;
+    return updateWhere(where, patch);
+  });
   const kit = await recordingKit(storage, pollMs);
-  return { ...kit, failClaim: (n: number) => (failNextClaim = n), loseClaims: (n: number) => (lostClaims = n) };
+  return { ...kit, claims, failClaim: (n: number) => (failNextClaim = n), loseClaims: (n: number) => (lostClaims = n) };
 }
 
 const FIVE_JOBS = ["job-0", "job-1", "job-2", "job-3", "job-4"];
 
-/** Five jobs due in an hour, then the wake an hour later, whose third claim fails. */
-async function wakeWithThirdClaimFailing(pollMs?: number) {
+/** Five jobs due in an hour, then the wake an hour later, whose n-th claiming statement fails. */
+async function wakeWithClaimFailing(n: number, pollMs?: number) {
   const claimKit = await failingClaimKit(pollMs);
   const { kit, clock, scheduler, failClaim } = claimKit;
   for (const payload of FIVE_JOBS) await kit.jobs.enqueue({ type: "work", payload, runAt: clock.now() + HOUR });
-  failClaim(3);
+  failClaim(n);
   await scheduler.advance(HOUR);
   return claimKit;
 }
@@ -244,9 +255,17 @@ describe("durable jobs", () => {
     await restarted.kit.stop();
   });
 
+  it("alone on its storage, claims a wake's due jobs with one statement, not one per job", async () => {
+    const { kit, scheduler, runs, claims } = await wakeWithClaimFailing(0);
+    assert.deepEqual([...runs].sort(), FIVE_JOBS);
+    assert.deepEqual(claims, { single: 0, bulk: 1 });
+    assert.equal((await kit.jobs.list({ status: "done" })).length, 5);
+    await kit.stop();
+  });
+
   it("claims a wake's due jobs all or none: a claim that fails leaves every job queued, and they run once on the retry", async () => {
-    const { kit, scheduler, runs } = await wakeWithThirdClaimFailing();
-    assert.deepEqual(runs, [], "the two claims before the failure were rolled back, not left running");
+    const { kit, scheduler, runs } = await wakeWithClaimFailing(1);
+    assert.deepEqual(runs, [], "nothing claimed was left running");
     assert.equal((await kit.jobs.list({ status: "queued" })).length, 5);
     await scheduler.advance(5_000); // the runner looks again after a failed wake
     assert.deepEqual([...runs].sort(), FIVE_JOBS);
@@ -254,7 +273,7 @@ describe("durable jobs", () => {
   });
 
   it("with pollMs (other processes on the database), claims one job at a time: a claim that fails leaves the jobs won before it running, the rest queued, and each runs once", async () => {
-    const { kit, scheduler, runs } = await wakeWithThirdClaimFailing(60_000);
+    const { kit, scheduler, runs } = await wakeWithClaimFailing(3, 60_000);
     assert.equal(runs.length, 2, "the two jobs claimed before the failure ran at once, not after their lease");
     assert.equal((await kit.jobs.list({ status: "queued" })).length, 3);
     assert.equal((await kit.jobs.list({ status: "running" })).length, 0);
@@ -351,6 +370,58 @@ describe("durable jobs", () => {
     await scheduler.flush();
     assert.deepEqual(remote, [0, 1, 2, 3]);
     assert.equal((await kit.jobs.list({ status: "done" })).length, 5);
+    await kit.stop();
+  });
+
+  it("with a real-time scheduler and a backlog of a type with slots of its own, claims its jobs half a set of slots or more at a time, not as each job ends; the runner's idle slots do not wake it", { timeout: 30_000 }, async () => {
+    const claimed: number[] = [];
+    const storage = withCollectionMethod(memoryStorage(), "updateWhere", (updateWhere) => async (where, patch) => {
+      const claims = await updateWhere(where, patch);
+      if ((patch as Partial<JobRecord>).status === "running") claimed.push(claims);
+      return claims;
+    });
+    let ran = 0;
+    // Each job waits for its answer, which the test gives one job at a time.
+    const answers: Array<() => void> = [];
+    const remote = async () => {
+      await new Promise<void>((resolve) => answers.push(resolve));
+      ran++;
+    };
+    const kit = kitWithJobs(() => ({ remote: { handler: remote, slots: 4 } }), { storage, scheduler: nodeScheduleScheduler(), config: { jobs: { concurrency: 2 } } });
+    await kit.start();
+    // In one transaction: the runner hears of them once all are queued.
+    await kit.storage.transaction(async () => {
+      for (let i = 0; i < 40; i++) await kit.jobs.enqueue({ type: "remote", payload: i });
+    });
+    for (let answered = 0; answered < 40; answered++) {
+      await waitUntil("a job waiting for its answer", () => answers.length > 0);
+      answers.shift()!();
+      await waitUntil("the answered job's end", () => ran === answered + 1);
+      // Time for a wake, were one armed.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await kit.stop();
+    // Room for twice its 4 slots at the first wake, then half a set's worth (or more) each time: never a claim per job.
+    assert.equal(claimed.reduce((sum, claims) => sum + claims, 0), 40);
+    assert.deepEqual(claimed.slice(0, -1).filter((claims) => claims < 2), [], `claims: ${claimed.join(", ")}`);
+  });
+
+  it("arms for a job of the runner's slots due later while another type's slots have a backlog waiting on a remote service", async () => {
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const local: number[] = [];
+    const { kit, clock, scheduler } = jobKit({ remote: { handler: async () => void (await answered), slots: 1 }, local: async (payload: number) => void local.push(payload) });
+    await kit.start();
+    for (let i = 0; i < 3; i++) await kit.jobs.enqueue({ type: "remote", payload: i });
+    const dueAt = clock.now() + 1_000;
+    await kit.jobs.enqueue({ type: "local", payload: 9, runAt: dueAt });
+    const running = scheduler.flush();
+    for (let turn = 0; turn < 100 && scheduler.armedAt === null; turn++) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(scheduler.armedAt, dueAt, "the alarm is set for the local job, not left to the remote slots' backlog");
+    answer();
+    await running;
+    await scheduler.advance(1_000);
+    assert.deepEqual(local, [9]);
     await kit.stop();
   });
 
