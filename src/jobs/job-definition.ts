@@ -18,10 +18,13 @@ export interface JobContext {
    */
   releaseSlot(): void;
   /**
-   * Marks the job done at once, in the caller's transaction, for a handler
-   * that commits its outcome in a transaction of its own (beside the outcomes
-   * of other jobs, in a `GroupCommit`): the job's end commits with it. Called
-   * last; the runner then leaves the job as it is.
+   * Marks the job done in the caller's transaction, for a handler that
+   * commits its outcome in a transaction of its own (beside the outcomes of
+   * other jobs, in a `GroupCommit`): the job's end commits with it. In a
+   * `GroupCommit` write (or a batch) the mark joins the group's done marks,
+   * written in one statement after its last write, before its commit, and
+   * dropped if this write throws. Called last; the runner then leaves the job
+   * as it is.
    */
   markDone(): Promise<void>;
 }

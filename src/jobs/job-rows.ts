@@ -31,7 +31,9 @@ export class JobRows {
   /**
    * Claims due jobs in order for up to `room` tasks: a job of a type with a batch size joins the task
    * of the job before it while that one is of its type and has room, so batches are runs of consecutive
-   * jobs and every job starts after those due before it. `more` tells that due jobs were left.
+   * jobs and every job starts after those due before it. `more` tells that due jobs were left. For a
+   * runner alone on its storage, in the transaction of its wake: each page of due jobs is claimed with
+   * one statement (per attempt count among them), not one per job.
    */
   async claimInBatches(request: ClaimRequest, now: number, batchSizeOf: (type: string) => number, largestBatch: number): Promise<{ tasks: JobRecord[][]; more: boolean }> {
     const { where, room } = request;
@@ -40,20 +42,49 @@ export class JobRows {
     let after: string | undefined;
     for (;;) {
       const due = await this.jobs.find({ where: { ...where, status: "queued", runAt: { lte: now } }, orderBy: [{ field: "runAt" }], limit: page, after });
+      const chosen: JobRecord[] = [];
+      let full = false;
       for (const job of due.items) {
         const open = tasks.at(-1);
         const joins = open !== undefined && open[0]!.type === job.type && open.length < batchSizeOf(job.type);
-        if (!joins && tasks.length === room) return { tasks, more: true };
-        const claim = await this.claim(job, now);
-        if (!claim) continue;
-        if (joins) open.push(claim);
-        else tasks.push([claim]);
+        if (!joins && tasks.length === room) {
+          full = true;
+          break;
+        }
+        if (joins) open.push(job);
+        else tasks.push([job]);
+        chosen.push(job);
       }
+      const claimed = await this.claimAll(chosen, now);
+      const tried = new Set(chosen);
+      // A job claimed meanwhile by someone else leaves its task (none is while the runner is alone on its storage).
+      for (let index = tasks.length - 1; index >= 0; index--) {
+        const task = tasks[index]!.flatMap((job) => claimed.get(job.id) ?? (tried.has(job) ? [] : [job]));
+        if (task.length > 0) tasks[index] = task;
+        else tasks.splice(index, 1);
+      }
+      if (full) return { tasks, more: true };
       if (due.nextCursor === undefined) return { tasks, more: false };
       after = due.nextCursor;
       // Past the first page the due jobs are filling a batch: read them a batch at a time.
       page = Math.max(room, largestBatch);
     }
+  }
+
+  /**
+   * Claims jobs read as queued: one conditional update per attempt count among them, fenced as `claim` is
+   * (status and attempt number), then one read of the rows won. Returns them by id.
+   */
+  async claimAll(jobs: readonly JobRecord[], now: number): Promise<Map<string, JobRecord>> {
+    if (jobs.length === 0) return new Map();
+    const leaseUntil = now + this.settings.leaseMs;
+    for (const [attempts, ids] of idsByAttempts(jobs)) {
+      await this.jobs.updateWhere({ id: { in: ids }, status: "queued", attempts }, { status: "running", attempts: attempts + 1, leaseUntil, updatedAt: now });
+    }
+    const read = await this.jobs.find({ where: { id: { in: jobs.map((job) => job.id) } }, limit: jobs.length });
+    const attemptsBefore = new Map(jobs.map((job) => [job.id, job.attempts]));
+    const won = read.items.filter((job) => job.status === "running" && job.leaseUntil === leaseUntil && job.attempts === attemptsBefore.get(job.id)! + 1);
+    return new Map(won.map((job) => [job.id, job]));
   }
 
   /**
@@ -157,6 +188,15 @@ export class JobRows {
     return runAt;
   }
 
+  /** Marks running jobs done: one conditional update per attempt count among them, fenced as `finish` is. */
+  async finishAll(jobs: readonly JobRecord[]): Promise<void> {
+    const now = this.clock.now();
+    // A job's lastError stays as stored: `finish` writes the value its claim read, which is the stored one.
+    for (const [attempts, ids] of idsByAttempts(jobs)) {
+      await this.jobs.updateWhere({ id: { in: ids }, status: "running", attempts }, { status: "done", activeKey: null, leaseUntil: null, updatedAt: now, finishedAt: now });
+    }
+  }
+
   async finish(job: JobRecord, status: "done" | "dead", error: string | null, logger: Logger): Promise<void> {
     const now = this.clock.now();
     if (status === "dead") logger.error("job is dead", { error });
@@ -171,4 +211,15 @@ export class JobRows {
   #backoff(attempt: number): number {
     return Math.min(this.settings.backoffMaxMs, this.settings.backoffBaseMs * 2 ** (attempt - 1));
   }
+}
+
+/** The ids of `jobs` by their attempt count: one fenced statement per count (almost always one). */
+function idsByAttempts(jobs: readonly JobRecord[]): Map<number, string[]> {
+  const byAttempts = new Map<number, string[]>();
+  for (const job of jobs) {
+    const ids = byAttempts.get(job.attempts);
+    if (ids) ids.push(job.id);
+    else byAttempts.set(job.attempts, [job.id]);
+  }
+  return byAttempts;
 }

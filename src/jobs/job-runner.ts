@@ -1,6 +1,6 @@
 import { setMaxListeners } from "node:events";
 import PQueue from "p-queue";
-import { GroupCommit } from "../kernel/group-commit.ts";
+import { BulkWrite, BulkWrites, GroupCommit } from "../kernel/group-commit.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { Logger } from "../ports/logger.ts";
 import type { Scheduler } from "../ports/scheduler.ts";
@@ -61,6 +61,11 @@ export class JobRunner {
    * commit: a wake's deliveries to a slow receiver are each put back (RunLaterError), tens at a time.
    */
   readonly #failures: GroupCommit;
+  /**
+   * The done marks of jobs that finish in one group's transaction (a GroupCommit of their outcomes, or a
+   * batch): written in one statement there, before its commit.
+   */
+  readonly #doneMarks: BulkWrite<JobRecord>;
 
   constructor(
     jobs: Collection<JobRecord>,
@@ -73,6 +78,7 @@ export class JobRunner {
   ) {
     this.#rows = new JobRows(jobs, clock, settings);
     this.#failures = new GroupCommit({ transaction: atomically });
+    this.#doneMarks = new BulkWrite((jobs) => this.#rows.finishAll(jobs));
     this.#lanes = [{ queue: new PQueue({ concurrency: settings.concurrency }), concurrency: settings.concurrency, where: { lane: null } }];
   }
 
@@ -291,7 +297,7 @@ export class JobRunner {
     const started = performance.now();
     let markedDone = false;
     const markDone = async () => {
-      await this.#rows.finish(job, "done", null, logger);
+      if (!this.#doneMarks.add(job)) await this.#rows.finish(job, "done", null, logger);
       markedDone = true;
     };
     try {
@@ -318,6 +324,7 @@ export class JobRunner {
     let failures: Array<{ job: JobRecord; error: unknown }> = [];
     try {
       await this.atomically(async () => {
+        const bulk = new BulkWrites();
         for (const job of batch) {
           const logger = this.#loggerOf(job);
           if (job.attempts > job.maxAttempts) {
@@ -326,19 +333,23 @@ export class JobRunner {
           }
           const started = performance.now();
           try {
-            const outcome = await this.atomically(async () => {
-              const finish = () => this.#rows.finish(job, "done", null, logger);
-              const outcome = await handler(job.payload, this.#context(job, logger, () => undefined, finish));
-              // Fenced by the job's status: a handler that marked it done already leaves nothing to write.
-              await finish();
-              return outcome;
-            });
+            let markedDone = false;
+            const outcome = await bulk.member(() =>
+              this.atomically(async () => {
+                // With the batch's other done marks, in one statement before its commit.
+                const finish = async () => void (markedDone ||= this.#doneMarks.add(job));
+                const outcome = await handler(job.payload, this.#context(job, logger, () => undefined, finish));
+                await finish();
+                return outcome;
+              }),
+            );
             const ms = Math.round(performance.now() - started);
             done.push(() => logger.info("job done", { ...outcome, ms }));
           } catch (error) {
             failures.push({ job, error });
           }
         }
+        await bulk.write();
       });
     } catch (error) {
       // The commit failed: nothing of the batch was stored, and every job of it runs again.

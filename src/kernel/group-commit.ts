@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { Storage } from "../ports/storage.ts";
 import { defineToken } from "./token.ts";
 
@@ -20,7 +21,10 @@ interface Member {
  * nothing acknowledged can be lost. What a transaction costs besides its
  * writes (the storage's lock, BEGIN and COMMIT, the pages written to SQLite's
  * WAL) is then paid once per group rather than once per write. Writes asked
- * while a group commits form the next group, written right after it.
+ * while a group commits form the next group, written right after it. The
+ * items that the group's writes add to a {@link BulkWrite} (their jobs' done
+ * marks) are written after every write of the group, in one call, before the
+ * commit.
  *
  * A caller that knows others are under way with it (the texts the provider
  * is answering, webhook requests out) runs as a participant
@@ -50,7 +54,7 @@ export class GroupCommit {
 
   /** Runs `write` in the next shared transaction; resolves with its result once that transaction committed. */
   run<R>(write: () => Promise<R>): Promise<R> {
-    if (this.storage.transactionsRunConcurrently) return this.storage.transaction(write);
+    if (this.storage.transactionsRunConcurrently) return this.storage.transaction(() => BulkWrites.around(write));
     return new Promise<R>((resolve, reject) => {
       this.#next.push({ write, settle: (outcome) => (outcome.ok ? resolve(outcome.value as R) : reject(outcome.error)) });
       this.#schedule();
@@ -99,7 +103,7 @@ export class GroupCommit {
   async #commit(group: readonly Member[]): Promise<Outcome[]> {
     if (group.length === 1) {
       // Alone: its own transaction, without a savepoint.
-      return [await this.storage.transaction(group[0]!.write).then(
+      return [await this.storage.transaction(() => BulkWrites.around(group[0]!.write)).then(
         (value): Outcome => ({ ok: true, value }),
         (error: unknown): Outcome => ({ ok: false, error }),
       )];
@@ -107,19 +111,94 @@ export class GroupCommit {
     const outcomes: Outcome[] = [];
     try {
       await this.storage.transaction(async () => {
+        const bulk = new BulkWrites();
         for (const { write } of group) {
           try {
-            outcomes.push({ ok: true, value: await this.storage.transaction(write) });
+            outcomes.push({ ok: true, value: await bulk.member(() => this.storage.transaction(write)) });
           } catch (error) {
             outcomes.push({ ok: false, error });
           }
         }
+        await bulk.write();
       });
     } catch (error) {
       // The commit failed: nothing of the group was stored.
       return group.map(() => ({ ok: false, error }));
     }
     return outcomes;
+  }
+}
+
+/** What one write of a group added to bulk writes, while it runs (closed after: later adds are written at once). */
+interface Collector {
+  open: boolean;
+  items: Map<BulkWrite<unknown>, unknown[]>;
+}
+
+const collecting = new AsyncLocalStorage<Collector>();
+
+/**
+ * A write that many members of one group would each make alone (a job's done
+ * mark), made once for the group: a member calls `add`, and the group writes
+ * the items of every member whose write succeeded with one call of `writeAll`,
+ * in its transaction, before the commit. A member's write that throws rolls
+ * back alone and its items are dropped with it.
+ */
+export class BulkWrite<T> {
+  constructor(private readonly writeAll: (items: readonly T[]) => Promise<void>) {}
+
+  /**
+   * Adds `item` to the bulk write of the group whose write the caller runs in. False outside such a write
+   * (the caller then writes it itself). The item is not written yet: a read in the same write does not see it.
+   */
+  add(item: T): boolean {
+    const collector = collecting.getStore();
+    if (!collector?.open) return false;
+    const items = collector.items.get(this as BulkWrite<unknown>);
+    if (items) items.push(item);
+    else collector.items.set(this as BulkWrite<unknown>, [item]);
+    return true;
+  }
+
+  /** Writes the items of a group (BulkWrites). */
+  write(items: readonly unknown[]): Promise<void> {
+    return this.writeAll(items as readonly T[]);
+  }
+}
+
+/** The bulk writes of one group: each member's items, kept when its write succeeds, written together by `write`. */
+export class BulkWrites {
+  readonly #items = new Map<BulkWrite<unknown>, unknown[]>();
+
+  /** Runs `write` as the group's only member, then its bulk writes: for a transaction of one write. */
+  static async around<R>(write: () => Promise<R>): Promise<R> {
+    const bulk = new BulkWrites();
+    const value = await bulk.member(write);
+    await bulk.write();
+    return value;
+  }
+
+  /** Runs one member's write; what it adds to bulk writes joins the group's if it succeeds. */
+  async member<R>(write: () => Promise<R>): Promise<R> {
+    const collector: Collector = { open: true, items: new Map() };
+    try {
+      const value = await collecting.run(collector, write);
+      for (const [bulk, items] of collector.items) {
+        const group = this.#items.get(bulk);
+        if (group) group.push(...items);
+        else this.#items.set(bulk, items);
+      }
+      return value;
+    } finally {
+      // Work the write started and left running (a timer, a job it woke) must not add to a group written already.
+      collector.open = false;
+    }
+  }
+
+  /** Writes every bulk write's items, each in one call, in the caller's transaction. */
+  async write(): Promise<void> {
+    for (const [bulk, items] of this.#items) await bulk.write(items);
+    this.#items.clear();
   }
 }
 

@@ -5,7 +5,7 @@ import { fakeClock } from "../../adapters/clock/index.ts";
 import { manualScheduler } from "../../adapters/scheduler/manual/index.ts";
 import { memoryStorage } from "../../adapters/storage/memory/index.ts";
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
-import type { JobContext, JobRecord, Storage } from "../../src/index.ts";
+import type { JobContext, JobRecord, Storage, Where } from "../../src/index.ts";
 import { withCollectionMethod } from "../support/storage-wrappers.ts";
 import { temporaryDirectory } from "../support/temp-dir.ts";
 import { kitWithJobs } from "../support/job-kit.ts";
@@ -92,26 +92,29 @@ describe("batched job types (JobDefinition.batchSize)", () => {
     });
   }
 
-  it("a job is done exactly when its writes are committed: when its done mark fails, its note is undone too and it runs again", async () => {
-    let failDoneOf: string | undefined = "b";
-    const base = memoryStorage();
-    const storage = withCollectionMethod(base, "update", (update, collection) => async (id, patch, options) => {
-      const job = await base.collection<JobRecord>(collection).get(id);
-      if ((patch as Partial<JobRecord>).status === "done" && job?.payload === failDoneOf) {
-        failDoneOf = undefined;
-        throw new Error("disk full");
+  it("a job is done exactly when its writes are committed: the batch's done marks are one statement, and when it fails the batch's notes are undone too and its jobs run again", async () => {
+    let failDone = true;
+    const doneMarks: number[] = [];
+    const storage = withCollectionMethod(memoryStorage(), "updateWhere", (updateWhere) => async (where, patch) => {
+      if ((patch as Partial<JobRecord>).status === "done") {
+        doneMarks.push(((where as Where<JobRecord>).id as { in: string[] }).in.length);
+        if (failDone) {
+          failDone = false;
+          throw new Error("disk full");
+        }
       }
-      return update(id, patch, options);
+      return updateWhere(where, patch);
     });
     const { kit, scheduler, log, enqueue, notes, statuses } = await batchKit({ storage });
     await enqueue(["note", "a"], ["note", "b"]);
     await scheduler.advance(1_000);
-    assert.deepEqual(log, ["run:a", "run:b", "committed:a"]);
-    assert.deepEqual(await notes(), ["a#1"]);
-    assert.deepEqual(await statuses(), ["a done", "b queued"]);
+    assert.deepEqual(log, ["run:a", "run:b"]);
+    assert.deepEqual(await notes(), []);
+    assert.deepEqual(await statuses(), ["a queued", "b queued"]);
     await scheduler.advance(1_000);
-    assert.deepEqual(await notes(), ["a#1", "b#2"]);
+    assert.deepEqual(await notes(), ["a#2", "b#2"]);
     assert.deepEqual(await statuses(), ["a done", "b done"]);
+    assert.deepEqual(doneMarks, [2, 2], "one statement marks the batch's two jobs done");
     await kit.stop();
   });
 

@@ -41,30 +41,41 @@ async function recordingKit(storage: Storage, pollMs?: number) {
 }
 
 /**
- * A kit whose storage fails the n-th job claim (an update to status "running") after `failClaim(n)`,
- * and answers the next n claims after `loseClaims(n)` as lost to another process.
+ * A kit whose storage fails the n-th claiming statement (an update to status "running": one job's, or a bulk
+ * claim's) after `failClaim(n)`, answers the next n single claims after `loseClaims(n)` as lost to another
+ * process, and counts the claiming statements of each kind.
  */
 async function failingClaimKit(pollMs?: number) {
   let failNextClaim = 0;
   let lostClaims = 0;
-  const storage = withCollectionMethod(memoryStorage(), "update", (update) => async (id, patch, options) => {
+  const claims = { single: 0, bulk: 0 };
+  const failing = (patch: unknown) => {
     const claiming = (patch as Partial<JobRecord>).status === "running";
     if (claiming && --failNextClaim === 0) throw new Error("storage hiccup");
+    return claiming;
+  };
+  const singles = withCollectionMethod(memoryStorage(), "update", (update) => async (id, patch, options) => {
+    const claiming = failing(patch);
+    if (claiming) claims.single++;
     if (claiming && lostClaims > 0 && lostClaims--) return undefined; // another process won it
     return update(id, patch, options);
   });
+  const storage = withCollectionMethod(singles, "updateWhere", (updateWhere) => async (where, patch) => {
+    if (failing(patch)) claims.bulk++;
+    return updateWhere(where, patch);
+  });
   const kit = await recordingKit(storage, pollMs);
-  return { ...kit, failClaim: (n: number) => (failNextClaim = n), loseClaims: (n: number) => (lostClaims = n) };
+  return { ...kit, claims, failClaim: (n: number) => (failNextClaim = n), loseClaims: (n: number) => (lostClaims = n) };
 }
 
 const FIVE_JOBS = ["job-0", "job-1", "job-2", "job-3", "job-4"];
 
-/** Five jobs due in an hour, then the wake an hour later, whose third claim fails. */
-async function wakeWithThirdClaimFailing(pollMs?: number) {
+/** Five jobs due in an hour, then the wake an hour later, whose n-th claiming statement fails. */
+async function wakeWithClaimFailing(n: number, pollMs?: number) {
   const claimKit = await failingClaimKit(pollMs);
   const { kit, clock, scheduler, failClaim } = claimKit;
   for (const payload of FIVE_JOBS) await kit.jobs.enqueue({ type: "work", payload, runAt: clock.now() + HOUR });
-  failClaim(3);
+  failClaim(n);
   await scheduler.advance(HOUR);
   return claimKit;
 }
@@ -244,9 +255,17 @@ describe("durable jobs", () => {
     await restarted.kit.stop();
   });
 
+  it("alone on its storage, claims a wake's due jobs with one statement, not one per job", async () => {
+    const { kit, scheduler, runs, claims } = await wakeWithClaimFailing(0);
+    assert.deepEqual([...runs].sort(), FIVE_JOBS);
+    assert.deepEqual(claims, { single: 0, bulk: 1 });
+    assert.equal((await kit.jobs.list({ status: "done" })).length, 5);
+    await kit.stop();
+  });
+
   it("claims a wake's due jobs all or none: a claim that fails leaves every job queued, and they run once on the retry", async () => {
-    const { kit, scheduler, runs } = await wakeWithThirdClaimFailing();
-    assert.deepEqual(runs, [], "the two claims before the failure were rolled back, not left running");
+    const { kit, scheduler, runs } = await wakeWithClaimFailing(1);
+    assert.deepEqual(runs, [], "nothing claimed was left running");
     assert.equal((await kit.jobs.list({ status: "queued" })).length, 5);
     await scheduler.advance(5_000); // the runner looks again after a failed wake
     assert.deepEqual([...runs].sort(), FIVE_JOBS);
@@ -254,7 +273,7 @@ describe("durable jobs", () => {
   });
 
   it("with pollMs (other processes on the database), claims one job at a time: a claim that fails leaves the jobs won before it running, the rest queued, and each runs once", async () => {
-    const { kit, scheduler, runs } = await wakeWithThirdClaimFailing(60_000);
+    const { kit, scheduler, runs } = await wakeWithClaimFailing(3, 60_000);
     assert.equal(runs.length, 2, "the two jobs claimed before the failure ran at once, not after their lease");
     assert.equal((await kit.jobs.list({ status: "queued" })).length, 3);
     assert.equal((await kit.jobs.list({ status: "running" })).length, 0);
