@@ -49,6 +49,7 @@ export interface DeliverJob {
   /** One delivery: the payload of the jobs queued before `deliveryIds`. */
   deliveryId?: string;
 }
+
 export interface DeliveryLogOptions {
   status?: DeliveryStatus;
   limit?: number;
@@ -139,12 +140,15 @@ export class Deliveries {
    */
   async attempt(job: DeliverJob, context: JobContext): Promise<JobOutcome | undefined> {
     const owned = await this.#owned(job, context.job.id);
+    const counts: Record<string, number> = { deliveries: owned.length };
+    const count = (outcome: string, n = 1) => void (counts[outcome] = (counts[outcome] ?? 0) + n);
     const sends: Array<{ delivery: DeliveryRecord; webhook: WebhookRecord; sending: Promise<AttemptResult> }> = [];
     const waiting: Array<{ delivery: DeliveryRecord; runAt: number; origin: string }> = [];
     for (const delivery of owned) {
       const webhook = await this.registry.forDelivery(delivery.webhookId);
       if (!webhook || webhook.disabledAt !== undefined) {
         await this.#settle(delivery, { status: "cancelled", error: webhook ? `the webhook is disabled: ${webhook.disabledReason ?? ""}` : "the webhook was deleted" });
+        count("cancelled");
         continue;
       }
       const keys = await this.signingKeys.signingKeys(delivery.applicationId);
@@ -154,12 +158,12 @@ export class Deliveries {
       else sends.push({ delivery, webhook, sending: lane.sending });
     }
     if (sends.length === 0) {
-      if (waiting.length === 0) return { deliveries: owned.length, cancelled: owned.length };
+      if (waiting.length === 0) return counts;
       throw new RunLaterError(Math.min(...waiting.map(({ runAt }) => runAt)), `the receiver ${waiting[0]!.origin} is slow`);
     }
     context.releaseSlot();
     const unwritten = new UnwrittenOutcomes(sends.length + (waiting.length > 0 ? 1 : 0), context.markDone);
-    const writes: Array<Promise<string>> = sends.map(({ delivery, webhook, sending }) =>
+    const writes: Array<Promise<string | undefined>> = sends.map(({ delivery, webhook, sending }) =>
       // Each attempt whose request is out is a participant: the outcomes commit once every one has written or ended.
       this.outcomes.participate(async () => {
         const result = await sending;
@@ -173,15 +177,15 @@ export class Deliveries {
         this.outcomes.run(async () => {
           for (const { delivery, runAt } of waiting) await this.#handOver(delivery, runAt, {});
           await unwritten.written();
-          return "handed over";
+          return undefined;
         }),
       );
     }
     const outcomes = await Promise.allSettled(writes);
     const failure = outcomes.find((outcome) => outcome.status === "rejected");
     if (failure) throw failure.reason;
-    const counts: Record<string, number> = { deliveries: sends.length + waiting.length };
-    for (const outcome of outcomes) if (outcome.status === "fulfilled") counts[outcome.value] = (counts[outcome.value] ?? 0) + 1;
+    for (const outcome of outcomes) if (outcome.status === "fulfilled" && outcome.value !== undefined) count(outcome.value);
+    if (waiting.length > 0) count("handedOver", waiting.length);
     return counts;
   }
 
