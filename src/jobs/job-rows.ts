@@ -156,6 +156,13 @@ export class JobRows {
     return times.length > 0 ? Math.min(...times) : null;
   }
 
+  /** The next due time of a queued job of these lanes, if any. */
+  async nextDueAt(lanes: readonly Where<JobRecord>[]): Promise<number | null> {
+    const next = await Promise.all(lanes.map((lane) => this.jobs.findOne({ ...lane, status: "queued" }, [{ field: "runAt" }])));
+    const times = next.flatMap((job) => (job ? [job.runAt] : []));
+    return times.length > 0 ? Math.min(...times) : null;
+  }
+
   /**
    * A handler threw: the job is dead, queued again after its backoff, or (RunLaterError) queued for later
    * without using an attempt. A handler whose fenced write found its read overtaken by another transaction

@@ -21,6 +21,8 @@ interface Lane {
   queue: PQueue;
   concurrency: number;
   where: Where<JobRecord>;
+  /** More of its jobs were due than its queue had room for: one of them finishing wakes the runner again. */
+  backlog: boolean;
 }
 
 /**
@@ -54,8 +56,6 @@ export class JobRunner {
   #ticking: Promise<void> | null = null;
   #tickAgain = false;
   #armedAt: number | null = null;
-  /** More jobs were due than the queues had room for; a finishing job wakes the runner again. */
-  #backlog = false;
   /**
    * The rows of jobs that threw (run later, retry, dead) in one turn of the event loop, written in one
    * commit: a wake's deliveries to a slow receiver are each put back (RunLaterError), tens at a time.
@@ -79,7 +79,7 @@ export class JobRunner {
     this.#rows = new JobRows(jobs, clock, settings);
     this.#failures = new GroupCommit({ transaction: atomically });
     this.#doneMarks = new BulkWrite((jobs) => this.#rows.finishAll(jobs));
-    this.#lanes = [{ queue: new PQueue({ concurrency: settings.concurrency }), concurrency: settings.concurrency, where: { lane: null } }];
+    this.#lanes = [{ queue: new PQueue({ concurrency: settings.concurrency }), concurrency: settings.concurrency, where: { lane: null }, backlog: false }];
   }
 
   register(type: string, definition: JobDefinition<unknown>): void {
@@ -92,7 +92,7 @@ export class JobRunner {
 
   #addLane(type: string, slots: number): void {
     if (!Number.isSafeInteger(slots) || slots < 1) throw new RangeError(`job type "${type}": slots must be a whole number of at least 1, got ${String(slots)}`);
-    this.#lanes.push({ queue: new PQueue({ concurrency: slots }), concurrency: slots, where: { lane: type } });
+    this.#lanes.push({ queue: new PQueue({ concurrency: slots }), concurrency: slots, where: { lane: type }, backlog: false });
   }
 
   /** The lane a job of this type is stored with: its type when it has slots of its own. */
@@ -191,7 +191,7 @@ export class JobRunner {
           this.#tickAgain = false;
           if (this.#stopping) return;
           await this.#claimDue();
-          if (!this.#backlog) this.#arm(await this.#rows.nextWakeAt());
+          await this.#armForNextDue();
           // Jobs that enqueue jobs (a scan a page per job) would otherwise claim and run in one chain of
           // microtasks on a synchronous storage: no timer, request or I/O of the process would run until it ends.
           if (this.#tickAgain) await new Promise((resolve) => setImmediate(resolve));
@@ -206,6 +206,20 @@ export class JobRunner {
     return this.#ticking;
   }
 
+  /**
+   * Arms for the next due job, or lease to run out. A lane with a backlog is woken by its own jobs' ends
+   * (#wakeForBacklog), and each of those wakes looks at the leases; the other lanes arm for their next due job
+   * (a reminder due while deliveries have a backlog), if they have one and it is not armed already (arming the
+   * scheduler at every wake of a backlog cost 3% of a delivery's CPU).
+   */
+  async #armForNextDue(): Promise<void> {
+    const waiting = this.#lanes.filter((lane) => !lane.backlog);
+    if (waiting.length === this.#lanes.length) return this.#arm(await this.#rows.nextWakeAt());
+    if (waiting.length === 0) return;
+    const at = await this.#rows.nextDueAt(waiting.map((lane) => lane.where));
+    if (at !== null && at !== this.#armedAt) this.#arm(at);
+  }
+
   /** How many tasks a lane may claim now: twice its slots in its queue, none while the jobs that released their slot are at their bound. */
   #room(lane: Lane): number {
     const inSlots = this.#lanes.reduce((sum, each) => sum + each.queue.pending, 0);
@@ -214,12 +228,11 @@ export class JobRunner {
   }
 
   async #claimDue(): Promise<void> {
-    this.#backlog = false;
     const open: Array<{ lane: Lane; room: number; where: Where<JobRecord> }> = [];
     for (const lane of this.#lanes) {
       const room = this.#room(lane);
+      lane.backlog = room <= 0;
       if (room > 0) open.push({ lane, room, where: lane.where });
-      else this.#backlog = true;
     }
     if (open.length === 0) return;
     if (!this.#sharesStorage) {
@@ -232,7 +245,7 @@ export class JobRunner {
         const now = await this.#rows.requeueExpiredLeases();
         for (const request of open) {
           const { tasks, more } = await this.#rows.claimInBatches(request, now, batchSizeOf, largestBatch);
-          if (more) this.#backlog = true;
+          if (more) request.lane.backlog = true;
           for (const task of tasks) started.push({ lane: request.lane, task });
         }
       });
@@ -244,7 +257,7 @@ export class JobRunner {
       // them, and every other storage call of theirs would wait behind their own open claim transaction.
       const now = await this.#rows.requeueExpiredLeases();
       for (const request of open) {
-        if (await this.#rows.claimShared(request, now, (job) => this.#start(request.lane, [job]))) this.#backlog = true;
+        if (await this.#rows.claimShared(request, now, (job) => this.#start(request.lane, [job]))) request.lane.backlog = true;
       }
     }
   }
@@ -376,11 +389,13 @@ export class JobRunner {
 
   /** A task ended with more jobs due than the queues had room for: wake the runner to claim them. */
   #wakeForBacklog(): void {
-    // Woken once a lane has a set of slots' worth of room (the finishing task still counts), not at every task's
-    // end: its queue still holds work for its slots meanwhile, and a wake claims that many jobs in one commit.
-    const roomForASet = this.#lanes.some((lane) => lane.queue.size + lane.queue.pending <= lane.concurrency);
-    if (this.#backlog && roomForASet && !this.#stopping) {
-      this.#backlog = false;
+    // Woken once a lane with a backlog has only half a set of slots' worth of jobs waiting for a slot, not at every
+    // task's end: the wake claims at least that many in one commit while the waiting ones keep its slots busy (waking
+    // only once none waited left its slots idle while it claimed). Another lane's room does not count: the runner's
+    // own slots, idle beside a backlog of deliveries, woke it at nearly every delivery's end, to claim a few jobs.
+    const roomForHalfASet = this.#lanes.some((lane) => lane.backlog && lane.queue.size <= lane.concurrency / 2);
+    if (roomForHalfASet && !this.#stopping) {
+      for (const lane of this.#lanes) lane.backlog = false;
       this.#arm(this.clock.now());
     }
   }

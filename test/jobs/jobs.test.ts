@@ -373,6 +373,58 @@ describe("durable jobs", () => {
     await kit.stop();
   });
 
+  it("with a real-time scheduler and a backlog of a type with slots of its own, claims its jobs half a set of slots or more at a time, not as each job ends; the runner's idle slots do not wake it", { timeout: 30_000 }, async () => {
+    const claimed: number[] = [];
+    const storage = withCollectionMethod(memoryStorage(), "updateWhere", (updateWhere) => async (where, patch) => {
+      const claims = await updateWhere(where, patch);
+      if ((patch as Partial<JobRecord>).status === "running") claimed.push(claims);
+      return claims;
+    });
+    let ran = 0;
+    // Each job waits for its answer, which the test gives one job at a time.
+    const answers: Array<() => void> = [];
+    const remote = async () => {
+      await new Promise<void>((resolve) => answers.push(resolve));
+      ran++;
+    };
+    const kit = kitWithJobs(() => ({ remote: { handler: remote, slots: 4 } }), { storage, scheduler: nodeScheduleScheduler(), config: { jobs: { concurrency: 2 } } });
+    await kit.start();
+    // In one transaction: the runner hears of them once all are queued.
+    await kit.storage.transaction(async () => {
+      for (let i = 0; i < 40; i++) await kit.jobs.enqueue({ type: "remote", payload: i });
+    });
+    for (let answered = 0; answered < 40; answered++) {
+      await waitUntil("a job waiting for its answer", () => answers.length > 0);
+      answers.shift()!();
+      await waitUntil("the answered job's end", () => ran === answered + 1);
+      // Time for a wake, were one armed.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await kit.stop();
+    // Room for twice its 4 slots at the first wake, then half a set's worth (or more) each time: never a claim per job.
+    assert.equal(claimed.reduce((sum, claims) => sum + claims, 0), 40);
+    assert.deepEqual(claimed.slice(0, -1).filter((claims) => claims < 2), [], `claims: ${claimed.join(", ")}`);
+  });
+
+  it("arms for a job of the runner's slots due later while another type's slots have a backlog waiting on a remote service", async () => {
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const local: number[] = [];
+    const { kit, clock, scheduler } = jobKit({ remote: { handler: async () => void (await answered), slots: 1 }, local: async (payload: number) => void local.push(payload) });
+    await kit.start();
+    for (let i = 0; i < 3; i++) await kit.jobs.enqueue({ type: "remote", payload: i });
+    const dueAt = clock.now() + 1_000;
+    await kit.jobs.enqueue({ type: "local", payload: 9, runAt: dueAt });
+    const running = scheduler.flush();
+    for (let turn = 0; turn < 100 && scheduler.armedAt === null; turn++) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(scheduler.armedAt, dueAt, "the alarm is set for the local job, not left to the remote slots' backlog");
+    answer();
+    await running;
+    await scheduler.advance(1_000);
+    assert.deepEqual(local, [9]);
+    await kit.stop();
+  });
+
   it("refuses slots that are not a whole number of at least 1", () => {
     for (const slots of [0, -1, 1.5, Number.NaN, Infinity]) {
       assert.throws(() => jobKit({ work: { handler: async () => undefined, slots } }), /job type "work": slots must be a whole number of at least 1/);
