@@ -35,19 +35,25 @@ const waitFor = async (done: () => boolean) => {
   }
 };
 
+/** Webhooks to two receivers: one that answers nothing until `answerSlow()`, and a healthy one. */
+async function slowAndHealthy(kit: WebhookKit) {
+  const slow = await receiver(kit.signingKey);
+  const healthy = await receiver(kit.signingKey);
+  let answerSlow!: () => void;
+  const slowAnswers = new Promise<void>((resolve) => (answerSlow = resolve));
+  slow.answer = async () => {
+    await slowAnswers;
+    return { status: 200 };
+  };
+  await kit.createWebhook(slow.url, ["sms.subscribed"]);
+  await kit.createWebhook(healthy.url, ["sms.subscribed"]);
+  return { slow, healthy, answerSlow };
+}
+
 describe("webhook delivery: receivers and companies apart", () => {
   it("a receiver that does not answer never delays deliveries to healthy ones, nor the kit's other jobs", async () => {
     t = await startWebhookKit({ webhooks: { concurrencyPerReceiver: 2 }, config: { jobs: { concurrency: 2 } } });
-    const slow = await receiver(t.signingKey);
-    const healthy = await receiver(t.signingKey);
-    let answerSlow!: () => void;
-    const slowAnswers = new Promise<void>((resolve) => (answerSlow = resolve));
-    slow.answer = async () => {
-      await slowAnswers;
-      return { status: 200 };
-    };
-    await t.createWebhook(slow.url, ["sms.subscribed"]);
-    await t.createWebhook(healthy.url, ["sms.subscribed"]);
+    const { slow, healthy, answerSlow } = await slowAndHealthy(t);
     for (let i = 0; i < 20; i++) assert.equal((await optIn(t, `+1914844${String(2000 + i)}`)).status, 202);
     const flushing = t.scheduler.flush();
     // The slow receiver holds its two requests; the healthy one gets all twenty meanwhile,
@@ -64,16 +70,7 @@ describe("webhook delivery: receivers and companies apart", () => {
 
   it("an event's delivery to a receiver found slow waits in a job of its own; the event's job delivers to the healthy one and ends", async () => {
     t = await startWebhookKit({ webhooks: { concurrencyPerReceiver: 1 } });
-    const slow = await receiver(t.signingKey);
-    const healthy = await receiver(t.signingKey);
-    let answerSlow!: () => void;
-    const slowAnswers = new Promise<void>((resolve) => (answerSlow = resolve));
-    slow.answer = async () => {
-      await slowAnswers;
-      return { status: 200 };
-    };
-    await t.createWebhook(slow.url, ["sms.subscribed"]);
-    await t.createWebhook(healthy.url, ["sms.subscribed"]);
+    const { slow, healthy, answerSlow } = await slowAndHealthy(t);
     // Two events fill the slow receiver's lane (one request out, one queued: twice its concurrency).
     for (const phone of ["+19148442101", "+19148442102"]) assert.equal((await optIn(t, phone)).status, 202);
     const flushing = t.scheduler.flush();
