@@ -50,6 +50,13 @@ export interface DeliverJob {
   deliveryId?: string;
 }
 
+/** The job an attempt belongs to: its id, its deliveries, and its done mark. */
+interface JobOfDeliveries {
+  id: string;
+  deliveryIds: readonly string[];
+  markDone(): Promise<void>;
+}
+
 export interface DeliveryLogOptions {
   status?: DeliveryStatus;
   limit?: number;
@@ -139,7 +146,8 @@ export class Deliveries {
    * finish without it. The job is marked done in the commit of its last write.
    */
   async attempt(job: DeliverJob, context: JobContext): Promise<JobOutcome | undefined> {
-    const owned = await this.#owned(job, context.job.id);
+    const ids = job.deliveryIds ?? (job.deliveryId !== undefined ? [job.deliveryId] : []);
+    const owned = await this.#owned(ids, context.job.id);
     const counts: Record<string, number> = { deliveries: owned.length };
     const count = (outcome: string, n = 1) => void (counts[outcome] = (counts[outcome] ?? 0) + n);
     const sends: Array<{ delivery: DeliveryRecord; webhook: WebhookRecord; sending: Promise<AttemptResult> }> = [];
@@ -162,21 +170,21 @@ export class Deliveries {
       throw new RunLaterError(Math.min(...waiting.map(({ runAt }) => runAt)), `the receiver ${waiting[0]!.origin} is slow`);
     }
     context.releaseSlot();
-    const unwritten = new UnwrittenOutcomes(sends.length + (waiting.length > 0 ? 1 : 0), context.markDone);
+    const ofJob: JobOfDeliveries = { id: context.job.id, deliveryIds: ids, markDone: context.markDone };
     const writes: Array<Promise<string | undefined>> = sends.map(({ delivery, webhook, sending }) =>
       // Each attempt whose request is out is a participant: the outcomes commit once every one has written or ended.
       this.outcomes.participate(async () => {
         const result = await sending;
         // The kit stopped during the request: the job runs again after the restart, the attempt not counted.
         if (context.signal.aborted && !result.delivered) throw new RunLaterError(this.clock.now(), "the kit stopped");
-        return this.#record(delivery, webhook, result, unwritten);
+        return this.#record(delivery, webhook, result, ofJob);
       }),
     );
     if (waiting.length > 0) {
       writes.push(
         this.outcomes.run(async () => {
           for (const { delivery, runAt } of waiting) await this.#handOver(delivery, runAt, {});
-          await unwritten.written();
+          if (!(await this.#othersLeft(ofJob))) await ofJob.markDone();
           return undefined;
         }),
       );
@@ -189,12 +197,21 @@ export class Deliveries {
     return counts;
   }
 
-  /** The job's deliveries still pending that no other job was handed. */
-  async #owned(job: DeliverJob, jobId: string): Promise<DeliveryRecord[]> {
-    const ids = job.deliveryIds ?? (job.deliveryId !== undefined ? [job.deliveryId] : []);
-    const read = ids.length === 1 ? [await this.deliveries.get(ids[0]!)] : (await this.deliveries.find({ where: { id: { in: ids } }, orderBy: [{ field: "id" }] })).items;
+  /** The deliveries still pending that no other job was handed. */
+  async #owned(ids: readonly string[], jobId: string): Promise<DeliveryRecord[]> {
+    const read = ids.length === 1 ? [await this.deliveries.get(ids[0]!)] : (await this.deliveries.find({ where: { id: { in: [...ids] } }, orderBy: [{ field: "id" }] })).items;
     // Gone: deleted by a privacy request or the retention.
     return read.filter((delivery): delivery is DeliveryRecord => delivery?.status === "pending" && (delivery.jobId === undefined || delivery.jobId === jobId));
+  }
+
+  /**
+   * Whether the job still has a delivery to attempt besides `except`. Read in the outcome's write, it sees
+   * that transaction's writes and what committed before: so the job is marked done only with its last
+   * outcome, and never while an outcome whose commit failed leaves its delivery pending.
+   */
+  async #othersLeft(job: JobOfDeliveries, except?: string): Promise<boolean> {
+    const others = job.deliveryIds.filter((id) => id !== except);
+    return others.length > 0 && (await this.#owned(others, job.id)).length > 0;
   }
 
   /** Gives a delivery a job of its own, due at `runAt`: its event's job goes on without it. */
@@ -259,16 +276,16 @@ export class Deliveries {
   /**
    * Writes an attempt's outcome with those of the attempts answered beside it
    * (a group commit). A delivery to retry is put back with its job when it is
-   * the job's last unwritten outcome, or else handed to a job of its own.
+   * the job's last delivery left, or else handed to a job of its own.
    */
-  async #record(delivery: DeliveryRecord, webhook: WebhookRecord, result: AttemptResult, unwritten: UnwrittenOutcomes): Promise<"delivered" | "failed" | "retrying"> {
+  async #record(delivery: DeliveryRecord, webhook: WebhookRecord, result: AttemptResult, job: JobOfDeliveries): Promise<"delivered" | "failed" | "retrying"> {
     const now = this.clock.now();
     const fields = attemptFields(delivery, result, now);
     const outcome = await this.outcomes.run(async () => {
       if (result.delivered) {
         await this.#settle(delivery, { ...fields, status: "delivered", nextAttemptAt: undefined });
         await this.registry.delivered(webhook);
-        await unwritten.written();
+        if (!(await this.#othersLeft(job))) await job.markDone();
         return "delivered" as const;
       }
       const failingSince = webhook.failingSince ?? now;
@@ -282,16 +299,15 @@ export class Deliveries {
       if (disableFor !== undefined) await this.registry.disable(webhook, disableFor);
       if (disableFor !== undefined || fields.attempts >= MAX_DELIVERY_ATTEMPTS) {
         await this.#settle(delivery, { ...fields, status: "failed", nextAttemptAt: undefined });
-        await unwritten.written();
+        if (!(await this.#othersLeft(job))) await job.markDone();
         return "failed" as const;
       }
       const nextAttemptAt = now + retryDelayMs(fields.attempts);
-      if (unwritten.last) {
+      if (!(await this.#othersLeft(job, delivery.id))) {
         await this.#settle(delivery, { ...fields, nextAttemptAt });
         return nextAttemptAt;
       }
       await this.#handOver(delivery, nextAttemptAt, fields);
-      await unwritten.written();
       return "retrying" as const;
     });
     if (typeof outcome === "number") throw new RunLaterError(outcome, `attempt ${fields.attempts} of ${delivery.id} failed: ${result.error ?? ""}`);
@@ -313,25 +329,4 @@ function attemptFields(delivery: DeliveryRecord, result: AttemptResult, now: num
     responseBody: result.responseBody,
     error: result.error,
   };
-}
-
-/**
- * The outcomes a job still has to write: the one that writes last marks the
- * job done in its own commit. One that failed to write never counts, so the
- * job is not marked done and runs again for it.
- */
-class UnwrittenOutcomes {
-  constructor(
-    private count: number,
-    private readonly markDone: () => Promise<void>,
-  ) {}
-
-  /** This is the only one left: a retry puts the job itself back. */
-  get last(): boolean {
-    return this.count === 1;
-  }
-
-  async written(): Promise<void> {
-    if (--this.count === 0) await this.markDone();
-  }
 }

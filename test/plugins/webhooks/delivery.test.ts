@@ -1,8 +1,11 @@
 import assert from "node:assert/strict";
 import { after, afterEach, describe, it } from "node:test";
+import { AsyncLocalStorage } from "node:async_hooks";
 import { Webhook } from "standardwebhooks";
+import { memoryStorage } from "../../../adapters/storage/memory/index.ts";
 import { fakeClock } from "../../../adapters/clock/index.ts";
-import { DELIVER_JOB, externalId, MAX_DELIVERY_ATTEMPTS } from "../../../plugins/webhooks/index.ts";
+import { DELIVER_JOB, DELIVERIES, externalId, MAX_DELIVERY_ATTEMPTS, type DeliveryRecord } from "../../../plugins/webhooks/index.ts";
+import { withCollectionMethod, wrapStorage } from "../../support/storage-wrappers.ts";
 import type { Json } from "../../support/test-kit.ts";
 import { Receiver, singleOptIn, startWebhookKit, type WebhookKit } from "./support.ts";
 
@@ -218,6 +221,50 @@ describe("an event's deliveries share one job", () => {
     assert.deepEqual([healthy.requests.length, failing.requests.length], [1, 1]);
     await t.scheduler.advance(12_001);
     assert.deepEqual([healthy.requests.length, failing.requests.length], [1, 2]);
+  });
+
+  it("an outcome whose commit fails keeps the event's job open though another of its outcomes commits after: its delivery is attempted again", async () => {
+    const storage = memoryStorage();
+    const inTransaction = new AsyncLocalStorage<boolean>();
+    let failingDelivery: string | undefined;
+    let commitFailed = false;
+    // The first delivered outcome's transaction fails as its commit would: everything it wrote is undone.
+    const failing = withCollectionMethod(storage, "update", (update, collection) => async (id, patch, options) => {
+      if (collection === DELIVERIES && (patch as Partial<DeliveryRecord>).status === "delivered" && failingDelivery === undefined) failingDelivery = id;
+      return update(id, patch, options);
+    });
+    t = await startWebhookKit({
+      storage: wrapStorage(failing, {
+        transaction: (fn) =>
+          inTransaction.getStore()
+            ? failing.transaction(fn)
+            : failing.transaction(() =>
+                inTransaction.run(true, async () => {
+                  const result = await fn();
+                  if (failingDelivery !== undefined && !commitFailed) {
+                    commitFailed = true;
+                    throw new Error("the commit failed");
+                  }
+                  return result;
+                }),
+              ),
+      }),
+    });
+    const first = await receiver(t.signingKey);
+    const second = await receiver(t.signingKey);
+    second.answer = async () => {
+      while (!commitFailed) await new Promise((resolve) => setTimeout(resolve, 10));
+      return { status: 200 };
+    };
+    for (const each of [first, second]) await t.createWebhook(each.url, ["sms.subscribed"]);
+    await t.request({ method: "POST", url: "/v1/subscriptions", body: singleOptIn("+19148440023") });
+    await t.scheduler.flush();
+    assert.ok(commitFailed);
+    assert.deepEqual([first.requests.length, second.requests.length], [1, 1]);
+    await t.scheduler.advance(60_000);
+    assert.deepEqual([first.requests.length, second.requests.length], [2, 1]);
+    assert.deepEqual((await t.deliveries()).map((delivery) => delivery.status), ["delivered", "delivered"]);
+    assert.deepEqual((await deliverJobs(t)).map((job) => job.status), ["done"]);
   });
 });
 
