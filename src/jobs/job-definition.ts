@@ -1,3 +1,4 @@
+import type { GroupWrite } from "../kernel/group-commit.ts";
 import type { Logger } from "../ports/logger.ts";
 import type { JobRecord } from "./job-record.ts";
 
@@ -20,13 +21,14 @@ export interface JobContext {
   /**
    * Marks the job done in the caller's transaction, for a handler that
    * commits its outcome in a transaction of its own (beside the outcomes of
-   * other jobs, in a `GroupCommit`): the job's end commits with it. In a
-   * `GroupCommit` write (or a batch) the mark joins the group's done marks,
-   * written in one statement after its last write, before its commit, and
-   * dropped if this write throws. Called last; the runner then leaves the job
-   * as it is.
+   * other jobs, in a `GroupCommit`): the job's end commits with it. Given the
+   * group's handle (`groupCommit.run(async (group) => { …;
+   * await context.markDone(group); })`), the mark joins the group's done
+   * marks, written in one statement after its last write, before its commit,
+   * and dropped if this write throws. In a batch (`batchSize`) the marks are
+   * the batch's anyway. Called last; the runner then leaves the job as it is.
    */
-  markDone(): Promise<void>;
+  markDone(group?: GroupWrite): Promise<void>;
 }
 
 /** What a job did, in counts and names (an upload's lines, products saved, errors): logged with its outcome. */

@@ -1,6 +1,6 @@
 import { setMaxListeners } from "node:events";
 import PQueue from "p-queue";
-import { BulkWrite, BulkWrites, GroupCommit } from "../kernel/group-commit.ts";
+import { BulkWrite, BulkWrites, GroupCommit, type GroupWrite } from "../kernel/group-commit.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { Logger } from "../ports/logger.ts";
 import type { Scheduler } from "../ports/scheduler.ts";
@@ -309,8 +309,9 @@ export class JobRunner {
     heartbeat.unref();
     const started = performance.now();
     let markedDone = false;
-    const markDone = async () => {
-      if (!this.#doneMarks.add(job)) await this.#rows.finish(job, "done", null, logger);
+    const markDone = async (group?: GroupWrite) => {
+      if (group) group.defer(this.#doneMarks, job);
+      else await this.#rows.finish(job, "done", null, logger);
       markedDone = true;
     };
     try {
@@ -347,10 +348,13 @@ export class JobRunner {
           const started = performance.now();
           try {
             let markedDone = false;
-            const outcome = await bulk.member(() =>
+            const outcome = await bulk.member((group) =>
               this.atomically(async () => {
                 // With the batch's other done marks, in one statement before its commit.
-                const finish = async () => void (markedDone ||= this.#doneMarks.add(job));
+                const finish = async () => {
+                  if (!markedDone) group.defer(this.#doneMarks, job);
+                  markedDone = true;
+                };
                 const outcome = await handler(job.payload, this.#context(job, logger, () => undefined, finish));
                 await finish();
                 return outcome;
@@ -374,7 +378,7 @@ export class JobRunner {
     this.#wakeForBacklog();
   }
 
-  #context(job: JobRecord, logger: Logger, releaseSlot: () => void, markDone: () => Promise<void>): JobContext {
+  #context(job: JobRecord, logger: Logger, releaseSlot: () => void, markDone: JobContext["markDone"]): JobContext {
     return { job, attempt: job.attempts, logger, signal: this.#abort.signal, releaseSlot, markDone };
   }
 

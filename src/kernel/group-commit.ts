@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import type { Storage } from "../ports/storage.ts";
 import { defineToken } from "./token.ts";
 
@@ -6,7 +5,7 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /** What one caller writes in a group, and how it learns the outcome. */
 interface Member {
-  write: () => Promise<unknown>;
+  write: (group: GroupWrite) => Promise<unknown>;
   settle: (outcome: Outcome) => void;
 }
 
@@ -22,7 +21,7 @@ interface Member {
  * writes (the storage's lock, BEGIN and COMMIT, the pages written to SQLite's
  * WAL) is then paid once per group rather than once per write. Writes asked
  * while a group commits form the next group, written right after it. The
- * items that the group's writes add to a {@link BulkWrite} (their jobs' done
+ * items that the group's writes defer to a {@link BulkWrite} (their jobs' done
  * marks) are written after every write of the group, in one call, before the
  * commit.
  *
@@ -52,8 +51,11 @@ export class GroupCommit {
 
   constructor(private readonly storage: Pick<Storage, "transaction" | "transactionsRunConcurrently">) {}
 
-  /** Runs `write` in the next shared transaction; resolves with its result once that transaction committed. */
-  run<R>(write: () => Promise<R>): Promise<R> {
+  /**
+   * Runs `write` in the next shared transaction; resolves with its result once that transaction committed.
+   * `write` gets the group's handle for its deferred bulk writes (a job's done mark: `context.markDone(group)`).
+   */
+  run<R>(write: (group: GroupWrite) => Promise<R>): Promise<R> {
     if (this.storage.transactionsRunConcurrently) return this.storage.transaction(() => BulkWrites.around(write));
     return new Promise<R>((resolve, reject) => {
       this.#next.push({ write, settle: (outcome) => (outcome.ok ? resolve(outcome.value as R) : reject(outcome.error)) });
@@ -114,7 +116,7 @@ export class GroupCommit {
         const bulk = new BulkWrites();
         for (const { write } of group) {
           try {
-            outcomes.push({ ok: true, value: await bulk.member(() => this.storage.transaction(write)) });
+            outcomes.push({ ok: true, value: await bulk.member((member) => this.storage.transaction(() => write(member))) });
           } catch (error) {
             outcomes.push({ ok: false, error });
           }
@@ -129,36 +131,31 @@ export class GroupCommit {
   }
 }
 
-/** What one write of a group added to bulk writes, while it runs (closed after: later adds are written at once). */
-interface Collector {
-  open: boolean;
-  items: Map<BulkWrite<unknown>, unknown[]>;
+/**
+ * What a write of a group gets (`run`'s `write(group)`): `defer` adds an item to
+ * a bulk write of the group. Handed to the write rather than found in its async
+ * context: a second AsyncLocalStorage made every promise of the process dearer
+ * (about 100 ns each, a tenth of a delivery's CPU in bench:delivery).
+ */
+export interface GroupWrite {
+  /**
+   * Adds `item` to the group's `bulk` write, written after the group's last write, before its commit, and
+   * dropped if this write throws. Not written yet when it returns: a read in the same write does not see it.
+   * Ignored once this write has ended.
+   */
+  defer<T>(bulk: BulkWrite<T>, item: T): void;
 }
-
-const collecting = new AsyncLocalStorage<Collector>();
 
 /**
  * A write that many members of one group would each make alone (a job's done
- * mark), made once for the group: a member calls `add`, and the group writes
- * the items of every member whose write succeeded with one call of `writeAll`,
- * in its transaction, before the commit. A member's write that throws rolls
- * back alone and its items are dropped with it.
+ * mark), made once for the group: each member defers an item to it
+ * (`GroupWrite.defer`), and the group writes the items of every member whose
+ * write succeeded with one call of `writeAll`, in its transaction, before the
+ * commit. A member's write that throws rolls back alone and its items are
+ * dropped with it.
  */
 export class BulkWrite<T> {
   constructor(private readonly writeAll: (items: readonly T[]) => Promise<void>) {}
-
-  /**
-   * Adds `item` to the bulk write of the group whose write the caller runs in. False outside such a write
-   * (the caller then writes it itself). The item is not written yet: a read in the same write does not see it.
-   */
-  add(item: T): boolean {
-    const collector = collecting.getStore();
-    if (!collector?.open) return false;
-    const items = collector.items.get(this as BulkWrite<unknown>);
-    if (items) items.push(item);
-    else collector.items.set(this as BulkWrite<unknown>, [item]);
-    return true;
-  }
 
   /** Writes the items of a group (BulkWrites). */
   write(items: readonly unknown[]): Promise<void> {
@@ -171,27 +168,35 @@ export class BulkWrites {
   readonly #items = new Map<BulkWrite<unknown>, unknown[]>();
 
   /** Runs `write` as the group's only member, then its bulk writes: for a transaction of one write. */
-  static async around<R>(write: () => Promise<R>): Promise<R> {
+  static async around<R>(write: (group: GroupWrite) => Promise<R>): Promise<R> {
     const bulk = new BulkWrites();
     const value = await bulk.member(write);
     await bulk.write();
     return value;
   }
 
-  /** Runs one member's write; what it adds to bulk writes joins the group's if it succeeds. */
-  async member<R>(write: () => Promise<R>): Promise<R> {
-    const collector: Collector = { open: true, items: new Map() };
+  /** Runs one member's write; what it defers joins the group's bulk writes if it succeeds. */
+  async member<R>(write: (group: GroupWrite) => Promise<R>): Promise<R> {
+    let open = true;
+    const deferred = new Map<BulkWrite<unknown>, unknown[]>();
+    const group: GroupWrite = {
+      defer(bulk, item) {
+        if (!open) return;
+        const items = deferred.get(bulk as BulkWrite<unknown>);
+        if (items) items.push(item);
+        else deferred.set(bulk as BulkWrite<unknown>, [item]);
+      },
+    };
     try {
-      const value = await collecting.run(collector, write);
-      for (const [bulk, items] of collector.items) {
-        const group = this.#items.get(bulk);
-        if (group) group.push(...items);
+      const value = await write(group);
+      for (const [bulk, items] of deferred) {
+        const all = this.#items.get(bulk);
+        if (all) all.push(...items);
         else this.#items.set(bulk, items);
       }
       return value;
     } finally {
-      // Work the write started and left running (a timer, a job it woke) must not add to a group written already.
-      collector.open = false;
+      open = false;
     }
   }
 

@@ -1,5 +1,5 @@
 import PQueue from "p-queue";
-import { GroupCommit } from "../kernel/group-commit.ts";
+import { GroupCommit, type GroupWrite } from "../kernel/group-commit.ts";
 import { RunLaterError } from "../jobs/job-record.ts";
 import type { JobOutcome } from "../jobs/job-definition.ts";
 import type { Clock } from "../ports/clock.ts";
@@ -17,8 +17,8 @@ export interface Attempt {
   final: boolean;
   /** When its job fell due; absent for an attempt made outside a job (`sendNow`), which is not held back. */
   dueAt?: number;
-  /** Marks its job done, with the outcome it commits; absent outside a job. */
-  markDone?: () => Promise<void>;
+  /** Marks its job done, with the outcome it commits (in that group's done marks); absent outside a job. */
+  markDone?: (group: GroupWrite) => Promise<void>;
   logger: Logger;
 }
 
@@ -98,9 +98,9 @@ export class OutboxDeliveries {
       const sent = await sending;
       // With the outcomes of the texts answered beside it, and its job's end: one commit for them all.
       await this.statuses.move(message, { status: "sent", providerMessageId: sent?.providerMessageId }, (update) =>
-        this.#outcomes.run(async () => {
+        this.#outcomes.run(async (group) => {
           const moved = await update();
-          if (moved) await attempt.markDone?.();
+          if (moved) await attempt.markDone?.(group);
           return moved;
         }),
       );

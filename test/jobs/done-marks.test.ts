@@ -43,9 +43,9 @@ describe("done marks of jobs that finish in one group commit", () => {
       // Each job writes its outcome through the group and marks itself done in that write, as a delivery does.
       const record: JobHandler<string> = (payload, context) =>
         group.participate(() =>
-          group.run(async () => {
+          group.run(async (write) => {
             await storage.collection<{ id: string }>(OUTCOMES).insert({ id: `${payload}#${context.attempt}` });
-            await context.markDone();
+            await context.markDone(write);
             if (payload === "c" && context.attempt === 1) throw new Error("c's outcome failed after its done mark");
           }),
         );
