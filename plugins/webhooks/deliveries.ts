@@ -54,7 +54,7 @@ export interface DeliverJob {
 interface JobOfDeliveries {
   id: string;
   deliveryIds: readonly string[];
-  markDone(): Promise<void>;
+  markDone: JobContext["markDone"];
 }
 
 export interface DeliveryLogOptions {
@@ -182,9 +182,9 @@ export class Deliveries {
     );
     if (waiting.length > 0) {
       writes.push(
-        this.outcomes.run(async () => {
+        this.outcomes.run(async (group) => {
           for (const { delivery, runAt } of waiting) await this.#handOver(delivery, runAt, {});
-          if (!(await this.#othersLeft(ofJob))) await ofJob.markDone();
+          if (!(await this.#othersLeft(ofJob))) await ofJob.markDone(group);
           return undefined;
         }),
       );
@@ -281,11 +281,11 @@ export class Deliveries {
   async #record(delivery: DeliveryRecord, webhook: WebhookRecord, result: AttemptResult, job: JobOfDeliveries): Promise<"delivered" | "failed" | "retrying"> {
     const now = this.clock.now();
     const fields = attemptFields(delivery, result, now);
-    const outcome = await this.outcomes.run(async () => {
+    const outcome = await this.outcomes.run(async (group) => {
       if (result.delivered) {
         await this.#settle(delivery, { ...fields, status: "delivered", nextAttemptAt: undefined });
         await this.registry.delivered(webhook);
-        if (!(await this.#othersLeft(job))) await job.markDone();
+        if (!(await this.#othersLeft(job))) await job.markDone(group);
         return "delivered" as const;
       }
       const failingSince = webhook.failingSince ?? now;
@@ -299,7 +299,7 @@ export class Deliveries {
       if (disableFor !== undefined) await this.registry.disable(webhook, disableFor);
       if (disableFor !== undefined || fields.attempts >= MAX_DELIVERY_ATTEMPTS) {
         await this.#settle(delivery, { ...fields, status: "failed", nextAttemptAt: undefined });
-        if (!(await this.#othersLeft(job))) await job.markDone();
+        if (!(await this.#othersLeft(job))) await job.markDone(group);
         return "failed" as const;
       }
       const nextAttemptAt = now + retryDelayMs(fields.attempts);
