@@ -33,13 +33,28 @@ import type { WebhookRegistry } from "./webhook-registry.ts";
 
 export const DELIVER_JOB = "webhooks.deliver";
 /**
- * The delivery jobs' own job slots. A job holds one only until its request is
- * in its receiver's lane (then it releases it), so these bound the deliveries
- * read and signed at once, and a wake claims up to twice as many in one commit.
+ * The delivery jobs' own job slots. A job holds one only until its requests
+ * are in their receivers' lanes (then it releases it), so these bound the
+ * deliveries read and signed at once, and a wake claims up to twice as many
+ * jobs in one commit.
  */
 export const DELIVERY_SLOTS = 32;
+/**
+ * The deliveries of one event, one per webhook: one job makes the first
+ * attempt of each. A delivery that must wait (a retry, a slow receiver's turn)
+ * while others of its job went out gets a job of its own (its `jobId`).
+ */
 export interface DeliverJob {
-  deliveryId: string;
+  deliveryIds?: string[];
+  /** One delivery: the payload of the jobs queued before `deliveryIds`. */
+  deliveryId?: string;
+}
+
+/** The job an attempt belongs to: its id, its deliveries, and its done mark. */
+interface JobOfDeliveries {
+  id: string;
+  deliveryIds: readonly string[];
+  markDone: JobContext["markDone"];
 }
 
 export interface DeliveryLogOptions {
@@ -96,8 +111,9 @@ export class Deliveries {
     });
     if (targets.length === 0) return;
     const company = await this.accounts.getCompany(companyId);
-    // Its deliveries and their jobs together, also for an event emitted outside a transaction (a link click).
+    // Its deliveries and their job together, also for an event emitted outside a transaction (a link click).
     await this.storage.transaction(async () => {
+      const deliveryIds: string[] = [];
       for (const { webhook, type } of targets) {
         const delivery: DeliveryRecord = {
           id: `${DELIVERY_ID_PREFIX}${sortableId(now)}`,
@@ -115,38 +131,93 @@ export class Deliveries {
           updatedAt: now,
         };
         await this.deliveries.insert(delivery);
-        await this.jobs.enqueue<DeliverJob>({ type: DELIVER_JOB, payload: { deliveryId: delivery.id }, companyId });
+        deliveryIds.push(delivery.id);
       }
+      await this.jobs.enqueue<DeliverJob>({ type: DELIVER_JOB, payload: { deliveryIds }, companyId });
     });
   }
 
   /**
-   * The job: one attempt. Its runner slot is given back while the request is
-   * out; a full receiver lane puts the job back for when it should have room; a
-   * failed attempt puts it back for the next time of the retry schedule.
+   * The job: one attempt of each of its deliveries that is still pending and
+   * not handed to a job of its own. Its runner slot is given back while the
+   * requests are out. A full receiver lane, or a failed attempt to retry,
+   * puts the job back for later when nothing else of it is left; otherwise
+   * that delivery is handed to a job of its own, due then, so the others
+   * finish without it. The job is marked done in the commit of its last write.
    */
   async attempt(job: DeliverJob, context: JobContext): Promise<JobOutcome | undefined> {
-    const delivery = await this.deliveries.get(job.deliveryId);
-    if (!delivery || delivery.status !== "pending") return; // done, or deleted by a privacy request
-    const webhook = await this.registry.forDelivery(delivery.webhookId);
-    if (!webhook || webhook.disabledAt !== undefined) {
-      await this.#settle(delivery, { status: "cancelled", error: webhook ? `the webhook is disabled: ${webhook.disabledReason ?? ""}` : "the webhook was deleted" });
-      return { deliveryId: delivery.id, status: "cancelled" };
+    const ids = job.deliveryIds ?? (job.deliveryId !== undefined ? [job.deliveryId] : []);
+    const owned = await this.#owned(ids, context.job.id);
+    const counts: Record<string, number> = { deliveries: owned.length };
+    const count = (outcome: string, n = 1) => void (counts[outcome] = (counts[outcome] ?? 0) + n);
+    const sends: Array<{ delivery: DeliveryRecord; webhook: WebhookRecord; sending: Promise<AttemptResult> }> = [];
+    const waiting: Array<{ delivery: DeliveryRecord; runAt: number; origin: string }> = [];
+    for (const delivery of owned) {
+      const webhook = await this.registry.forDelivery(delivery.webhookId);
+      if (!webhook || webhook.disabledAt !== undefined) {
+        await this.#settle(delivery, { status: "cancelled", error: webhook ? `the webhook is disabled: ${webhook.disabledReason ?? ""}` : "the webhook was deleted" });
+        count("cancelled");
+        continue;
+      }
+      const keys = await this.signingKeys.signingKeys(delivery.applicationId);
+      const origin = new URL(webhook.url).origin;
+      const lane = this.lanes.offer(origin, delivery.id, () => this.#post(webhook, delivery, keys, context.signal));
+      if ("retryInMs" in lane) waiting.push({ delivery, runAt: this.clock.now() + lane.retryInMs, origin });
+      else sends.push({ delivery, webhook, sending: lane.sending });
     }
-    const keys = await this.signingKeys.signingKeys(delivery.applicationId);
-    const origin = new URL(webhook.url).origin;
-    const lane = this.lanes.offer(origin, delivery.id, () => this.#post(webhook, delivery, keys, context.signal));
-    if ("retryInMs" in lane) {
-      throw new RunLaterError(this.clock.now() + lane.retryInMs, `the receiver ${origin} is slow`);
+    if (sends.length === 0) {
+      if (waiting.length === 0) return counts;
+      throw new RunLaterError(Math.min(...waiting.map(({ runAt }) => runAt)), `the receiver ${waiting[0]!.origin} is slow`);
     }
     context.releaseSlot();
-    // Each attempt whose request is out is a participant: the outcomes commit once every one has written or ended.
-    return this.outcomes.participate(async () => {
-      const result = await lane.sending;
-      // The kit stopped during the request: the job runs again after the restart, the attempt not counted.
-      if (context.signal.aborted && !result.delivered) throw new RunLaterError(this.clock.now(), "the kit stopped");
-      return this.#record(delivery, webhook, result, context.markDone);
-    });
+    const ofJob: JobOfDeliveries = { id: context.job.id, deliveryIds: ids, markDone: context.markDone };
+    const writes: Array<Promise<string | undefined>> = sends.map(({ delivery, webhook, sending }) =>
+      // Each attempt whose request is out is a participant: the outcomes commit once every one has written or ended.
+      this.outcomes.participate(async () => {
+        const result = await sending;
+        // The kit stopped during the request: the job runs again after the restart, the attempt not counted.
+        if (context.signal.aborted && !result.delivered) throw new RunLaterError(this.clock.now(), "the kit stopped");
+        return this.#record(delivery, webhook, result, ofJob);
+      }),
+    );
+    if (waiting.length > 0) {
+      writes.push(
+        this.outcomes.run(async (group) => {
+          for (const { delivery, runAt } of waiting) await this.#handOver(delivery, runAt, {});
+          if (!(await this.#othersLeft(ofJob))) await ofJob.markDone(group);
+          return undefined;
+        }),
+      );
+    }
+    const outcomes = await Promise.allSettled(writes);
+    const failure = outcomes.find((outcome) => outcome.status === "rejected");
+    if (failure) throw failure.reason;
+    for (const outcome of outcomes) if (outcome.status === "fulfilled" && outcome.value !== undefined) count(outcome.value);
+    if (waiting.length > 0) count("handedOver", waiting.length);
+    return counts;
+  }
+
+  /** The deliveries still pending that no other job was handed. */
+  async #owned(ids: readonly string[], jobId: string): Promise<DeliveryRecord[]> {
+    const read = ids.length === 1 ? [await this.deliveries.get(ids[0]!)] : (await this.deliveries.find({ where: { id: { in: [...ids] } }, orderBy: [{ field: "id" }] })).items;
+    // Gone: deleted by a privacy request or the retention.
+    return read.filter((delivery): delivery is DeliveryRecord => delivery?.status === "pending" && (delivery.jobId === undefined || delivery.jobId === jobId));
+  }
+
+  /**
+   * Whether the job still has a delivery to attempt besides `except`. Read in the outcome's write, it sees
+   * that transaction's writes and what committed before: so the job is marked done only with its last
+   * outcome, and never while an outcome whose commit failed leaves its delivery pending.
+   */
+  async #othersLeft(job: JobOfDeliveries, except?: string): Promise<boolean> {
+    const others = job.deliveryIds.filter((id) => id !== except);
+    return others.length > 0 && (await this.#owned(others, job.id)).length > 0;
+  }
+
+  /** Gives a delivery a job of its own, due at `runAt`: its event's job goes on without it. */
+  async #handOver(delivery: DeliveryRecord, runAt: number, changes: Partial<DeliveryRecord>): Promise<void> {
+    const next = await this.jobs.enqueue<DeliverJob>({ type: DELIVER_JOB, payload: { deliveryIds: [delivery.id] }, runAt, companyId: delivery.companyId });
+    await this.#settle(delivery, { ...changes, nextAttemptAt: runAt, jobId: next.id });
   }
 
   /** The delivery log of a webhook, newest first. */
@@ -204,20 +275,18 @@ export class Deliveries {
 
   /**
    * Writes an attempt's outcome with those of the attempts answered beside it
-   * (a group commit): a delivery done or failed for good with its job's done
-   * mark, so the two commit together; one to retry is put back for its next
-   * time once its attempt is written.
+   * (a group commit). A delivery to retry is put back with its job when it is
+   * the job's last delivery left, or else handed to a job of its own.
    */
-  async #record(delivery: DeliveryRecord, webhook: WebhookRecord, result: AttemptResult, markDone: () => Promise<void>): Promise<JobOutcome> {
+  async #record(delivery: DeliveryRecord, webhook: WebhookRecord, result: AttemptResult, job: JobOfDeliveries): Promise<"delivered" | "failed" | "retrying"> {
     const now = this.clock.now();
     const fields = attemptFields(delivery, result, now);
-    const outcome = { deliveryId: delivery.id, attempt: fields.attempts, ...(result.status !== undefined ? { status: result.status } : {}) };
-    const retryAt = await this.outcomes.run(async () => {
+    const outcome = await this.outcomes.run(async (group) => {
       if (result.delivered) {
         await this.#settle(delivery, { ...fields, status: "delivered", nextAttemptAt: undefined });
         await this.registry.delivered(webhook);
-        await markDone();
-        return undefined;
+        if (!(await this.#othersLeft(job))) await job.markDone(group);
+        return "delivered" as const;
       }
       const failingSince = webhook.failingSince ?? now;
       await this.registry.failing(webhook, failingSince);
@@ -230,15 +299,19 @@ export class Deliveries {
       if (disableFor !== undefined) await this.registry.disable(webhook, disableFor);
       if (disableFor !== undefined || fields.attempts >= MAX_DELIVERY_ATTEMPTS) {
         await this.#settle(delivery, { ...fields, status: "failed", nextAttemptAt: undefined });
-        await markDone();
-        return undefined;
+        if (!(await this.#othersLeft(job))) await job.markDone(group);
+        return "failed" as const;
       }
       const nextAttemptAt = now + retryDelayMs(fields.attempts);
-      await this.#settle(delivery, { ...fields, nextAttemptAt });
-      return nextAttemptAt;
+      if (!(await this.#othersLeft(job, delivery.id))) {
+        await this.#settle(delivery, { ...fields, nextAttemptAt });
+        return nextAttemptAt;
+      }
+      await this.#handOver(delivery, nextAttemptAt, fields);
+      return "retrying" as const;
     });
-    if (retryAt !== undefined) throw new RunLaterError(retryAt, `attempt ${fields.attempts} failed: ${result.error ?? ""}`);
-    return result.delivered ? outcome : { ...outcome, failed: true };
+    if (typeof outcome === "number") throw new RunLaterError(outcome, `attempt ${fields.attempts} of ${delivery.id} failed: ${result.error ?? ""}`);
+    return outcome;
   }
 
   async #settle(delivery: DeliveryRecord, changes: Partial<DeliveryRecord>): Promise<void> {

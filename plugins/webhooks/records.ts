@@ -34,6 +34,12 @@ export interface DeliveryRecord extends Doc {
   /** Requests made (the CLI's redeliveries included). */
   attempts: number;
   nextAttemptAt?: number;
+  /**
+   * The job that attempts it, when its event's job handed it over (a retry or
+   * a slow receiver's turn while the event's other deliveries went out): only
+   * that job attempts it, so two jobs never send it at once.
+   */
+  jobId?: string;
   lastAttemptAt?: number;
   /** The receiver's status code of the last attempt that got one. */
   responseStatus?: number;

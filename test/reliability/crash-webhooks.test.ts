@@ -6,21 +6,26 @@ import { CrashableServer, sleep } from "./support.ts";
 
 const optIn = (phone: string) => ({ user: { phone }, locale: { language: "en", country: "US" }, subscriptionType: "MARKETING", singleOptIn: true });
 
-it("kill -9 while webhook deliveries are queued and in flight: after the restart every accepted opt-in's sms.subscribed arrives, each with one webhook-id", { timeout: 90_000 }, async () => {
+it("kill -9 while webhook deliveries are queued and in flight: after the restart every accepted opt-in's sms.subscribed arrives at both webhooks, each with one webhook-id", { timeout: 90_000 }, async () => {
   const server = new CrashableServer({ REACHKIT_WEBHOOKS_ALLOW_PRIVATE: "true" });
-  const receiver = await Receiver.start();
-  // Before the kill the receiver answers nothing: every delivery is still queued or in flight when the server dies.
+  // Two webhooks: an event's deliveries share one job.
+  const receivers = [await Receiver.start(), await Receiver.start()];
+  // Before the kill the receivers answer nothing: every delivery is still queued or in flight when the server dies.
   let answer!: () => void;
   const answering = new Promise<void>((resolve) => (answer = resolve));
-  receiver.answer = async (request) => {
-    await answering;
-    return { status: receiver.hmacMatches(request) ? 200 : 403 };
-  };
+  for (const receiver of receivers) {
+    receiver.answer = async (request) => {
+      await answering;
+      return { status: receiver.hmacMatches(request) ? 200 : 403 };
+    };
+  }
   try {
     await server.start();
-    receiver.signingKey = server.webhookSigningKey;
-    assert.match(receiver.signingKey, /^whsec_/);
-    assert.equal((await server.request("POST", "/v1/webhooks", { url: receiver.url, events: ["sms.subscribed"] })).status, 201);
+    for (const receiver of receivers) {
+      receiver.signingKey = server.webhookSigningKey;
+      assert.match(receiver.signingKey, /^whsec_/);
+      assert.equal((await server.request("POST", "/v1/webhooks", { url: receiver.url, events: ["sms.subscribed"] })).status, 201);
+    }
     const accepted: string[] = [];
     let next = 0;
     const floodUntil = Date.now() + 2_000;
@@ -45,18 +50,24 @@ it("kill -9 while webhook deliveries are queued and in flight: after the restart
 
     await server.start();
     const acceptedSet = new Set(accepted);
-    const deliveredPhones = () => new Set(receiver.requests.filter((r) => r.json?.type === "sms.subscribed").map((r) => r.json.subscriber.phone as string));
-    await waitUntil("an sms.subscribed for every accepted opt-in", () => [...acceptedSet].every((phone) => deliveredPhones().has(phone)), 60_000);
-    const idsByPhone = new Map<string, Set<string>>();
-    for (const request of receiver.requests) {
-      const phone = request.json.subscriber.phone as string;
-      idsByPhone.set(phone, (idsByPhone.get(phone) ?? new Set()).add(String(request.headers["webhook-id"])));
+    const deliveredPhones = (receiver: Receiver) => new Set(receiver.requests.filter((r) => r.json?.type === "sms.subscribed").map((r) => r.json.subscriber.phone as string));
+    await waitUntil(
+      "an sms.subscribed for every accepted opt-in at each webhook",
+      () => receivers.every((receiver) => [...acceptedSet].every((phone) => deliveredPhones(receiver).has(phone))),
+      60_000,
+    );
+    for (const receiver of receivers) {
+      const idsByPhone = new Map<string, Set<string>>();
+      for (const request of receiver.requests) {
+        const phone = request.json.subscriber.phone as string;
+        idsByPhone.set(phone, (idsByPhone.get(phone) ?? new Set()).add(String(request.headers["webhook-id"])));
+      }
+      for (const [phone, ids] of idsByPhone) assert.equal(ids.size, 1, `one webhook-id for ${phone}, on every attempt`);
+      assert.ok(receiver.requests.every((request) => receiver.hmacMatches(request)));
     }
-    for (const [phone, ids] of idsByPhone) assert.equal(ids.size, 1, `one webhook-id for ${phone}, on every attempt`);
-    assert.ok(receiver.requests.every((request) => receiver.hmacMatches(request)));
     await server.stop();
   } finally {
     await server.dispose();
-    await receiver.close();
+    for (const receiver of receivers) await receiver.close();
   }
 });

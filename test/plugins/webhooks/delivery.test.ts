@@ -1,8 +1,11 @@
 import assert from "node:assert/strict";
 import { after, afterEach, describe, it } from "node:test";
+import { AsyncLocalStorage } from "node:async_hooks";
 import { Webhook } from "standardwebhooks";
+import { memoryStorage } from "../../../adapters/storage/memory/index.ts";
 import { fakeClock } from "../../../adapters/clock/index.ts";
-import { externalId, MAX_DELIVERY_ATTEMPTS } from "../../../plugins/webhooks/index.ts";
+import { DELIVER_JOB, DELIVERIES, externalId, MAX_DELIVERY_ATTEMPTS, type DeliveryRecord } from "../../../plugins/webhooks/index.ts";
+import { withCollectionMethod, wrapStorage } from "../../support/storage-wrappers.ts";
 import type { Json } from "../../support/test-kit.ts";
 import { Receiver, singleOptIn, startWebhookKit, type WebhookKit } from "./support.ts";
 
@@ -162,6 +165,106 @@ describe("webhook deliveries", () => {
     assert.deepEqual((await t.deliveries()).map((delivery) => JSON.parse(delivery.body).subscriber.phone), ["+19148440009"]);
     await t.scheduler.advance(20 * DAY);
     assert.deepEqual(await t.deliveries(), []);
+  });
+});
+
+describe("an event's deliveries share one job", () => {
+  const deliverJobs = (kit: WebhookKit) => kit.kit.jobs.list({ type: DELIVER_JOB });
+  /** Answers once `first` has answered its first request: the kit gets that answer first. */
+  const answerAfter = (first: Receiver) => async () => {
+    while (first.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    return { status: 200 };
+  };
+
+  it("one job attempts every webhook of an event; a receiver that fails is retried alone, by a job of its own, on the schedule", async () => {
+    t = await startWebhookKit();
+    const first = await receiver(t.signingKey);
+    const second = await receiver(t.signingKey);
+    const failing = await receiver(t.signingKey);
+    const answers = [500, 200];
+    failing.answer = () => ({ status: answers.shift()! });
+    first.answer = second.answer = answerAfter(failing);
+    for (const each of [first, second, failing]) await t.createWebhook(each.url, ["sms.subscribed"]);
+    await t.request({ method: "POST", url: "/v1/subscriptions", body: singleOptIn("+19148440021") });
+    await t.scheduler.flush();
+    assert.deepEqual([first.requests.length, second.requests.length, failing.requests.length], [1, 1, 1]);
+    const jobs = await deliverJobs(t);
+    assert.equal(jobs.length, 2);
+    const eventJob = jobs.find((job) => (job.payload as { deliveryIds: string[] }).deliveryIds.length > 1);
+    const retryJob = jobs.find((job) => job !== eventJob);
+    assert.equal(eventJob!.status, "done");
+    assert.equal((eventJob!.payload as { deliveryIds: string[] }).deliveryIds.length, 3);
+    const retried = (await t.deliveries()).find((delivery) => delivery.status === "pending")!;
+    assert.deepEqual(retryJob!.payload, { deliveryIds: [retried.id] });
+    assert.deepEqual([retryJob!.status, retryJob!.runAt], ["queued", retried.nextAttemptAt]);
+    assert.equal(retried.webhookId, (await t.deliveries()).find((delivery) => delivery.responseStatus === 500)!.webhookId);
+    await t.scheduler.advance(12_001);
+    assert.deepEqual([first.requests.length, second.requests.length, failing.requests.length], [1, 1, 2]);
+    assert.equal(failing.requests[1]!.headers["webhook-id"], failing.requests[0]!.headers["webhook-id"]);
+    assert.deepEqual((await t.deliveries()).map((delivery) => `${delivery.status} ${delivery.attempts}`).sort(), ["delivered 1", "delivered 1", "delivered 2"]);
+  });
+
+  it("an event's job run again (killed before its done mark) sends neither a delivered delivery nor one handed to a job of its own", async () => {
+    t = await startWebhookKit();
+    const healthy = await receiver(t.signingKey);
+    const failing = await receiver(t.signingKey);
+    failing.answer = () => ({ status: 503 });
+    healthy.answer = answerAfter(failing);
+    for (const each of [healthy, failing]) await t.createWebhook(each.url, ["sms.subscribed"]);
+    await t.request({ method: "POST", url: "/v1/subscriptions", body: singleOptIn("+19148440022") });
+    await t.scheduler.flush();
+    const eventJob = (await deliverJobs(t)).find((job) => (job.payload as { deliveryIds: string[] }).deliveryIds.length === 2);
+    // What a restart after a kill -9 does to a job whose done mark never committed: it runs again with its payload.
+    await t.kit.jobs.enqueue({ type: DELIVER_JOB, payload: eventJob!.payload });
+    await t.scheduler.flush();
+    assert.deepEqual([healthy.requests.length, failing.requests.length], [1, 1]);
+    await t.scheduler.advance(12_001);
+    assert.deepEqual([healthy.requests.length, failing.requests.length], [1, 2]);
+  });
+
+  it("an outcome whose commit fails keeps the event's job open though another of its outcomes commits after: its delivery is attempted again", async () => {
+    const storage = memoryStorage();
+    const inTransaction = new AsyncLocalStorage<boolean>();
+    let failingDelivery: string | undefined;
+    let commitFailed = false;
+    // The first delivered outcome's transaction fails as its commit would: everything it wrote is undone.
+    const failing = withCollectionMethod(storage, "update", (update, collection) => async (id, patch, options) => {
+      if (collection === DELIVERIES && (patch as Partial<DeliveryRecord>).status === "delivered" && failingDelivery === undefined) failingDelivery = id;
+      return update(id, patch, options);
+    });
+    t = await startWebhookKit({
+      storage: wrapStorage(failing, {
+        transaction: (fn) =>
+          inTransaction.getStore()
+            ? failing.transaction(fn)
+            : failing.transaction(() =>
+                inTransaction.run(true, async () => {
+                  const result = await fn();
+                  if (failingDelivery !== undefined && !commitFailed) {
+                    commitFailed = true;
+                    throw new Error("the commit failed");
+                  }
+                  return result;
+                }),
+              ),
+      }),
+    });
+    const first = await receiver(t.signingKey);
+    const second = await receiver(t.signingKey);
+    second.answer = async () => {
+      while (!commitFailed) await new Promise((resolve) => setTimeout(resolve, 10));
+      return { status: 200 };
+    };
+    for (const each of [first, second]) await t.createWebhook(each.url, ["sms.subscribed"]);
+    await t.request({ method: "POST", url: "/v1/subscriptions", body: singleOptIn("+19148440023") });
+    await t.scheduler.flush();
+    assert.ok(commitFailed);
+    assert.deepEqual([first.requests.length, second.requests.length], [1, 1]);
+    await t.scheduler.advance(60_000);
+    assert.deepEqual([first.requests.length, second.requests.length], [2, 1]);
+    assert.deepEqual((await t.deliveries()).map((delivery) => delivery.status), ["delivered", "delivered"]);
+    assert.deepEqual((await deliverJobs(t)).map((job) => job.status), ["done"]);
   });
 });
 

@@ -2,8 +2,9 @@ import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
 import { Webhook } from "standardwebhooks";
 import { fakeClock } from "../../../adapters/clock/index.ts";
-import { WEBHOOKS, type WebhookRecord } from "../../../plugins/webhooks/index.ts";
+import { DELIVER_JOB, WEBHOOKS, type WebhookRecord } from "../../../plugins/webhooks/index.ts";
 import type { Json } from "../../support/test-kit.ts";
+import { waitUntil } from "../../support/wait.ts";
 import { Receiver, singleOptIn, startWebhookKit, type WebhookKit } from "./support.ts";
 
 const HOUR = 3_600_000;
@@ -34,19 +35,25 @@ const waitFor = async (done: () => boolean) => {
   }
 };
 
+/** Webhooks to two receivers: one that answers nothing until `answerSlow()`, and a healthy one. */
+async function slowAndHealthy(kit: WebhookKit) {
+  const slow = await receiver(kit.signingKey);
+  const healthy = await receiver(kit.signingKey);
+  let answerSlow!: () => void;
+  const slowAnswers = new Promise<void>((resolve) => (answerSlow = resolve));
+  slow.answer = async () => {
+    await slowAnswers;
+    return { status: 200 };
+  };
+  await kit.createWebhook(slow.url, ["sms.subscribed"]);
+  await kit.createWebhook(healthy.url, ["sms.subscribed"]);
+  return { slow, healthy, answerSlow };
+}
+
 describe("webhook delivery: receivers and companies apart", () => {
   it("a receiver that does not answer never delays deliveries to healthy ones, nor the kit's other jobs", async () => {
     t = await startWebhookKit({ webhooks: { concurrencyPerReceiver: 2 }, config: { jobs: { concurrency: 2 } } });
-    const slow = await receiver(t.signingKey);
-    const healthy = await receiver(t.signingKey);
-    let answerSlow!: () => void;
-    const slowAnswers = new Promise<void>((resolve) => (answerSlow = resolve));
-    slow.answer = async () => {
-      await slowAnswers;
-      return { status: 200 };
-    };
-    await t.createWebhook(slow.url, ["sms.subscribed"]);
-    await t.createWebhook(healthy.url, ["sms.subscribed"]);
+    const { slow, healthy, answerSlow } = await slowAndHealthy(t);
     for (let i = 0; i < 20; i++) assert.equal((await optIn(t, `+1914844${String(2000 + i)}`)).status, 202);
     const flushing = t.scheduler.flush();
     // The slow receiver holds its two requests; the healthy one gets all twenty meanwhile,
@@ -59,6 +66,34 @@ describe("webhook delivery: receivers and companies apart", () => {
     await t.scheduler.advance(HOUR);
     assert.equal(slow.requests.length, 20);
     assert.equal(new Set(slow.requests.map((r) => r.headers["webhook-id"])).size, 20);
+  });
+
+  it("an event's delivery to a receiver found slow waits in a job of its own; the event's job delivers to the healthy one and ends", async () => {
+    t = await startWebhookKit({ webhooks: { concurrencyPerReceiver: 1 } });
+    const { slow, healthy, answerSlow } = await slowAndHealthy(t);
+    // Two events fill the slow receiver's lane (one request out, one queued: twice its concurrency).
+    for (const phone of ["+19148442101", "+19148442102"]) assert.equal((await optIn(t, phone)).status, 202);
+    const flushing = t.scheduler.flush();
+    await waitFor(() => healthy.requests.length === 2 && slow.requests.length === 1);
+    // Its oldest request has waited over a second (SLOW_RECEIVER_MS), while the healthy lane has no work: it is slow.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    assert.equal((await optIn(t, "+19148442103")).status, 202);
+    const ofThird = async () => (await t!.deliveries()).filter((delivery) => JSON.parse(delivery.body).subscriber.phone === "+19148442103");
+    // The healthy one's outcome commits with the event job's done mark.
+    await waitUntil("the third event's delivery to the healthy receiver", async () => (await ofThird()).some((delivery) => delivery.status === "delivered"));
+    const third = (await ofThird()).find((delivery) => delivery.status === "pending")!;
+    assert.ok(third.jobId, "handed to a job of its own");
+    const ownJob = (await t.kit.jobs.get(third.jobId))!;
+    assert.deepEqual([ownJob.status, ownJob.runAt, ownJob.payload], ["queued", third.nextAttemptAt, { deliveryIds: [third.id] }]);
+    assert.ok(third.nextAttemptAt! > t.clock.now());
+    const eventJob = (await t.kit.jobs.list({ type: DELIVER_JOB })).find((job) => job.id !== ownJob.id && (job.payload as { deliveryIds: string[] }).deliveryIds.includes(third.id))!;
+    assert.equal(eventJob.status, "done");
+    answerSlow();
+    await flushing;
+    await t.scheduler.advance(HOUR);
+    assert.equal(slow.requests.length, 3);
+    assert.equal(new Set(slow.requests.map((r) => r.headers["webhook-id"])).size, 3);
+    assert.equal((await t.deliveries()).filter((delivery) => delivery.status === "delivered").length, 6);
   });
 
   it("one company's events never reach another company's webhooks", async () => {
