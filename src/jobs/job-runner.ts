@@ -107,7 +107,9 @@ export class JobRunner {
     }
     this.#started = true;
     this.scheduler.start(() => this.#wake());
-    await this.#tick();
+    // The first claim only, not the ticks that follow it: on a synchronous storage a backlog is worked tick after
+    // tick, and the start (a server's listen after it) would wait until none is left.
+    await this.#tick(true);
     // And a wake at once: it waits for the jobs that tick started (a manual scheduler's flush waits for them).
     if (!this.#stopping) this.#arm(this.clock.now());
   }
@@ -180,11 +182,14 @@ export class JobRunner {
     this.#change = undefined;
   }
 
-  #tick(): Promise<void> {
+  /** Claims and arms, again while asked meanwhile; `firstPassOnly`: settles after the first claim and arm. */
+  #tick(firstPassOnly = false): Promise<void> {
     if (this.#ticking) {
       this.#tickAgain = true;
-      return this.#ticking;
+      return firstPassOnly ? Promise.resolve() : this.#ticking;
     }
+    let firstPassDone = () => {};
+    const firstPass = new Promise<void>((resolve) => (firstPassDone = resolve));
     this.#ticking = (async () => {
       try {
         do {
@@ -192,6 +197,7 @@ export class JobRunner {
           if (this.#stopping) return;
           await this.#claimDue();
           await this.#armForNextDue();
+          firstPassDone();
           // Jobs that enqueue jobs (a scan a page per job) would otherwise claim and run in one chain of
           // microtasks on a synchronous storage: no timer, request or I/O of the process would run until it ends.
           if (this.#tickAgain) await new Promise((resolve) => setImmediate(resolve));
@@ -200,10 +206,11 @@ export class JobRunner {
         this.logger.error("job runner tick failed; retrying in 5 s", { error });
         this.#arm(this.clock.now() + 5_000);
       } finally {
+        firstPassDone();
         this.#ticking = null;
       }
     })();
-    return this.#ticking;
+    return firstPassOnly ? firstPass : this.#ticking;
   }
 
   /**
