@@ -17,14 +17,16 @@ const REQUESTS = 10;
 
 /**
  * A kit on SQLite and the real scheduler whose runner always has due jobs, each queueing another (as an opt-in
- * queues its text): the HTTP server must keep answering, reads and writes, over a real socket. A runner that
- * kept the event loop or the storage to itself while a backlog lasted would leave these requests unanswered.
+ * queues its text): the HTTP server must keep answering, reads and writes, over a real socket, and a job of
+ * another type due meanwhile must run. A runner that kept the event loop or the storage to itself while a
+ * backlog lasted would leave these unanswered (the test then fails on its timeout).
  */
 describe("a steady backlog of jobs", () => {
   for (const batchSize of [1, 32]) {
-    it(`leaves the HTTP server answering reads and writes (jobs in batches of ${batchSize})`, { timeout: 120_000 }, async () => {
+    it(`leaves the HTTP server answering reads and writes, and runs a job due meanwhile (jobs in batches of ${batchSize})`, { timeout: 120_000 }, async () => {
       let kit: Reachkit | undefined;
       let done = 0;
+      let pingedWhileBacklogged = false;
       kit = createReachkit({
         storage: sqliteStorage({ filename: join(temporaryDirectory("backlog-serving"), "db.sqlite") }),
         scheduler: nodeScheduleScheduler(),
@@ -44,6 +46,10 @@ describe("a steady backlog of jobs", () => {
                   done++;
                 },
               },
+              // A job of another type, due a moment later: its alarm must fire while the chains go on.
+              ping: async () => {
+                pingedWhileBacklogged = (await kit!.jobs.queueStats()).queued > 0;
+              },
             }),
           }),
         ],
@@ -59,6 +65,7 @@ describe("a steady backlog of jobs", () => {
           for (let i = 0; i < CHAINS; i++) await kit!.jobs.enqueue({ type: "chain", payload: 0 });
         });
         const doneBefore = await waitForJobs(() => done, 1);
+        await kit.jobs.enqueue({ type: "ping", payload: 0, runAt: Date.now() + 50 });
         for (let i = 0; i < REQUESTS; i++) {
           assert.equal((await fetch(`${base}/v1/me`, { headers })).status, 200, `read ${i}`);
           const optIn = await fetch(`${base}/v1/subscriptions`, {
@@ -70,6 +77,7 @@ describe("a steady backlog of jobs", () => {
         }
         assert.ok(done > doneBefore, "the backlog was being worked while the requests were answered");
         assert.ok((await kit.jobs.queueStats()).queued > 0, "the backlog lasted through every request");
+        await waitForJobs(() => (pingedWhileBacklogged ? 1 : 0), 1);
       } finally {
         await server.close();
       }
@@ -77,8 +85,8 @@ describe("a steady backlog of jobs", () => {
   }
 });
 
-/** Resolves with the jobs done once at least `least` are, without a timing assertion: the test's timeout bounds it. */
-async function waitForJobs(done: () => number, least: number): Promise<number> {
-  while (done() < least) await new Promise((resolve) => setTimeout(resolve, 5));
-  return done();
+/** Resolves with the count once it reaches `least`, without a timing assertion: the test's timeout bounds it. */
+async function waitForJobs(count: () => number, least: number): Promise<number> {
+  while (count() < least) await new Promise((resolve) => setTimeout(resolve, 5));
+  return count();
 }
