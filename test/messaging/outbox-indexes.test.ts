@@ -7,6 +7,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { postgresStorage } from "../../adapters/storage/postgres/index.ts";
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
+import { indexName } from "../../adapters/storage/sqlite/schema.ts";
 import { scanIn } from "../../bench/servers/baseline-sql.ts";
 import { outboxCollection, OUTBOX_COLLECTION } from "../../src/messaging/outbox-record.ts";
 import type { Storage } from "../../src/index.ts";
@@ -17,8 +18,7 @@ import { startTestKit, type TestKit } from "../support/test-kit.ts";
 const TO = "+15555550100";
 /** Indexes an earlier version declared on the outbox, beside today's. */
 const EARLIER_INDEXES = [{ fields: ["createdAt"] }, { fields: ["to", "createdAt"] }, { fields: ["companyId", "to", "createdAt"] }];
-const indexName = (fields: readonly string[], unique?: boolean) => `${unique ? "ux" : "ix"}_${OUTBOX_COLLECTION}__${fields.join("__")}`;
-const declared = outboxCollection.indexes!.map((index) => indexName(index.fields, index.unique)).sort();
+const declared = outboxCollection.indexes!.map((index) => indexName(OUTBOX_COLLECTION, index)).sort();
 
 /** A database made by an earlier version: the outbox with the indexes it had then. */
 async function earlierDatabase(storage: Storage): Promise<void> {
