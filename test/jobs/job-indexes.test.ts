@@ -14,26 +14,11 @@ import { JOBS_COLLECTION, jobsCollection, type JobRecord } from "../../src/jobs/
 import { JobRows } from "../../src/jobs/job-rows.ts";
 import { RunLaterError, silentLogger } from "../../src/index.ts";
 import { kitWithJobs } from "../support/job-kit.ts";
+import { indexesIn, indexesRead, planOf, statementsOn } from "../support/sqlite-plans.ts";
 import { temporaryDirectory } from "../support/temp-dir.ts";
 
 const declared = jobsCollection.indexes!.map((index) => indexName(JOBS_COLLECTION, index)).sort();
 const SETTINGS = { concurrency: 4, leaseMs: 60_000, backoffBaseMs: 1_000, backoffMaxMs: 60_000 };
-
-/** The SQL of the statements on the jobs table prepared during `work`, but for the DDL and inserts. */
-async function jobStatements(work: () => Promise<void>): Promise<Set<string>> {
-  const statements = new Set<string>();
-  const prepare = Database.prototype.prepare;
-  Database.prototype.prepare = function (this: Database.Database, sql: string) {
-    if (sql.includes(`"${JOBS_COLLECTION}"`) && !/^\s*(CREATE|DROP|INSERT|EXPLAIN)/.test(sql)) statements.add(sql);
-    return prepare.call(this, sql);
-  } as typeof prepare;
-  try {
-    await work();
-  } finally {
-    Database.prototype.prepare = prepare;
-  }
-  return statements;
-}
 
 describe("the jobs collection's indexes on SQLite", () => {
   it("every query of the runner and of Jobs seeks through an index, each index serves one, and an earlier database gets the sparse ones", async () => {
@@ -58,7 +43,7 @@ describe("the jobs collection's indexes on SQLite", () => {
       }),
       { storage, scheduler, clock, config: { jobs: { maxAttempts: 1 } } },
     );
-    const statements = await jobStatements(async () => {
+    const statements = await statementsOn(JOBS_COLLECTION, async () => {
       await kit.start();
       const { jobs } = kit;
       await jobs.enqueue({ type: "plain", payload: "a", companyId: "c-1" });
@@ -99,17 +84,16 @@ describe("the jobs collection's indexes on SQLite", () => {
 
     const db = new Database(file, { readonly: true });
     try {
-      const present = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name NOT LIKE 'sqlite_%'`).pluck().all(JOBS_COLLECTION);
-      assert.deepEqual((present as string[]).sort(), declared);
+      assert.deepEqual(indexesIn(db, JOBS_COLLECTION), declared);
       const used = new Set<string>();
       for (const sql of statements) {
         assert.equal(scanIn(db, sql), undefined, sql);
-        const plan = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...Array<null>(sql.match(/\?/g)?.length ?? 0).fill(null)) as Array<{ detail: string }>;
-        for (const { detail } of plan) used.add(/USING (?:COVERING )?INDEX (\S+)/.exec(detail)?.[1] ?? "");
+        const plan = planOf(db, sql);
+        for (const index of indexesRead(plan)) used.add(index);
         // The default lane's jobs are claimed by `lane IS NULL`: that seeks too, or a claim reads past every other
         // lane's due jobs (a sparse index on the lane would leave those jobs out, and (status, runAt) would serve).
         for (const [, field] of (sql.split(" WHERE ")[1] ?? "").matchAll(/"f_(\w+)" IS NULL/g)) {
-          assert.ok(plan.some(({ detail }) => detail.includes(`f_${field}=?`)), `${sql}: ${plan.map(({ detail }) => detail).join("; ")}`);
+          assert.ok(plan.some((detail) => detail.includes(`f_${field}=?`)), `${sql}: ${plan.join("; ")}`);
         }
       }
       assert.deepEqual(declared.filter((name) => !used.has(name)), [], "declared indexes that no query of the jobs reads through");
