@@ -114,7 +114,8 @@ export const appointmentCollections: readonly CollectionSpec[] = [
     indexes: [
       { fields: ["companyId", "externalEventKey", "phone"], unique: true },
       { fields: ["companyId", "phone"] },
-      { fields: ["companyId", "emailAddress"] },
+      // Sparse: most reminders have no email; privacy deletions look it up by value.
+      { fields: ["companyId", "emailAddress"], sparse: true },
     ],
   },
 ];

@@ -33,7 +33,8 @@ export const MESSAGE_PREFIXES = "legacy_message_prefixes";
 export const legacyCollections: readonly CollectionSpec[] = [
   {
     name: SIGN_UPS,
-    indexes: [{ fields: ["companyId", "phone"] }, { fields: ["companyId", "email"] }],
+    // Sparse on the email, which most sign-ups lack; privacy deletions look it up by value.
+    indexes: [{ fields: ["companyId", "phone"] }, { fields: ["companyId", "email"], sparse: true }],
   },
   { name: MESSAGE_PREFIXES },
 ];

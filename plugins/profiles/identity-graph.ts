@@ -63,8 +63,12 @@ export class IdentityGraph {
     }
     if (options.requireContact && !identifiers.some(isContact) && profileIds.size === 0) throw unknownUser();
     for (let attempt = 1; ; attempt++) {
+      // A person none of whose identifiers is known needs no second read in the transaction: an identifier
+      // linked meanwhile fails its insert (UniqueConstraintError) and the next attempt reads them again. Known
+      // ones are read again, as their profiles may have been merged or erased meanwhile.
+      const knownBefore = attempt === 1 && known.length === 0 ? known : undefined;
       try {
-        return await this.storage.transaction(() => this.#linkNow(companyId, identifiers, keys, options.requireContact ?? false));
+        return await this.storage.transaction(() => this.#linkNow(companyId, identifiers, keys, knownBefore, options.requireContact ?? false));
       } catch (error) {
         // Another request linked one of these identifiers between our read and our insert: read again.
         if (!(error instanceof UniqueConstraintError) || attempt >= LINK_ATTEMPTS) throw error;
@@ -116,10 +120,16 @@ export class IdentityGraph {
     return (await this.identifiers.find({ where: { companyId, key: { in: [...keys] } } })).items;
   }
 
-  /** The link, inside a transaction: read again, then create, extend or merge. */
-  async #linkNow(companyId: string, identifiers: readonly Identifier[], keys: readonly string[], requireContact: boolean): Promise<string> {
+  /** The link, inside a transaction: read again (unless `knownBefore` is given), then create, extend or merge. */
+  async #linkNow(
+    companyId: string,
+    identifiers: readonly Identifier[],
+    keys: readonly string[],
+    knownBefore: readonly IdentifierRecord[] | undefined,
+    requireContact: boolean,
+  ): Promise<string> {
     const now = this.clock.now();
-    const known = await this.#known(companyId, keys);
+    const known = knownBefore ?? (await this.#known(companyId, keys));
     const live = new Map<string, ProfileRecord>();
     for (const profileId of new Set(known.map((record) => record.profileId))) {
       const profile = await this.#liveProfile(profileId);

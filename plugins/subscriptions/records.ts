@@ -138,8 +138,9 @@ export const subscriptionCollections: readonly CollectionSpec[] = [
   {
     name: SUBSCRIBERS,
     indexes: [
-      { fields: ["companyId", "phone"], unique: true },
-      { fields: ["companyId", "email"], unique: true },
+      // Sparse: a subscriber by phone has no email, and most have no email or no phone; each is looked up by value.
+      { fields: ["companyId", "phone"], unique: true, sparse: true },
+      { fields: ["companyId", "email"], unique: true, sparse: true },
       // The console's list, newest first.
       { fields: ["companyId", "createdAt"] },
     ],

@@ -74,7 +74,8 @@ export const webhookCollections: readonly CollectionSpec[] = [
   { name: WEBHOOKS, indexes: [{ fields: ["companyId", "applicationId"] }] },
   {
     name: DELIVERIES,
-    indexes: [{ fields: ["webhookId"] }, { fields: ["companyId", "phone"] }, { fields: ["companyId", "email"] }, { fields: ["createdAt"] }],
+    // Sparse: an event is about a phone or an email (or neither); privacy deletions look each up by value.
+    indexes: [{ fields: ["webhookId"] }, { fields: ["companyId", "phone"], sparse: true }, { fields: ["companyId", "email"], sparse: true }, { fields: ["createdAt"] }],
   },
   { name: SIGNING_KEYS, indexes: [{ fields: ["applicationId"] }] },
 ];

@@ -33,12 +33,15 @@ export const JOBS_COLLECTION = "reachkit_jobs";
 
 export const jobsCollection: CollectionSpec = {
   name: JOBS_COLLECTION,
+  // Sparse: most jobs have no key, and a job holds a lease only while it runs, so most rows write and move no
+  // entry in those indexes; each query of them names the field with a value (test/jobs/job-indexes.test.ts).
+  // The default lane's jobs have no lane and are claimed by `lane: null`: (status, lane, runAt) stays full.
   indexes: [
     { fields: ["status", "runAt"] },
     { fields: ["status", "lane", "runAt"] },
-    { fields: ["status", "leaseUntil"] },
-    { fields: ["activeKey"], unique: true },
-    { fields: ["key"] },
+    { fields: ["status", "leaseUntil"], sparse: true },
+    { fields: ["activeKey"], unique: true, sparse: true },
+    { fields: ["key"], sparse: true },
     { fields: ["companyId"] },
   ],
 };

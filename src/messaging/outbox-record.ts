@@ -63,8 +63,9 @@ export const outboxCollection: CollectionSpec = {
     // (`reachkit messages --to`): one index serves both, as "to" comes first. Every message writes an entry in
     // each index, so none is declared that no query reads through (test/messaging/outbox-indexes.test.ts).
     { fields: ["to", "companyId", "createdAt"] },
-    // Receipts that do not carry the message id (SMPP) find their message by the provider's.
-    { fields: ["providerMessageId"] },
+    // Receipts that do not carry the message id (SMPP) find their message by the provider's. Sparse: a message
+    // has none until it is sent (a suppressed one never), and no query asks for one without.
+    { fields: ["providerMessageId"], sparse: true },
     // A company's messages newest first, all or in one status (the console's list and daily counts).
     { fields: ["companyId", "createdAt"] },
     { fields: ["companyId", "status", "createdAt"] },

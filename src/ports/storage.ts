@@ -61,6 +61,16 @@ export interface IndexSpec {
   fields: readonly string[];
   /** Unique among documents where every field is present and not null. */
   unique?: boolean;
+  /**
+   * Leaves out of the index every document where one of its fields is absent
+   * or null: such a document costs no entry to write or move. For fields that
+   * most documents leave null (a key most jobs lack, a lease only running jobs
+   * hold). Queries answer the same either way; the index serves a query that
+   * compares each of its fields with `eq` (not null), `in`, a range or
+   * `exists: true`, and not one that asks for null on a field or only sorts by
+   * it (that one reads through another index, or the whole collection).
+   */
+  sparse?: boolean;
 }
 
 /** What a plugin declares; adapters create tables and indexes from it. */

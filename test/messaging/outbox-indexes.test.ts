@@ -7,18 +7,19 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { postgresStorage } from "../../adapters/storage/postgres/index.ts";
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
+import { indexName } from "../../adapters/storage/sqlite/schema.ts";
 import { scanIn } from "../../bench/servers/baseline-sql.ts";
 import { outboxCollection, OUTBOX_COLLECTION } from "../../src/messaging/outbox-record.ts";
 import type { Storage } from "../../src/index.ts";
 import { startPostgres, type PostgresCluster } from "../support/postgres.ts";
 import { temporaryDirectory } from "../support/temp-dir.ts";
+import { indexesIn, indexesRead, planOf, statementsOn } from "../support/sqlite-plans.ts";
 import { startTestKit, type TestKit } from "../support/test-kit.ts";
 
 const TO = "+15555550100";
 /** Indexes an earlier version declared on the outbox, beside today's. */
 const EARLIER_INDEXES = [{ fields: ["createdAt"] }, { fields: ["to", "createdAt"] }, { fields: ["companyId", "to", "createdAt"] }];
-const indexName = (fields: readonly string[], unique?: boolean) => `${unique ? "ux" : "ix"}_${OUTBOX_COLLECTION}__${fields.join("__")}`;
-const declared = outboxCollection.indexes!.map((index) => indexName(index.fields, index.unique)).sort();
+const declared = outboxCollection.indexes!.map((index) => indexName(OUTBOX_COLLECTION, index)).sort();
 
 /** A database made by an earlier version: the outbox with the indexes it had then. */
 async function earlierDatabase(storage: Storage): Promise<void> {
@@ -44,33 +45,22 @@ describe("the outbox's indexes", () => {
     const file = join(temporaryDirectory("outbox-indexes"), "reachkit.db");
     await earlierDatabase(sqliteStorage({ filename: file }));
     const t = await startTestKit({ storage: sqliteStorage({ filename: file }) });
-    const statements = new Set<string>();
-    const prepare = Database.prototype.prepare;
-    Database.prototype.prepare = function (this: Database.Database, sql: string) {
-      if (sql.includes(`"${OUTBOX_COLLECTION}"`) && !/^\s*(CREATE|DROP|INSERT)/.test(sql)) statements.add(sql);
-      return prepare.call(this, sql);
-    } as typeof prepare;
-    try {
-      await everyOutboxQuery(t);
-    } finally {
-      Database.prototype.prepare = prepare;
-    }
+    const statements = await statementsOn(OUTBOX_COLLECTION, () => everyOutboxQuery(t));
     await t.stop();
     const db = new Database(file, { readonly: true });
     try {
-      const present = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name NOT LIKE 'sqlite_%'`).pluck().all(OUTBOX_COLLECTION);
-      assert.deepEqual((present as string[]).sort(), declared);
+      assert.deepEqual(indexesIn(db, OUTBOX_COLLECTION), declared);
       const used = new Set<string>();
       for (const sql of statements) {
         assert.equal(scanIn(db, sql), undefined, sql);
-        const plan = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...Array<null>(sql.match(/\?/g)?.length ?? 0).fill(null)) as Array<{ detail: string }>;
-        for (const { detail } of plan) used.add(/USING (?:COVERING )?INDEX (\S+)/.exec(detail)?.[1] ?? "");
+        const plan = planOf(db, sql);
+        for (const index of indexesRead(plan)) used.add(index);
         // The duplicate and repeat checks read a number's window oldest first, in the index's own order (createdAt,
         // then id), and stop at the first match: no sort at all, not even of the last term's ties. A burst's text is
         // the oldest of its window; read newest first, every suppressed attempt since it was read before it.
         if (/"f_createdAt" >= \?.* LIMIT 1$/.test(sql)) {
           assert.match(sql, /ORDER BY "f_createdAt" ASC, id ASC LIMIT 1$/);
-          assert.deepEqual(plan.filter(({ detail }) => detail.includes("TEMP B-TREE")), [], sql);
+          assert.deepEqual(plan.filter((detail) => detail.includes("TEMP B-TREE")), [], sql);
         }
       }
       assert.deepEqual(declared.filter((name) => !used.has(name)), [], "declared indexes that no query of the outbox reads through");

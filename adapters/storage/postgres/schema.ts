@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type pg from "pg";
 import { UniqueConstraintError, type CollectionSpec } from "../../../src/index.ts";
-import { parseSpecs, type NamedIndex } from "../shared/documents.ts";
+import { indexPrefix, isDeclaredIndexName, parseSpecs, type IndexDeclaration, type NamedIndex } from "../shared/documents.ts";
 import { keyExpr } from "./where-sql.ts";
 
 export const LEDGER_TABLE = "_reachkit_schema";
@@ -18,20 +18,17 @@ export interface DeclaredCollection {
 }
 
 /** Deterministic, so a later run finds (and can drop) what an earlier one created. */
-export function indexName(collection: string, fields: readonly string[], unique: boolean): string {
-  const name = `${unique ? "ux" : "ix"}_${collection}__${fields.join("__")}`;
+export function indexName(collection: string, index: IndexDeclaration): string {
+  const prefix = indexPrefix(index);
+  const name = `${prefix}_${collection}__${index.fields.join("__")}`;
   if (name.length <= MAX_IDENTIFIER) return name;
-  return `${unique ? "ux" : "ix"}_${collection.slice(0, 30)}__${createHash("sha256").update(name).digest("hex").slice(0, 24)}`;
+  return `${prefix}_${collection.slice(0, 30)}__${createHash("sha256").update(name).digest("hex").slice(0, 24)}`;
 }
 
 export function normalizeSpecs(specs: readonly CollectionSpec[]): DeclaredCollection[] {
   return parseSpecs(specs).map((collection) => ({
     name: collection.name,
-    indexes: collection.indexes.map((index) => ({
-      name: indexName(collection.name, index.fields, index.unique),
-      fields: index.fields,
-      unique: index.unique,
-    })),
+    indexes: collection.indexes.map((index) => ({ ...index, name: indexName(collection.name, index) })),
   }));
 }
 
@@ -71,7 +68,7 @@ $$;`;
 
 /**
  * Creates the key functions, the ledger, the tables and declared indexes, and
- * drops each collection's `ix_` / `ux_` indexes that are no longer declared:
+ * drops each collection's indexes made by an earlier declaration (isDeclaredIndexName) and no longer declared:
  * in one transaction holding the schema lock (several processes may start at
  * once), in two round trips (DDL statement by statement made starting a test
  * kit take most of a second).
@@ -115,8 +112,7 @@ function collectionDdl(
   const statements = [`CREATE TABLE IF NOT EXISTS "${name}" (id text COLLATE "C" PRIMARY KEY, doc jsonb NOT NULL)`];
   const wanted = new Set(collection.indexes.map((i) => i.name));
   for (const { tablename, indexname } of existing) {
-    const ours = indexname.startsWith("ix_") || indexname.startsWith("ux_");
-    if (tablename === name && ours && !wanted.has(indexname)) statements.push(`DROP INDEX "${indexname}"`);
+    if (tablename === name && isDeclaredIndexName(indexname) && !wanted.has(indexname)) statements.push(`DROP INDEX "${indexname}"`);
   }
   for (const index of collection.indexes) {
     const owner = existing.find((e) => e.indexname === index.name);
@@ -126,11 +122,13 @@ function collectionDdl(
     }
     // NULLS FIRST: the index order is the port's sort order, so ORDER BY can walk it either way.
     const expressions = index.fields.map((f) => `${keyExpr(f)} NULLS FIRST`).join(", ");
-    statements.push(`CREATE ${index.unique ? "UNIQUE INDEX" : "INDEX"} IF NOT EXISTS "${index.name}" ON "${name}" (${expressions})`);
+    // A sparse index is a partial one; the planner proves a query's strict comparisons of each key imply its predicate.
+    const partial = index.sparse ? ` WHERE ${index.fields.map((f) => `${keyExpr(f)} IS NOT NULL`).join(" AND ")}` : "";
+    statements.push(`CREATE ${index.unique ? "UNIQUE INDEX" : "INDEX"} IF NOT EXISTS "${index.name}" ON "${name}" (${expressions})${partial}`);
   }
   const spec = JSON.stringify({
     version: SCHEMA_VERSION,
-    indexes: collection.indexes.map((i) => ({ fields: i.fields, unique: i.unique })),
+    indexes: collection.indexes.map((i) => ({ fields: i.fields, unique: i.unique, ...(i.sparse ? { sparse: true } : {}) })),
   });
   // Only a real change moves updated_at, so the ledger reads as a history of DDL changes.
   statements.push(
@@ -149,10 +147,11 @@ export function toUniqueError(error: unknown, collection: DeclaredCollection): U
   const constraint = (error as { constraint?: unknown }).constraint;
   const declared = collection.indexes.find((i) => i.name === constraint);
   if (declared !== undefined) return new UniqueConstraintError(collection.name, declared.fields);
-  const prefix = `ux_${collection.name}__`;
-  if (typeof constraint === "string" && constraint.startsWith(prefix)) {
-    // Declared by another handle since we looked: the name still spells the fields.
-    return new UniqueConstraintError(collection.name, constraint.slice(prefix.length).split("__"));
+  for (const prefix of [`ux_${collection.name}__`, `uxs_${collection.name}__`]) {
+    if (typeof constraint === "string" && constraint.startsWith(prefix)) {
+      // Declared by another handle since we looked: the name still spells the fields.
+      return new UniqueConstraintError(collection.name, constraint.slice(prefix.length).split("__"));
+    }
   }
   return new UniqueConstraintError(collection.name, ["id"]);
 }

@@ -135,7 +135,29 @@ export class Handles<H> {
 export interface IndexDeclaration {
   fields: readonly string[];
   unique: boolean;
+  /** Documents with one of the fields absent or null are left out (`IndexSpec.sparse`). */
+  sparse: boolean;
 }
+
+/**
+ * The start of an index's name, which tells its kind: the name then spells the whole declaration (with the
+ * collection and fields), so an index whose declaration changed gets a new name, and the old one is dropped
+ * as no longer declared.
+ */
+export function indexPrefix(index: { unique: boolean; sparse: boolean }): string {
+  return `${index.unique ? "ux" : "ix"}${index.sparse ? "s" : ""}`;
+}
+
+/**
+ * Whether an index is one that ensureCollections made (and drops once no longer declared): named
+ * `<indexPrefix>_<start>`; `start`, when given, is how the engine's names go on for the collection.
+ */
+export function isDeclaredIndexName(index: string, start = ""): boolean {
+  const lower = index.toLowerCase();
+  return INDEX_PREFIXES.some((prefix) => lower.startsWith(`${prefix}_${start.toLowerCase()}`));
+}
+
+const INDEX_PREFIXES = ["ix", "ux", "ixs", "uxs"];
 
 /** A declared index with the name its engine knows it by (the name a violated unique key reports). */
 export interface NamedIndex extends IndexDeclaration {
@@ -166,8 +188,9 @@ export function parseSpecs(specs: readonly CollectionSpec[]): CollectionDeclarat
       }
       index.fields.forEach(assertFieldName);
       const unique = index.unique === true;
-      const signature = `${unique ? "ux" : "ix"}:${index.fields.join(",")}`;
-      if (!collection.indexes.has(signature)) collection.indexes.set(signature, { fields: [...index.fields], unique });
+      const sparse = index.sparse === true;
+      const signature = `${indexPrefix({ unique, sparse })}:${index.fields.join(",")}`;
+      if (!collection.indexes.has(signature)) collection.indexes.set(signature, { fields: [...index.fields], unique, sparse });
     }
   }
   return [...byName.values()].map(({ name, indexes, largeDocuments }) => ({ name, indexes: [...indexes.values()], largeDocuments }));

@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import { UniqueConstraintError, type CollectionSpec, type IndexSpec } from "../../../src/index.ts";
-import { parseSpecs, type IndexDeclaration, type NamedIndex } from "../shared/documents.ts";
+import { indexPrefix, isDeclaredIndexName, parseSpecs, type IndexDeclaration, type NamedIndex } from "../shared/documents.ts";
 import { columnName, fieldColumns, fieldOfColumn, indexedFields, WriteSql, type FieldColumn } from "./columns.ts";
 
 export const LEDGER_TABLE = "_reachkit_schema";
@@ -24,7 +24,7 @@ export interface DeclaredCollection {
 
 /** Deterministic, so a later run finds (and can drop) what an earlier one created. */
 export function indexName(collection: string, index: IndexSpec): string {
-  return `${index.unique === true ? "ux" : "ix"}_${collection}__${index.fields.join("__")}`;
+  return `${indexPrefix({ unique: index.unique === true, sparse: index.sparse === true })}_${collection}__${index.fields.join("__")}`;
 }
 
 /** Validates specs, merges repeated names and names their indexes. */
@@ -36,7 +36,7 @@ export function normalizeSpecs(specs: readonly CollectionSpec[]): DeclaredCollec
       // SQLite identifiers are case-insensitive: fields "Email" and "email" would share an index name.
       const clash = indexes.find((i) => i.name.toLowerCase() === name.toLowerCase());
       if (clash === undefined) {
-        indexes.push({ name, fields: index.fields, unique: index.unique });
+        indexes.push({ name, fields: index.fields, unique: index.unique, sparse: index.sparse });
       } else if (clash.name !== name) {
         throw new Error(`collection ${collection.name}: indexes ${clash.name} and ${name} differ only by case`);
       }
@@ -60,10 +60,15 @@ export function normalizeSpecs(specs: readonly CollectionSpec[]): DeclaredCollec
   });
 }
 
+/**
+ * A sparse index is a partial one. SQLite reads through it only for a query whose WHERE implies each
+ * `IS NOT NULL` of its own: a comparison (=, IN, <, >...) or an IS NOT NULL of each of its columns.
+ */
 function indexDdl(collection: string, index: NamedIndex): string {
-  const columns = index.fields.map((f) => `"${columnName(f)}"`).join(", ");
+  const columns = index.fields.map((f) => `"${columnName(f)}"`);
   const kind = index.unique ? "UNIQUE INDEX" : "INDEX";
-  return `CREATE ${kind} IF NOT EXISTS "${index.name}" ON "${collection}" (${columns})`;
+  const partial = index.sparse ? ` WHERE ${columns.map((column) => `${column} IS NOT NULL`).join(" AND ")}` : "";
+  return `CREATE ${kind} IF NOT EXISTS "${index.name}" ON "${collection}" (${columns.join(", ")})${partial}`;
 }
 
 /**
@@ -107,8 +112,9 @@ export function createLedger(db: Database.Database): void {
 }
 
 /**
- * Creates the table and declared indexes, and drops this collection's `ix_` /
- * `ux_` indexes that are no longer declared. The caller runs it in a transaction.
+ * Creates the table and declared indexes, and drops this collection's indexes made by
+ * an earlier declaration (isDeclaredIndexName) and no longer declared. The caller runs
+ * it in a transaction.
  */
 export function applyCollection(db: Database.Database, collection: DeclaredCollection): void {
   const { name } = collection;
@@ -122,10 +128,7 @@ export function applyCollection(db: Database.Database, collection: DeclaredColle
   const existing = db
     .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ?`)
     .all(name) as { name: string; sql: string | null }[];
-  const ours = (index: string) => {
-    const lower = index.toLowerCase();
-    return lower.startsWith(`ix_${name}__`) || lower.startsWith(`ux_${name}__`);
-  };
+  const ours = (index: string) => isDeclaredIndexName(index, `${name}__`);
   for (const index of existing) {
     // An index of schema version 1 has the name of its successor but is built on json_extract expressions.
     const stale = !wanted.has(index.name.toLowerCase()) || (index.sql ?? "").includes("json_extract(");
@@ -149,7 +152,7 @@ export function applyCollection(db: Database.Database, collection: DeclaredColle
   }
   const spec = JSON.stringify({
     version: SCHEMA_VERSION,
-    indexes: collection.indexes.map((i) => ({ fields: i.fields, unique: i.unique })),
+    indexes: collection.indexes.map((i) => ({ fields: i.fields, unique: i.unique, ...(i.sparse ? { sparse: true } : {}) })),
     ...(collection.largeDocuments ? { largeDocuments: true } : {}),
   });
   // Only a real change moves updated_at, so the ledger reads as a history of DDL changes.

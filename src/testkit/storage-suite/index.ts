@@ -7,6 +7,7 @@ import { holdTests } from "./holds.ts";
 import { lifecycleTests } from "./lifecycle.ts";
 import { orderingAndPagingTests } from "./ordering-and-paging.ts";
 import { SPECS } from "./shared.ts";
+import { sparseIndexTests } from "./sparse-indexes.ts";
 import { transactionTests } from "./transactions.ts";
 import { uniqueConstraintTests } from "./unique-constraints.ts";
 import { updateTests } from "./updates.ts";
@@ -41,6 +42,7 @@ export function storageConformance(adapterName: string, makeStorage: () => Promi
     collectionTests(withStorage);
     documentTests(withStorage);
     uniqueConstraintTests(withStorage);
+    sparseIndexTests(withStorage);
     whereTests(withStorage);
     orderingAndPagingTests(withStorage);
     updateTests(withStorage);

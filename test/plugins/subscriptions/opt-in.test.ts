@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { profilesPlugin } from "../../../plugins/profiles/index.ts";
 import { DEFAULT_REPEAT_TEXT_WINDOW_MS, type SubscriptionEvent } from "../../../plugins/subscriptions/index.ts";
-import type { JobDefinition } from "../../../src/index.ts";
+import type { JobDefinition, Storage } from "../../../src/index.ts";
 import { withCollectionMethod } from "../../support/storage-wrappers.ts";
-import { startTestKit, type Json, type TestKit } from "../../support/test-kit.ts";
+import { defaultPlugins, startTestKit, type Json, type TestKit } from "../../support/test-kit.ts";
 import { testStorage } from "../../support/test-storage.ts";
 import { EMAIL, eligibilityRows, optIn, PHONE, textsTo } from "./support.ts";
 
@@ -223,6 +224,25 @@ describe("POST /v1/subscriptions", () => {
     await t.scheduler.flush();
     assert.deepEqual((await t.kit.outbox.list({ to: PHONE })).map((message) => [message.from, message.body.split(":")[0]]), [[company!.senderNumber, company!.name]]);
     assert.equal(companyReads, 1);
+    await t.stop();
+  });
+
+  it("reads a new person's identifiers once to process an opt-in, and links them to one profile", async () => {
+    let identifierReads = 0;
+    const noting = <M extends "find" | "findOne">(storage: Storage, method: M) =>
+      withCollectionMethod(storage, method, (original, collection) => ((...args: unknown[]) => {
+        if (collection === "profiles_identifiers") identifierReads++;
+        return (original as (...args: unknown[]) => unknown)(...args);
+      }) as typeof original);
+    const t = await startTestKit({ storage: noting(noting(await testStorage(), "find"), "findOne"), plugins: [...defaultPlugins(), profilesPlugin()] });
+    await optIn(t, { user: { phone: PHONE, email: EMAIL } });
+    identifierReads = 0;
+    await t.scheduler.flush();
+    assert.equal(identifierReads, 1);
+    const profiles = t.kit.plugin("profiles");
+    const byPhone = await profiles.find(t.company.companyId, { kind: "phone", value: PHONE });
+    assert.ok(byPhone !== undefined);
+    assert.equal(await profiles.find(t.company.companyId, { kind: "email", value: EMAIL }), byPhone);
     await t.stop();
   });
 
