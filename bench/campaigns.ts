@@ -10,7 +10,7 @@
 //    the seeded data directory, sampled every 50 ms), the event loop's longest delay and p99 over the preview and the
 //    send (a scan that never yields stalls every request), and the time until every text was delivered (deliveredMs:
 //    the redirect part's server then starts with nothing left to send); BENCH_SEND_FLAGS passes node flags to that process
-//    ("--cpu-prof --cpu-prof-dir=DIR" profiles the send);
+//    ("--cpu-prof --cpu-prof-dir=DIR" profiles the send), BENCH_HEAP_PROFILE=allocated|held its heap (campaigns-heap.ts);
 // 3. a short link's redirect (GET /l/<code>, 302) through the self-hosted server beside a bare node:http server
 //    doing the same lookup on the same database, in alternated windows; medians and CPU per request.
 // Quiet hours and the daily cap are off for the bench's company (its clock is the machine's). Load averages are
@@ -28,6 +28,7 @@ import { DEFAULT_SEND_PAGE_SIZE } from "../plugins/campaigns/index.ts";
 import { serverPlugins } from "../server/server-kit.ts";
 import { createReachkit, silentLogger, systemClock, type OutboxMessage, type Reachkit, type SmsSender, type Storage } from "../src/index.ts";
 import { temporaryDirectory } from "../test/support/temp-dir.ts";
+import { startHeapSampling, type HeapProfileMode } from "./campaigns-heap.ts";
 import { seedSubscribers } from "./seed.ts";
 import { rowInserter } from "./servers/baseline-sql.ts";
 import { interleave, measureServer, report, startServerProcess, stopServerProcess } from "./support.ts";
@@ -98,9 +99,12 @@ async function sendPart(dataDir: string, companyId: string, apiKey: string): Pro
   const idle = memoryUsage();
   const idleRss = idle.rss;
   let peak = idle;
+  const heapMode = process.env.BENCH_HEAP_PROFILE as HeapProfileMode | undefined;
+  const heap = heapMode ? await startHeapSampling(heapMode) : undefined;
   // What the peak is made of (the JS heap, or memory outside it: SQLite's, buffers'), for the note beside the figure.
   const sampler = setInterval(() => {
     const now = memoryUsage();
+    if (now.rss > peak.rss + MB) heap?.peaked();
     if (now.rss > peak.rss) peak = now;
   }, 50);
   // How long the process held its event loop at most: a scan that never yields stalls every request meanwhile.
@@ -123,6 +127,7 @@ async function sendPart(dataDir: string, companyId: string, apiKey: string): Pro
   const cpu = process.cpuUsage(cpuBefore);
   clearInterval(sampler);
   loopDelay.disable();
+  if (heap) console.error(`heap sites (${heapMode}, MB): ${JSON.stringify(await heap.stop(join(import.meta.dirname, "results")), null, 1)}`);
   // The texts still queued are delivered before the process stops, so that the redirect part's server starts on a
   // database with nothing left to send (its job runner would deliver them while the redirect is measured).
   for (;;) {
