@@ -95,9 +95,10 @@ export class SendRules {
       const now = this.clock.now();
       const recordIdOf = (text: RuledText) => `${companyId}:${text.idempotencyKey}`;
       const marketing = texts.filter((text) => text.messageType === "MARKETING");
+      const policy = marketing.length === 0 ? undefined : await this.policies.get(companyId);
+      if (policy?.dailyCap != null) await this.#holdPeople(companyId, marketing);
       const recorded = new Set(marketing.length === 0 ? [] : (await this.sends.find({ where: { id: { in: [...new Set(marketing.map(recordIdOf))] } } })).items.map((send) => send.id));
       const eligible = await this.#consentOf(companyId, texts);
-      const policy = marketing.length === 0 ? undefined : await this.policies.get(companyId);
       // Read only when a rule needs it: a number's zone costs a parse of the number.
       const zones = new Map<RuledText, string>();
       const zoneOf = (text: RuledText) => zones.get(text) ?? zones.set(text, this.zoneOf(policy!, text)).get(text)!;
@@ -137,14 +138,17 @@ export class SendRules {
   }
 
   /**
-   * The sends each person of `texts` received today in their zone, for the cap, in one read, and held from here
-   * to the commit: two sends at once to a person count one after the other, not both below the cap (a person
-   * may have no send yet, so a key rather than a record is held; keys in one order, so that two pages holding
-   * some of the same people wait for each other rather than deadlock).
+   * Holds the texts' people from here to the commit, for the cap: two sends at once to a person count one after
+   * the other, not both below the cap (a person may have no send yet, so a key rather than a record is held;
+   * keys in one order, so that two pages holding some of the same people wait for each other, never deadlock).
    */
+  async #holdPeople(companyId: string, texts: readonly RuledText[]): Promise<void> {
+    for (const to of [...new Set(texts.map((text) => text.to))].sort()) await this.sends.lockKey(JSON.stringify([companyId, to]));
+  }
+
+  /** The sends each person of `texts` (held) received today in their zone, for the cap, in one read. */
   async #sendsToday(companyId: string, texts: readonly RuledText[], now: number, zoneOf: (text: RuledText) => string) {
-    const addresses = [...new Set(texts.map((text) => text.to))].sort();
-    for (const to of addresses) await this.sends.lockKey(JSON.stringify([companyId, to]));
+    const addresses = [...new Set(texts.map((text) => text.to))];
     const startOf = (text: RuledText) => startOfLocalDay(now, zoneOf(text));
     const since = texts.length === 0 ? now : Math.min(...texts.map(startOf));
     const sentAt = new Map<string, number[]>();
