@@ -7,10 +7,10 @@
 //    process's CPU time over it (it also reads the audience, and the outbox delivers meanwhile), the outbox's
 //    messages a second and CPU per message beside a bare better-sqlite3 loop inserting the same rows into the same
 //    table (same indexes) in transactions of the same size, and peak RSS above the idle kit (a process of its own on
-//    the seeded data directory, sampled every 50 ms), the event loop's longest delay and p99 over the preview and the
+//    the seeded data directory, sampled every 50 ms; peakAtSendSecond: when, negative in the preview), the event loop's longest delay and p99 over the preview and the
 //    send (a scan that never yields stalls every request), and the time until every text was delivered (deliveredMs:
 //    the redirect part's server then starts with nothing left to send); BENCH_SEND_FLAGS passes node flags to that process
-//    ("--cpu-prof --cpu-prof-dir=DIR" profiles the send);
+//    ("--cpu-prof --cpu-prof-dir=DIR" profiles the send), BENCH_HEAP_PROFILE=allocated|held its heap (campaigns-heap.ts);
 // 3. a short link's redirect (GET /l/<code>, 302) through the self-hosted server beside a bare node:http server
 //    doing the same lookup on the same database, in alternated windows; medians and CPU per request.
 // Quiet hours and the daily cap are off for the bench's company (its clock is the machine's). Load averages are
@@ -28,6 +28,7 @@ import { DEFAULT_SEND_PAGE_SIZE } from "../plugins/campaigns/index.ts";
 import { serverPlugins } from "../server/server-kit.ts";
 import { createReachkit, silentLogger, systemClock, type OutboxMessage, type Reachkit, type SmsSender, type Storage } from "../src/index.ts";
 import { temporaryDirectory } from "../test/support/temp-dir.ts";
+import { startHeapSampling, type HeapProfileMode } from "./campaigns-heap.ts";
 import { seedSubscribers } from "./seed.ts";
 import { rowInserter } from "./servers/baseline-sql.ts";
 import { interleave, measureServer, report, startServerProcess, stopServerProcess } from "./support.ts";
@@ -98,10 +99,17 @@ async function sendPart(dataDir: string, companyId: string, apiKey: string): Pro
   const idle = memoryUsage();
   const idleRss = idle.rss;
   let peak = idle;
+  let peakAtMs = performance.now();
+  const heapMode = process.env.BENCH_HEAP_PROFILE as HeapProfileMode | undefined;
+  const heap = heapMode ? await startHeapSampling(heapMode) : undefined;
   // What the peak is made of (the JS heap, or memory outside it: SQLite's, buffers'), for the note beside the figure.
   const sampler = setInterval(() => {
     const now = memoryUsage();
-    if (now.rss > peak.rss) peak = now;
+    if (now.rss > peak.rss + MB) heap?.peaked();
+    if (now.rss > peak.rss) {
+      peak = now;
+      peakAtMs = performance.now();
+    }
   }, 50);
   // How long the process held its event loop at most: a scan that never yields stalls every request meanwhile.
   const loopDelay = monitorEventLoopDelay({ resolution: 20 });
@@ -123,6 +131,7 @@ async function sendPart(dataDir: string, companyId: string, apiKey: string): Pro
   const cpu = process.cpuUsage(cpuBefore);
   clearInterval(sampler);
   loopDelay.disable();
+  if (heap) console.error(`heap sites (${heapMode}, MB): ${JSON.stringify(await heap.stop(join(import.meta.dirname, "results")), null, 1)}`);
   // The texts still queued are delivered before the process stops, so that the redirect part's server starts on a
   // database with nothing left to send (its job runner would deliver them while the redirect is measured).
   for (;;) {
@@ -136,7 +145,7 @@ async function sendPart(dataDir: string, companyId: string, apiKey: string): Pro
   global.gc?.();
   const afterGc = memoryUsage();
   await kit.stop();
-  console.log(`RESULT ${JSON.stringify({ audience: preview.size, scanned: preview.scanned, previewMs: Math.round(previewMs), sent: results!.sent, enqueueMs: Math.round(enqueueMs), enqueueCpuMs: Math.round((cpu.user + cpu.system) / 1000), deliveredMs: Math.round(deliveredMs), idleRssMB: Math.round(idleRss / MB), peakAboveIdleMB: Math.round((peak.rss - idleRss) / MB), peakHeapAboveIdleMB: Math.round((peak.heapTotal - idle.heapTotal) / MB), peakOutsideHeapAboveIdleMB: Math.round((peak.rss - peak.heapTotal - (idle.rss - idle.heapTotal)) / MB), heapUsedAfterGcAboveIdleMB: Math.round((afterGc.heapUsed - idle.heapUsed) / MB), eventLoopDelayMaxMs: Math.round(loopDelay.max / 1e6), eventLoopDelayP99Ms: Math.round(loopDelay.percentile(99) / 1e6) })}`);
+  console.log(`RESULT ${JSON.stringify({ audience: preview.size, scanned: preview.scanned, previewMs: Math.round(previewMs), sent: results!.sent, enqueueMs: Math.round(enqueueMs), enqueueCpuMs: Math.round((cpu.user + cpu.system) / 1000), deliveredMs: Math.round(deliveredMs), idleRssMB: Math.round(idleRss / MB), peakAboveIdleMB: Math.round((peak.rss - idleRss) / MB), peakHeapAboveIdleMB: Math.round((peak.heapTotal - idle.heapTotal) / MB), peakOutsideHeapAboveIdleMB: Math.round((peak.rss - peak.heapTotal - (idle.rss - idle.heapTotal)) / MB), heapUsedAfterGcAboveIdleMB: Math.round((afterGc.heapUsed - idle.heapUsed) / MB), peakAtSendSecond: Math.round((peakAtMs - started) / 1000), eventLoopDelayMaxMs: Math.round(loopDelay.max / 1e6), eventLoopDelayP99Ms: Math.round(loopDelay.percentile(99) / 1e6) })}`);
 }
 
 /** The baseline of the outbox: the same number of message rows inserted into the same table by a bare loop, in transactions of the send's page size; its wall and CPU milliseconds. */
@@ -222,7 +231,7 @@ if (process.argv[2] === "--send") {
     seeding: { ms: Math.round(seedMs), cpuMs: Math.round((user + system) / 1000) },
     segment: SEGMENT,
     preview: { audience: send.audience, scanned: send.scanned, ms: send.previewMs },
-    send: { messages: send.sent, enqueueMs: send.enqueueMs, enqueueCpuMs: send.enqueueCpuMs, deliveredMs: send.deliveredMs, idleRssMB: send.idleRssMB, peakAboveIdleMB: send.peakAboveIdleMB, peakHeapAboveIdleMB: send.peakHeapAboveIdleMB, peakOutsideHeapAboveIdleMB: send.peakOutsideHeapAboveIdleMB, heapUsedAfterGcAboveIdleMB: send.heapUsedAfterGcAboveIdleMB, eventLoopDelayMaxMs: send.eventLoopDelayMaxMs, eventLoopDelayP99Ms: send.eventLoopDelayP99Ms, loadBeforeSend, loadAfterSend },
+    send: { messages: send.sent, enqueueMs: send.enqueueMs, enqueueCpuMs: send.enqueueCpuMs, deliveredMs: send.deliveredMs, idleRssMB: send.idleRssMB, peakAboveIdleMB: send.peakAboveIdleMB, peakHeapAboveIdleMB: send.peakHeapAboveIdleMB, peakOutsideHeapAboveIdleMB: send.peakOutsideHeapAboveIdleMB, heapUsedAfterGcAboveIdleMB: send.heapUsedAfterGcAboveIdleMB, peakAtSendSecond: send.peakAtSendSecond, eventLoopDelayMaxMs: send.eventLoopDelayMaxMs, eventLoopDelayP99Ms: send.eventLoopDelayP99Ms, loadBeforeSend, loadAfterSend },
     outbox,
     redirect: { request: "GET /l/<code> (302)", seconds, connections: 32, ...redirect, target: 0.9, loadBeforeRedirect },
   });

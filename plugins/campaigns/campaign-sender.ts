@@ -2,12 +2,12 @@ import { createHash } from "node:crypto";
 import { DateTime } from "luxon";
 import { ACCOUNTS, CLOCK, fillTemplate, inject, injectable, JOBS, STORAGE, type Accounts, type Clock, type Collection, type Jobs, type Storage } from "../../src/index.ts";
 import type { PagedPerson } from "../profiles/index.ts";
-import { SEND_RULES, type SendRules } from "../send-rules/index.ts";
+import { SEND_RULES, type RuledText, type SendRules } from "../send-rules/index.ts";
 import type { Campaigns, SendTime } from "./campaigns.ts";
 import { CAMPAIGNS, RECIPIENTS, recipientId, type CampaignRecord, type CampaignVariant, type RecipientRecord } from "./records.ts";
 import type { SegmentAudience } from "./segment-audience.ts";
 import type { Segments } from "./segments.ts";
-import type { ShortLinks } from "./short-links.ts";
+import { replaceUrls, urlsIn, type ShortLinks } from "./short-links.ts";
 import { CAMPAIGNS_SETTINGS, CAMPAIGNS_STORE, SEGMENT_AUDIENCE, SEGMENTS_STORE, SHORT_LINKS_SERVICE, type CampaignsSettings } from "./tokens.ts";
 
 export const AUDIENCE_JOB = "campaigns.audience";
@@ -115,11 +115,9 @@ export class CampaignSender {
         orderBy: [{ field: "dueAt" }],
         limit: this.settings.sendPageSize,
       });
-      const companyName = (await this.accounts.getCompany(campaign.companyId))?.name;
-      const finished: RecipientRecord[] = [];
-      for (const recipient of due.items) finished.push({ ...recipient, ...(await this.#sendOne(campaign, recipient, companyName)) });
+      const moves = await this.#sendPage(campaign, due.items);
       // One statement for the page's moves rather than a read and a write each: nothing else writes these records in this transaction.
-      await this.recipients.upsertMany(finished);
+      await this.recipients.upsertMany(due.items.map((recipient, i) => ({ ...recipient, ...moves[i] })));
       await this.#scheduleSend(campaign);
     });
   }
@@ -169,39 +167,66 @@ export class CampaignSender {
     await this.recipients.upsertMany(added);
   }
 
-  /** Sends one recipient's message if the rules allow it now; answers the recipient's move. */
-  async #sendOne(campaign: CampaignRecord, recipient: RecipientRecord, companyName: string | undefined): Promise<Partial<RecipientRecord>> {
-    const variant = campaign.variants.find((candidate) => candidate.name === recipient.variant) ?? campaign.variants[0]!;
-    const channel = campaign.channel === "email" ? "email" : "sms";
-    const context = { source: "campaign", campaignId: campaign.id, variant: variant.name, recipientId: recipient.id, profileId: recipient.profileId, address: recipient.address, channel } as const;
-    const values: Record<string, string | undefined> = {
-      firstName: text(recipient.attributes.firstName),
-      lastName: text(recipient.attributes.lastName),
-      companyName,
-      link: variant.text.includes("{link}") && campaign.link !== undefined ? await this.links.shorten(campaign.companyId, campaign.link, context) : undefined,
-    };
-    // The URLs written in the text are shortened before the macros are filled: the {link} filled in is short already.
-    const filled = fillTemplate(await this.links.shortenText(campaign.companyId, variant.text, context), values);
-    const filledSubject = variant.subject === undefined ? undefined : fillTemplate(variant.subject, values);
-    if (filled.missing || filledSubject?.missing) return { state: "skipped", reason: "missing_macro" };
-    const body = filled.text;
-    const subject = filledSubject?.text;
-    const outcome = await this.sendRules.send({
-      companyId: campaign.companyId,
-      channel: channel === "email" ? "EMAIL" : "TEXT",
-      to: recipient.address,
-      messageType: "MARKETING",
-      body,
-      ...(subject !== undefined ? { subject } : {}),
-      ...(campaign.channel === "mms" && variant.mediaUrl !== undefined ? { mediaUrl: variant.mediaUrl } : {}),
-      kind: "campaign",
-      idempotencyKey: `campaign:${campaign.id}:${recipient.address}`,
-      tags: { campaignId: campaign.id, variant: variant.name },
-      attributes: recipient.attributes,
+  /** Sends a page of recipients' messages, those the rules allow now, in one batch; answers each recipient's move. */
+  async #sendPage(campaign: CampaignRecord, recipients: readonly RecipientRecord[]): Promise<Array<Partial<RecipientRecord>>> {
+    const texts = await this.#messagesOf(campaign, recipients);
+    const outcomes = await this.sendRules.sendMany(texts.filter((text) => text !== undefined));
+    const now = this.clock.now();
+    let next = 0;
+    return texts.map((text): Partial<RecipientRecord> => {
+      if (text === undefined) return { state: "skipped", reason: "missing_macro" };
+      const outcome = outcomes[next++]!;
+      if (outcome.status === "deferred") return { dueAt: outcome.until };
+      if (outcome.status === "skipped") return { state: "skipped", reason: outcome.reason };
+      return { state: "sent", messageId: outcome.message.id, sentAt: now };
     });
-    if (outcome.status === "deferred") return { dueAt: outcome.until };
-    if (outcome.status === "skipped") return { state: "skipped", reason: outcome.reason };
-    return { state: "sent", messageId: outcome.message.id, sentAt: this.clock.now() };
+  }
+
+  /**
+   * Each recipient's message, filled for them (undefined when a macro has no value for them), their short links
+   * made for the whole page in one batch.
+   */
+  async #messagesOf(campaign: CampaignRecord, recipients: readonly RecipientRecord[]): Promise<Array<RuledText | undefined>> {
+    const companyName = (await this.accounts.getCompany(campaign.companyId))?.name;
+    const channel = campaign.channel === "email" ? "email" : "sms";
+    const variantOfRecipient = (recipient: RecipientRecord) => campaign.variants.find((candidate) => candidate.name === recipient.variant) ?? campaign.variants[0]!;
+    const urlsOfVariant = new Map(campaign.variants.map((variant) => [variant, urlsIn(variant.text)]));
+    const hasLink = (variant: CampaignVariant) => variant.text.includes("{link}") && campaign.link !== undefined;
+    // Per recipient: the {link} (when its variant has one), then the URLs written in its text.
+    const links = recipients.map((recipient) => {
+      const variant = variantOfRecipient(recipient);
+      const context = { source: "campaign", campaignId: campaign.id, variant: variant.name, recipientId: recipient.id, profileId: recipient.profileId, address: recipient.address, channel } as const;
+      return [...(hasLink(variant) ? [campaign.link!] : []), ...urlsOfVariant.get(variant)!].map((url) => ({ url, context }));
+    });
+    const shortened = await this.links.shortenMany(campaign.companyId, links.flat());
+    let next = 0;
+    return recipients.map((recipient, i) => {
+      const variant = variantOfRecipient(recipient);
+      const short = shortened.slice(next, (next += links[i]!.length));
+      const values: Record<string, string | undefined> = {
+        firstName: text(recipient.attributes.firstName),
+        lastName: text(recipient.attributes.lastName),
+        companyName,
+        link: hasLink(variant) ? short[0] : undefined,
+      };
+      // The URLs written in the text are shortened before the macros are filled: the {link} filled in is short already.
+      const filled = fillTemplate(replaceUrls(variant.text, urlsOfVariant.get(variant)!, hasLink(variant) ? short.slice(1) : short), values);
+      const filledSubject = variant.subject === undefined ? undefined : fillTemplate(variant.subject, values);
+      if (filled.missing || filledSubject?.missing) return undefined;
+      return {
+        companyId: campaign.companyId,
+        channel: channel === "email" ? "EMAIL" : "TEXT",
+        to: recipient.address,
+        messageType: "MARKETING",
+        body: filled.text,
+        ...(filledSubject !== undefined ? { subject: filledSubject.text } : {}),
+        ...(campaign.channel === "mms" && variant.mediaUrl !== undefined ? { mediaUrl: variant.mediaUrl } : {}),
+        kind: "campaign",
+        idempotencyKey: `campaign:${campaign.id}:${recipient.address}`,
+        tags: { campaignId: campaign.id, variant: variant.name },
+        attributes: recipient.attributes,
+      } satisfies RuledText;
+    });
   }
 }
 

@@ -155,7 +155,21 @@ export function ruleUses(rule: SegmentRule, what: "consent" | "product"): boolea
   return what in rule;
 }
 
-export const durationMs = (text: string) => Duration.fromISO(text).toMillis();
+/** Durations already parsed: a scan asks for its rule's windows at every event of every person it reads. */
+const parsedDurations = new Map<string, number>();
+/** Enough for every window of the segments one process scans; past it the cache starts over. */
+const PARSED_DURATIONS_KEPT = 1000;
+
+/** The milliseconds of an ISO 8601 duration (already validated), parsed once. */
+export function durationMs(text: string): number {
+  let ms = parsedDurations.get(text);
+  if (ms === undefined) {
+    if (parsedDurations.size >= PARSED_DURATIONS_KEPT) parsedDurations.clear();
+    ms = Duration.fromISO(text).toMillis();
+    parsedDurations.set(text, ms);
+  }
+  return ms;
+}
 
 function maxOf(values: ReadonlyArray<number | undefined>): number | undefined {
   const known = values.filter((value): value is number => value !== undefined);

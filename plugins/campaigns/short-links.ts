@@ -62,17 +62,34 @@ export class ShortLinks implements LinkShortener {
 
   /** The short link of `url` for one recipient, stored if new. */
   async shorten(companyId: string, url: string, context: LinkContext): Promise<string> {
-    const code = sign(this.secret, "short-link", companyId, context.source, context.campaignId ?? "", context.recipientId ?? context.address ?? "", url).slice(0, SHORT_CODE_LENGTH);
-    if (!(await this.links.get(code))) await this.links.upsert({ id: code, companyId, url, ...context, createdAt: this.clock.now() });
-    return `${await this.base(companyId)}/l/${code}`;
+    return (await this.shortenMany(companyId, [{ url, context }]))[0]!;
+  }
+
+  /**
+   * The short links of many URLs and recipients (a campaign's page), in order: one read of the company's link
+   * domain, one of the codes already stored and one write of the new ones, whatever their number.
+   */
+  async shortenMany(companyId: string, links: readonly { url: string; context: LinkContext }[]): Promise<string[]> {
+    if (links.length === 0) return [];
+    const codes = links.map(({ url, context }) => sign(this.secret, "short-link", companyId, context.source, context.campaignId ?? "", context.recipientId ?? context.address ?? "", url).slice(0, SHORT_CODE_LENGTH));
+    const stored = new Set((await this.links.find({ where: { id: { in: [...new Set(codes)] } } })).items.map((link) => link.id));
+    const now = this.clock.now();
+    const added: ShortLinkRecord[] = [];
+    links.forEach(({ url, context }, i) => {
+      const code = codes[i]!;
+      if (stored.has(code)) return;
+      stored.add(code);
+      added.push({ id: code, companyId, url, ...context, createdAt: now });
+    });
+    if (added.length > 0) await this.links.upsertMany(added);
+    const base = await this.base(companyId);
+    return codes.map((code) => `${base}/l/${code}`);
   }
 
   /** Every http(s) URL of a text replaced by its short link for this recipient. */
   async shortenText(companyId: string, text: string, context: LinkContext): Promise<string> {
-    const urls = [...new Set(Array.from(text.matchAll(URL_IN_TEXT), (match) => match[0].replace(TRAILING_PUNCTUATION, "")))];
-    let shortened = text;
-    for (const url of urls) shortened = shortened.split(url).join(await this.shorten(companyId, url, context));
-    return shortened;
+    const urls = urlsIn(text);
+    return replaceUrls(text, urls, await this.shortenMany(companyId, urls.map((url) => ({ url, context }))));
   }
 
   /**
@@ -126,4 +143,14 @@ export class ShortLinks implements LinkShortener {
     const profileId = { in: [...profileIds] };
     return (await this.clicks.deleteWhere({ companyId, profileId })) + (await this.links.deleteWhere({ companyId, profileId }));
   }
+}
+
+/** The distinct http(s) URLs written in a text. */
+export function urlsIn(text: string): string[] {
+  return [...new Set(Array.from(text.matchAll(URL_IN_TEXT), (match) => match[0].replace(TRAILING_PUNCTUATION, "")))];
+}
+
+/** `text` with each of `urls` (as {@link urlsIn} found them) replaced by the short link at the same position. */
+export function replaceUrls(text: string, urls: readonly string[], shortened: readonly string[]): string {
+  return urls.reduce((replaced, url, i) => replaced.split(url).join(shortened[i]!), text);
 }

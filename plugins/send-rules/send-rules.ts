@@ -78,33 +78,86 @@ export class SendRules {
    * Sends the text through the outbox if the rules allow it now, in one
    * storage transaction with the cap's record: a crash leaves both or neither.
    */
-  send(text: RuledText): Promise<SendOutcome> {
-    const marketing = text.messageType === "MARKETING";
+  async send(text: RuledText): Promise<SendOutcome> {
+    return (await this.sendMany([text]))[0]!;
+  }
+
+  /**
+   * `send` for many texts of one company (a campaign's page), in one transaction and with the outcome each
+   * would have had sent one after the other: one read of the texts already let through, one of consent, one of
+   * the policy, one count of the day's sends for the cap, one write of the new sends and one of their messages.
+   */
+  sendMany(texts: readonly RuledText[]): Promise<SendOutcome[]> {
+    const companyId = texts[0]?.companyId;
+    if (companyId === undefined) return Promise.resolve([]);
+    if (texts.some((text) => text.companyId !== companyId)) return Promise.reject(new TypeError("sendMany takes the texts of one company"));
     return this.storage.transaction(async () => {
-      const recordId = `${text.companyId}:${text.idempotencyKey}`;
-      if (marketing && (await this.sends.get(recordId))) return { status: "sent", message: await this.#toOutbox(text) };
-      const channel = text.channel ?? "TEXT";
-      const user = channel === "TEXT" ? { phone: text.to } : { email: text.to };
-      const consent = await this.subscriptions.isEligible(text.companyId, user, { type: text.messageType, channel });
-      if (!consent.isEligible) return { status: "skipped", reason: "no_consent" };
-      if (!marketing) return { status: "sent", message: await this.#toOutbox(text) };
-      const policy = await this.policies.get(text.companyId);
       const now = this.clock.now();
+      const recordIdOf = (text: RuledText) => `${companyId}:${text.idempotencyKey}`;
+      const marketing = texts.filter((text) => text.messageType === "MARKETING");
+      const policy = marketing.length === 0 ? undefined : await this.policies.get(companyId);
+      if (policy?.dailyCap != null) await this.#holdPeople(companyId, marketing);
+      const recorded = new Set(marketing.length === 0 ? [] : (await this.sends.find({ where: { id: { in: [...new Set(marketing.map(recordIdOf))] } } })).items.map((send) => send.id));
+      const eligible = await this.#consentOf(companyId, texts);
       // Read only when a rule needs it: a number's zone costs a parse of the number.
-      let zone: string | undefined;
-      const zoneOfText = () => (zone ??= this.zoneOf(policy, text));
-      const until = policy.quietHours ? quietUntil(now, zoneOfText(), policy.quietHours) : undefined;
-      if (until !== undefined) return { status: "deferred", reason: "quiet_hours", until };
-      if (policy.dailyCap !== null) {
-        // One at a time per person from here to the commit: two sends at once count one after the other,
-        // not both below the cap (a person may have no send yet, so a key rather than a record is held).
-        await this.sends.lockKey(JSON.stringify([text.companyId, text.to]));
-        const today = await this.sends.count({ companyId: text.companyId, to: text.to, at: { gte: startOfLocalDay(now, zoneOfText()) } });
-        if (today >= policy.dailyCap) return { status: "skipped", reason: "frequency_cap" };
-      }
-      await this.sends.insert({ id: recordId, companyId: text.companyId, to: text.to, at: now });
-      return { status: "sent", message: await this.#toOutbox(text) };
+      const zones = new Map<RuledText, string>();
+      const zoneOf = (text: RuledText) => zones.get(text) ?? zones.set(text, this.zoneOf(policy!, text)).get(text)!;
+      // The marketing texts the rules are asked about: new (not let through before) and with consent.
+      const ruled = texts.map((text, i) => text.messageType === "MARKETING" && !recorded.has(recordIdOf(text)) && eligible[i]);
+      const quietEnds = texts.map((text, i) => (ruled[i] && policy?.quietHours ? quietUntil(now, zoneOf(text), policy.quietHours) : undefined));
+      const capped = texts.filter((_, i) => ruled[i] && quietEnds[i] === undefined);
+      const counts = policy?.dailyCap == null ? undefined : await this.#sendsToday(companyId, capped, now, zoneOf);
+      const added: SendRecord[] = [];
+      const outcomes = texts.map((text, i): SendOutcome | "send" => {
+        const isMarketing = text.messageType === "MARKETING";
+        if (isMarketing && recorded.has(recordIdOf(text))) return "send";
+        if (!eligible[i]) return { status: "skipped", reason: "no_consent" };
+        if (!isMarketing) return "send";
+        const until = quietEnds[i];
+        if (until !== undefined) return { status: "deferred", reason: "quiet_hours", until };
+        if (counts && counts.today(text) >= policy!.dailyCap!) return { status: "skipped", reason: "frequency_cap" };
+        counts?.add(text);
+        recorded.add(recordIdOf(text));
+        added.push({ id: recordIdOf(text), companyId, to: text.to, at: now });
+        return "send";
+      });
+      if (added.length > 0) await this.sends.upsertMany(added);
+      const messages = await this.#toOutbox(texts.filter((_, i) => outcomes[i] === "send"));
+      let next = 0;
+      return outcomes.map((outcome) => (outcome === "send" ? { status: "sent", message: messages[next++]! } : outcome));
     });
+  }
+
+  /** Whether each text's person has consent for its type and channel now: one read for them all. */
+  async #consentOf(companyId: string, texts: readonly RuledText[]): Promise<boolean[]> {
+    const users = texts.map((text) => ((text.channel ?? "TEXT") === "TEXT" ? { phone: text.to } : { email: text.to }));
+    const eligibilities = await this.subscriptions.eligibilityOfMany(companyId, users);
+    return texts.map((text, i) =>
+      eligibilities[i]!.some(({ subscription, eligibility }) => subscription.type === text.messageType && subscription.channel === (text.channel ?? "TEXT") && eligibility.isEligible),
+    );
+  }
+
+  /**
+   * Holds the texts' people from here to the commit, for the cap: two sends at once to a person count one after
+   * the other, not both below the cap (a person may have no send yet, so a key rather than a record is held;
+   * keys in one order, so that two pages holding some of the same people wait for each other, never deadlock).
+   */
+  async #holdPeople(companyId: string, texts: readonly RuledText[]): Promise<void> {
+    for (const to of [...new Set(texts.map((text) => text.to))].sort()) await this.sends.lockKey(JSON.stringify([companyId, to]));
+  }
+
+  /** The sends each person of `texts` (held) received today in their zone, for the cap, in one read. */
+  async #sendsToday(companyId: string, texts: readonly RuledText[], now: number, zoneOf: (text: RuledText) => string) {
+    const addresses = [...new Set(texts.map((text) => text.to))];
+    const startOf = (text: RuledText) => startOfLocalDay(now, zoneOf(text));
+    const since = texts.length === 0 ? now : Math.min(...texts.map(startOf));
+    const sentAt = new Map<string, number[]>();
+    const add = (to: string, at: number) => sentAt.set(to, [...(sentAt.get(to) ?? []), at]);
+    if (addresses.length > 0) for (const send of (await this.sends.find({ where: { companyId, to: { in: addresses }, at: { gte: since } } })).items) add(send.to, send.at);
+    return {
+      today: (text: RuledText) => (sentAt.get(text.to) ?? []).filter((at) => at >= startOf(text)).length,
+      add: (text: RuledText) => add(text.to, now),
+    };
   }
 
   /** The person's time zone: their profile's `timeZone`, else their number's region's, else the company's. */
@@ -122,19 +175,29 @@ export class SendRules {
     return this.sends.deleteWhere(where);
   }
 
-  #toOutbox(text: RuledText): Promise<OutboxMessage> {
-    if (text.channel === "EMAIL") {
+  /** The texts' messages, in order: the texts in one write, emails one at a time. */
+  async #toOutbox(texts: readonly RuledText[]): Promise<OutboxMessage[]> {
+    const sms = await this.outbox.sendMany(
+      texts.filter((text) => text.channel !== "EMAIL").map((text) => ({
+        companyId: text.companyId,
+        to: text.to,
+        body: text.body,
+        ...(text.mediaUrl !== undefined ? { mediaUrl: text.mediaUrl } : {}),
+        kind: text.kind,
+        idempotencyKey: text.idempotencyKey,
+        ...(text.tags ? { tags: text.tags } : {}),
+      })),
+    );
+    const messages: OutboxMessage[] = [];
+    let next = 0;
+    for (const text of texts) {
+      if (text.channel !== "EMAIL") {
+        messages.push(sms[next++]!);
+        continue;
+      }
       const { companyId, to, body, subject, kind, idempotencyKey, tags } = text;
-      return this.outbox.sendEmail({ companyId, to, subject: subject ?? "", text: body, kind, idempotencyKey, ...(tags ? { tags } : {}) });
+      messages.push(await this.outbox.sendEmail({ companyId, to, subject: subject ?? "", text: body, kind, idempotencyKey, ...(tags ? { tags } : {}) }));
     }
-    return this.outbox.send({
-      companyId: text.companyId,
-      to: text.to,
-      body: text.body,
-      ...(text.mediaUrl !== undefined ? { mediaUrl: text.mediaUrl } : {}),
-      kind: text.kind,
-      idempotencyKey: text.idempotencyKey,
-      ...(text.tags ? { tags: text.tags } : {}),
-    });
+    return messages;
   }
 }

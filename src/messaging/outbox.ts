@@ -138,14 +138,61 @@ export class Outbox {
     return this.#sendText(message);
   }
 
+  /**
+   * Records texts of one company and queues their delivery in one transaction (a campaign's page): one read of
+   * the idempotency keys already taken, one of the company, one write of the messages and one of their deliveries.
+   * Answers the stored messages in order, each as `send` would (an earlier message for a key already taken, in
+   * storage or earlier in the list). Texts that ask for a duplicate or repeat window hold their recipient and
+   * look back one at a time, so a list with one of them is recorded one text after the other.
+   */
+  async sendMany(messages: readonly OutboundMessage[]): Promise<OutboxMessage[]> {
+    const companyId = messages[0]?.companyId;
+    if (companyId === undefined) return [];
+    if (messages.some((message) => message.companyId !== companyId)) throw new TypeError("sendMany takes the texts of one company");
+    if (messages.some((message) => message.suppressDuplicates || message.onePerKindWithinMs)) {
+      return this.storage.transaction(async () => {
+        const stored: OutboxMessage[] = [];
+        for (const message of messages) stored.push(await this.#sendText(message));
+        return stored;
+      });
+    }
+    const now = this.clock.now();
+    const queued: OutboxMessage[] = [];
+    const stored = await this.storage.transaction(async () => {
+      const keys = [...new Set(messages.flatMap((message) => (message.idempotencyKey !== undefined ? [message.idempotencyKey] : [])))];
+      const taken = keys.length === 0 ? [] : (await this.#messages.find({ where: { companyId, idempotencyKey: { in: keys } } })).items;
+      const byKey = new Map(taken.map((message) => [message.idempotencyKey, message]));
+      const given = messages[0]!.company;
+      const company = given?.id === companyId ? given : await this.accounts()?.getCompany(companyId);
+      const answers = messages.map((message) => {
+        const earlier = message.idempotencyKey !== undefined ? byKey.get(message.idempotencyKey) : undefined;
+        if (earlier) return earlier;
+        const record = this.#textRecord(message, sortableId(now), now, company);
+        byKey.set(record.idempotencyKey, record);
+        queued.push(record);
+        return record;
+      });
+      await this.#messages.upsertMany(queued);
+      await this.#queueDelivery(queued, now);
+      return answers;
+    });
+    // Counted once committed, as in #record.
+    for (let i = 0; i < queued.length; i++) this.reached("queued");
+    return stored;
+  }
+
   #sendText(message: OutboundMessage, runAt?: number): Promise<OutboxMessage> {
-    return this.#record(message, runAt, (id, now, company) => ({
+    return this.#record(message, runAt, (id, now, company) => this.#textRecord(message, id, now, company));
+  }
+
+  #textRecord(message: OutboundMessage, id: string, now: number, company: Company | undefined): OutboxMessage {
+    return {
       ...queuedRecord(id, now, message),
       to: message.to,
       from: company?.senderNumber ?? this.settings.defaultSender,
       body: message.body,
       ...(message.mediaUrl !== undefined ? { mediaUrl: message.mediaUrl } : {}),
-    }));
+    };
   }
 
   /**
@@ -202,16 +249,27 @@ export class Outbox {
         return this.#messages.insert({ ...record, status: "suppressed", reason: `repeat: a ${record.kind} text went to this number recently` });
       }
       await this.#messages.insert(record);
-      const due = runAt ?? (channelOf(record) === "sms" ? this.#deliveries.reserve(record.from, now) : undefined) ?? now;
-      // No job key: the message is new and its job is queued with it, once. A key cost a savepoint, a read and
-      // two index entries per text, and nothing looked a send job up by it.
-      await this.jobs.enqueue({ type: OUTBOX_SEND_JOB, payload: { messageId: id }, companyId: message.companyId, runAt: due });
+      await this.#queueDelivery([record], now, runAt);
       stored = "queued";
       return record;
     });
     // Counted once committed: the caller's transaction, when there is one, is not known here.
     if (stored) this.reached(stored);
     return result;
+  }
+
+  /** Queues the delivery of stored messages: a job each, due at `runAt`, else when its sender's rate lets it leave. */
+  async #queueDelivery(records: readonly OutboxMessage[], now: number, runAt?: number): Promise<void> {
+    // No job key: each message is new and its job is queued with it, once. A key cost a savepoint, a read and
+    // two index entries per text, and nothing looked a send job up by it.
+    await this.jobs.enqueueMany(
+      records.map((record) => ({
+        type: OUTBOX_SEND_JOB,
+        payload: { messageId: record.id },
+        companyId: record.companyId,
+        runAt: runAt ?? (channelOf(record) === "sms" ? this.#deliveries.reserve(record.from, now) : undefined) ?? now,
+      })),
+    );
   }
 
   async get(id: string): Promise<OutboxMessage | undefined> {

@@ -173,7 +173,8 @@ describe("two transactions at once on PostgreSQL", () => {
   });
 
   it("two marketing texts to one person at once under a daily cap of 1: one is sent, the other capped", async () => {
-    const held = await heldStorage("send_rules_sends", "count");
+    // Held at its first read of the sends, with the person held for the cap.
+    const held = await heldStorage("send_rules_sends", "find");
     const t = await startJourneysKit({ storage: held.storage, sendRules: { dailyCap: 1 } });
     try {
       await t.subscribe(PHONE);

@@ -1,0 +1,54 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { startTestKit } from "../support/test-kit.ts";
+
+const TO = "+15555550100";
+const OTHER = "+15555550101";
+
+describe("the outbox's sendMany", () => {
+  it("stores texts in order, once per idempotency key (already taken, or repeated in the list), and sends each once", async () => {
+    const t = await startTestKit();
+    const companyId = t.company.companyId;
+    const earlier = await t.kit.outbox.send({ companyId, to: TO, body: "earlier", kind: "test", idempotencyKey: "k0" });
+    const stored = await t.kit.outbox.sendMany([
+      { companyId, to: TO, body: "again", kind: "test", idempotencyKey: "k0" },
+      { companyId, to: TO, body: "first", kind: "test", idempotencyKey: "k1" },
+      { companyId, to: OTHER, body: "second", kind: "test", idempotencyKey: "k2" },
+      { companyId, to: OTHER, body: "second again", kind: "test", idempotencyKey: "k2" },
+    ]);
+    assert.deepEqual(stored.map((message) => message.body), ["earlier", "first", "second", "second"]);
+    assert.equal(stored[0]!.id, earlier.id);
+    assert.equal(stored[3]!.id, stored[2]!.id);
+    await t.scheduler.flush();
+    assert.deepEqual(t.sms.sent.map((text) => `${text.to} ${text.body}`).sort(), [`${TO} earlier`, `${TO} first`, `${OTHER} second`]);
+    await t.stop();
+  });
+
+  it("keeps a duplicate window: the same body to the same number twice in one list is suppressed the second time", async () => {
+    const t = await startTestKit();
+    const companyId = t.company.companyId;
+    const stored = await t.kit.outbox.sendMany([
+      { companyId, to: TO, body: "Your code is 1234", kind: "test", suppressDuplicates: true },
+      { companyId, to: TO, body: "Your code is 1234", kind: "test", suppressDuplicates: true },
+      { companyId, to: OTHER, body: "Your code is 1234", kind: "test", suppressDuplicates: true },
+    ]);
+    assert.deepEqual(stored.map((message) => message.status), ["queued", "suppressed", "queued"]);
+    await t.scheduler.flush();
+    assert.equal(t.sms.sent.length, 2);
+    await t.stop();
+  });
+
+  it("refuses texts of two companies in one list, storing none", async () => {
+    const t = await startTestKit();
+    const other = (await t.kit.provisionCompany({ name: "Other" })).company.id;
+    await assert.rejects(
+      t.kit.outbox.sendMany([
+        { companyId: t.company.companyId, to: TO, body: "one", kind: "test" },
+        { companyId: other, to: TO, body: "two", kind: "test" },
+      ]),
+      TypeError,
+    );
+    assert.deepEqual(await t.kit.outbox.list(), []);
+    await t.stop();
+  });
+});

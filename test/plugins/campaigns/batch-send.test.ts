@@ -1,0 +1,121 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { afterEach, describe, it } from "node:test";
+import Database from "better-sqlite3";
+import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
+import { CAMPAIGN_SENDER } from "../../../plugins/campaigns/index.ts";
+import type { RuledText, SendOutcome } from "../../../plugins/send-rules/index.ts";
+import { temporaryDirectory } from "../../support/temp-dir.ts";
+import { startCampaignsKit, type CampaignsTestKit } from "./support.ts";
+
+const phoneOf = (i: number) => `+1914844${String(1000 + i)}`;
+
+/** How many SQL statements better-sqlite3 executes while `work` runs (every run, get, all and iterate). */
+async function statementsDuring(work: () => Promise<void>): Promise<number> {
+  const probe = new Database(":memory:");
+  const prototype = Object.getPrototypeOf(probe.prepare("SELECT 1")) as Record<string, (...args: unknown[]) => unknown>;
+  probe.close();
+  const methods = ["run", "get", "all", "iterate"] as const;
+  const originals = methods.map((name) => prototype[name]!);
+  let executed = 0;
+  methods.forEach((name, i) => {
+    prototype[name] = function (this: unknown, ...args: unknown[]) {
+      executed++;
+      return originals[i]!.apply(this, args);
+    };
+  });
+  try {
+    await work();
+  } finally {
+    methods.forEach((name, i) => (prototype[name] = originals[i]!));
+  }
+  return executed;
+}
+
+describe("a campaign's page sent in one batch", () => {
+  const kits: CampaignsTestKit[] = [];
+  afterEach(async () => {
+    for (const kit of kits.splice(0)) await kit.stop();
+  });
+
+  /** The SQL statements of one send page of `people` recipients on SQLite, once each has a text in the outbox. */
+  async function statementsOfAPage(people: number): Promise<number> {
+    const storage = sqliteStorage({ filename: join(temporaryDirectory("batch-send"), "reachkit.db") });
+    const t = await startCampaignsKit({ storage, sendPageSize: 1000 });
+    kits.push(t);
+    for (let i = 0; i < people; i++) await t.person(phoneOf(i), { tier: "gold", firstName: `P${i}` });
+    const segment = await t.segment({ attribute: { name: "tier", op: "eq", value: "gold" } });
+    const campaign = await t.ok("POST", "/v1/campaigns", { name: "Sale", segmentId: segment, channel: "sms", text: "Hi {firstName}: {link} and https://shop.example.com/terms", link: "https://shop.example.com/sale" }, 201);
+    await t.ok("POST", `/v1/campaigns/${campaign.id}/send`, {});
+    const sender = t.kit.resolve(CAMPAIGN_SENDER);
+    await sender.readAudience({ campaignId: campaign.id });
+    const statements = await statementsDuring(() => sender.send({ campaignId: campaign.id }));
+    for (let i = 0; i < people; i++) {
+      const texts = await t.texts(phoneOf(i));
+      assert.equal(texts.length, 1, `the texts to ${phoneOf(i)}`);
+      assert.match(texts[0]!, new RegExp(`^Hi P${i}: http://\\S+/l/\\S{12} and http://\\S+/l/\\S{12}$`));
+    }
+    assert.equal((await t.ok("GET", `/v1/campaigns/${campaign.id}/results`)).sent, people);
+    return statements;
+  }
+
+  it("costs the same number of SQL statements for a page of 64 recipients as for a page of 8", async () => {
+    const eight = await statementsOfAPage(8);
+    const sixtyFour = await statementsOfAPage(64);
+    assert.equal(sixtyFour, eight, `a page of 8 ran ${eight} statements, a page of 64 ran ${sixtyFour}`);
+  });
+});
+
+describe("send rules: many texts at once", () => {
+  const kits: CampaignsTestKit[] = [];
+  afterEach(async () => {
+    for (const kit of kits.splice(0)) await kit.stop();
+  });
+
+  /** A kit with a cap of 2 a day, where +…1001 has had one marketing text today and +…1004 has no consent. */
+  async function rulesKit(): Promise<CampaignsTestKit> {
+    const t = await startCampaignsKit({ sendRules: { dailyCap: 2 } });
+    kits.push(t);
+    for (const i of [1, 2, 3]) await t.person(phoneOf(i));
+    const earlier = await t.kit.plugin("sendRules").send({ companyId: t.company.companyId, to: phoneOf(1), messageType: "MARKETING", body: "Earlier", kind: "campaign", idempotencyKey: "earlier" });
+    assert.equal(earlier.status, "sent");
+    return t;
+  }
+
+  /** Texts for every rule: consent missing, quiet hours (02:00 in Tokyo at noon in New York), the cap reached within the list, a key repeated, a key sent before. */
+  const texts = (companyId: string): RuledText[] => {
+    const text = (i: number, key: string, extra: Partial<RuledText> = {}): RuledText => ({ companyId, to: phoneOf(i), messageType: "MARKETING", body: `Offer ${key}`, kind: "campaign", idempotencyKey: key, ...extra });
+    return [
+      text(4, "no-consent"),
+      text(2, "tokyo", { attributes: { timeZone: "Asia/Tokyo" } }),
+      text(1, "second-today"),
+      text(1, "third-today"),
+      text(3, "repeated"),
+      text(3, "repeated"),
+      text(1, "earlier"),
+      text(2, "transactional-without-consent", { messageType: "TRANSACTIONAL" }),
+    ];
+  };
+
+  /** An outcome without what differs between two kits (ids, times). */
+  const comparable = (outcome: SendOutcome) => (outcome.status === "sent" ? { status: "sent", to: outcome.message.to, body: outcome.message.body, key: outcome.message.idempotencyKey } : outcome);
+
+  it("gives each text the outcome it has sent one after the other, and stores the same texts", async () => {
+    const oneByOne = await rulesKit();
+    const expected: SendOutcome[] = [];
+    for (const text of texts(oneByOne.company.companyId)) expected.push(await oneByOne.kit.plugin("sendRules").send(text));
+    const batched = await rulesKit();
+    const outcomes = await batched.kit.plugin("sendRules").sendMany(texts(batched.company.companyId));
+
+    assert.deepEqual(outcomes.map(comparable), expected.map(comparable));
+    assert.deepEqual(
+      expected.map((outcome) => outcome.status === "sent" ? "sent" : `${outcome.status}: ${outcome.reason}`),
+      ["skipped: no_consent", "deferred: quiet_hours", "sent", "skipped: frequency_cap", "sent", "sent", "sent", "skipped: no_consent"],
+    );
+    const [, , , , repeated, again] = outcomes;
+    assert.equal(repeated!.status === "sent" && again!.status === "sent" && repeated.message.id === again.message.id, true, "a key given twice is one message");
+    const stored = async (t: CampaignsTestKit) => (await t.kit.outbox.list({ companyId: t.company.companyId })).map((message) => `${message.to} ${message.body} ${message.status}`).sort();
+    assert.deepEqual(await stored(batched), await stored(oneByOne));
+    assert.equal((await batched.kit.jobs.list({ type: "reachkit.outbox.send" })).length, (await stored(batched)).length, "a delivery job per stored text");
+  });
+});
