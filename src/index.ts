@@ -117,6 +117,7 @@ export {
   type OutboxListOptions,
   type OutboxPageQuery,
 } from "./messaging/outbox.ts";
+export { OUTBOX_DRAIN_JOB, type DrainPayload } from "./messaging/outbox-drains.ts";
 export type { OutboundEmailMessage } from "./messaging/outbound-email.ts";
 export { OUTBOX_STATUSES, channelOf, type OutboxMessage, type OutboxStatus, type OutboxChannel } from "./messaging/outbox-record.ts";
 export {
