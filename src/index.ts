@@ -80,7 +80,7 @@ export { SCOPES, SCOPE_DESCRIPTIONS, isScope, parseScopes, type Scope } from "./
 export { generateSecret, hashSecret, safeEqual, sign } from "./auth/secrets.ts";
 export { RateLimiter, DEFAULT_RATE_LIMITS, type RateDecision } from "./auth/rate-limiter.ts";
 
-export { Jobs, JOBS, DEFAULT_JOB_SETTINGS, type EnqueueOptions, type JobListOptions, type JobQueueStats, type JobSettings } from "./jobs/jobs.ts";
+export { Jobs, JOBS, DEFAULT_JOB_SETTINGS, type EnqueueOptions, type JobListOptions, type JobQueueStats, type JobSettings, type Retries } from "./jobs/jobs.ts";
 export { PermanentJobError, RunLaterError, type JobRecord, type JobStatus } from "./jobs/job-record.ts";
 export type { JobDefinition, JobHandler, JobContext, JobOutcome, JobRunnerSettings } from "./jobs/job-definition.ts";
 

@@ -83,6 +83,7 @@ describe("a sender's drain", () => {
     await t.scheduler.flush();
     for (const body of ["2", "3"]) await send(t, body);
     await t.scheduler.flush();
+    assert.deepEqual(t.sms.sentTo(TO).map((m) => m.body), ["2", "3"], "the drain queued for the retry moved to the new texts' time");
     await t.scheduler.advance(1_000);
     assert.deepEqual(t.sms.sentTo(TO).map((m) => m.body), ["2", "3", "1"]);
     await t.stop();
