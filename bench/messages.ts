@@ -18,10 +18,8 @@ import { accountsPlugin } from "../plugins/accounts/index.ts";
 import { legacyPlugin } from "../plugins/legacy/index.ts";
 import { privacyPlugin } from "../plugins/privacy/index.ts";
 import { subscriptionsPlugin } from "../plugins/subscriptions/index.ts";
-import { createReachkit, silentLogger, type JobRecord, type OutboxMessage, type Reachkit } from "../src/index.ts";
-import { JOBS_COLLECTION } from "../src/jobs/job-record.ts";
+import { createReachkit, silentLogger, type OutboxMessage, type Reachkit } from "../src/index.ts";
 import { sortableId } from "../src/kernel/ids.ts";
-import { OUTBOX_SEND_JOB } from "../src/messaging/outbox.ts";
 import { OUTBOX_COLLECTION } from "../src/messaging/outbox-record.ts";
 import { seedSubscribers } from "./seed.ts";
 import { bareCredentials } from "./servers/bare-handlers.ts";
@@ -126,8 +124,8 @@ async function baselineDatabase(): Promise<{ db: Database.Database; companyId: s
 /**
  * The baseline: the same reads and writes with better-sqlite3, synchronously, one message after the other:
  * the credential, the subscription, the company and its prefix, the duplicate check, then the outbox row
- * and its send job in one transaction, the claim (job running, message attempted) in another, the text
- * handed over, and the message sent and its job done in a third.
+ * (queued, due now: its sender's drain reads it) in one transaction, the in-flight mark (attempted, due
+ * again a minute later) in another, the text handed over, and the message sent (due no more) in a third.
  */
 async function bareMessages(count: number): Promise<{ acceptSeconds: number; dispatchSeconds: number }> {
   const { db, legacyToken } = await baselineDatabase();
@@ -137,18 +135,11 @@ async function bareMessages(count: number): Promise<{ acceptSeconds: number; dis
   const prefixOf = indexedStatement(db, "SELECT doc FROM legacy_message_prefixes WHERE id = ?").pluck();
   const recent = indexedStatement(db, `SELECT doc FROM reachkit_outbox WHERE "f_companyId" = ? AND "f_to" = ? AND "f_createdAt" >= ?`).pluck();
   const insertMessage = rowInserter<OutboxMessage>(db, OUTBOX_COLLECTION);
-  const insertJob = rowInserter<JobRecord>(db, JOBS_COLLECTION);
-  // Status and attempts of a message are not indexed: its document alone changes.
-  const updateMessage = indexedStatement(db, "UPDATE reachkit_outbox SET doc = ? WHERE id = ?");
-  const updateJob = indexedStatement(db, `UPDATE reachkit_jobs SET doc = ?, "f_status" = ?, "f_leaseUntil" = ?, "f_activeKey" = ? WHERE id = ?`);
-  const writeJob = (job: JobRecord) => updateJob.run(JSON.stringify(job), job.status, job.leaseUntil === null ? null : BigInt(job.leaseUntil), job.activeKey, job.id);
-  const accept = db.transaction((message: OutboxMessage, job: JobRecord) => {
-    insertMessage(message);
-    insertJob(job);
-  });
-  const record = db.transaction((message: OutboxMessage, job: JobRecord) => {
-    updateMessage.run(JSON.stringify(message), message.id);
-    writeJob(job);
+  // Status and attempts of a message are not indexed: its document and its due time change.
+  const updateMessage = indexedStatement(db, `UPDATE reachkit_outbox SET doc = ?, "f_dueAt" = ? WHERE id = ?`);
+  const accept = db.transaction((message: OutboxMessage) => insertMessage(message));
+  const record = db.transaction((message: OutboxMessage) => {
+    updateMessage.run(JSON.stringify(message), message.dueAt === undefined ? null : BigInt(message.dueAt), message.id);
   });
   const delivered: string[] = [];
   const started = performance.now();
@@ -169,20 +160,13 @@ async function bareMessages(count: number): Promise<{ acceptSeconds: number; dis
     const id = sortableId(now);
     const message: OutboxMessage = {
       id, companyId: principal.companyId, to: input.to, from: company.senderNumber, body, kind: "transactional", status: "queued",
-      idempotencyKey: id, attempts: 0, createdAt: now, updatedAt: now,
+      idempotencyKey: id, attempts: 0, createdAt: now, updatedAt: now, dueAt: now,
     };
-    const job: JobRecord = {
-      id: sortableId(now), type: OUTBOX_SEND_JOB, lane: OUTBOX_SEND_JOB, key: null, activeKey: null, companyId: principal.companyId, payload: { messageId: id },
-      status: "queued", runAt: now, attempts: 0, maxAttempts: 5, leaseUntil: null, lastError: null, createdAt: now, updatedAt: now, finishedAt: null,
-    };
-    accept(message, job);
-    record({ ...message, attempts: 1 }, { ...job, status: "running", attempts: 1, leaseUntil: now + 60_000 });
+    accept(message);
+    record({ ...message, attempts: 1, inFlightSince: now, dueAt: now + 60_000 });
     delivered.push(message.body);
     const sentAt = Date.now();
-    record(
-      { ...message, attempts: 1, status: "sent", sentAt, updatedAt: sentAt },
-      { ...job, status: "done", attempts: 1, activeKey: null, updatedAt: sentAt, finishedAt: sentAt },
-    );
+    record({ ...message, attempts: 1, status: "sent", sentAt, updatedAt: sentAt, dueAt: undefined });
   }
   const seconds = (performance.now() - started) / 1000;
   db.close();

@@ -80,7 +80,8 @@ async function processOptIns(): Promise<Processing> {
   const db = new Database(join(dataDir, "reachkit.db"), { readonly: true });
   // Every job queued before this instant is an accepted opt-in; the texts their processing queues come after.
   const backlogUntil = Date.now();
-  const left = db.prepare(`SELECT count(*) FROM reachkit_jobs WHERE "f_status" IN ('queued', 'running') AND "f_runAt" < ?`).pluck();
+  // The job runner's own lane: the opt-ins, not the texts they queue (their sending runs in a lane of its own, at the sender's rate).
+  const left = db.prepare(`SELECT count(*) FROM reachkit_jobs WHERE "f_status" IN ('queued', 'running') AND "f_lane" IS NULL AND "f_runAt" < ?`).pluck();
   const server = await startServerProcess(servers.reachkit, { ...env, BENCH_RUN_JOBS: "1" });
   const started = performance.now();
   const cpuBefore = await server.cpuMicros();

@@ -80,7 +80,7 @@ export { SCOPES, SCOPE_DESCRIPTIONS, isScope, parseScopes, type Scope } from "./
 export { generateSecret, hashSecret, safeEqual, sign } from "./auth/secrets.ts";
 export { RateLimiter, DEFAULT_RATE_LIMITS, type RateDecision } from "./auth/rate-limiter.ts";
 
-export { Jobs, JOBS, DEFAULT_JOB_SETTINGS, type EnqueueOptions, type JobListOptions, type JobQueueStats, type JobSettings } from "./jobs/jobs.ts";
+export { Jobs, JOBS, DEFAULT_JOB_SETTINGS, type EnqueueOptions, type JobListOptions, type JobQueueStats, type JobSettings, type Retries } from "./jobs/jobs.ts";
 export { PermanentJobError, RunLaterError, type JobRecord, type JobStatus } from "./jobs/job-record.ts";
 export type { JobDefinition, JobHandler, JobContext, JobOutcome, JobRunnerSettings } from "./jobs/job-definition.ts";
 
@@ -117,6 +117,7 @@ export {
   type OutboxListOptions,
   type OutboxPageQuery,
 } from "./messaging/outbox.ts";
+export { OUTBOX_DRAIN_JOB, type DrainPayload } from "./messaging/outbox-drains.ts";
 export type { OutboundEmailMessage } from "./messaging/outbound-email.ts";
 export { OUTBOX_STATUSES, channelOf, type OutboxMessage, type OutboxStatus, type OutboxChannel } from "./messaging/outbox-record.ts";
 export {

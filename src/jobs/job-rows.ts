@@ -185,7 +185,7 @@ export class JobRows {
       await this.finish(job, "dead", message, logger);
       return undefined;
     }
-    const runAt = this.clock.now() + this.#backoff(job.attempts);
+    const runAt = this.clock.now() + backoffMs(this.settings, job.attempts);
     logger.warn("job failed; will retry", { error, runAt: new Date(runAt).toISOString() });
     await this.jobs.update(
       job.id,
@@ -214,10 +214,11 @@ export class JobRows {
       { where: { status: "running", attempts: job.attempts } },
     );
   }
+}
 
-  #backoff(attempt: number): number {
-    return Math.min(this.settings.backoffMaxMs, this.settings.backoffBaseMs * 2 ** (attempt - 1));
-  }
+/** The wait after failed attempt number `attempt` (1 for the first): doubling from the base, at most the max. */
+export function backoffMs(settings: Pick<JobRunnerSettings, "backoffBaseMs" | "backoffMaxMs">, attempt: number): number {
+  return Math.min(settings.backoffMaxMs, settings.backoffBaseMs * 2 ** (attempt - 1));
 }
 
 /** The ids of `jobs` by their attempt count: one fenced statement per count (almost always one). */

@@ -7,6 +7,14 @@ import { UniqueConstraintError, type Collection, type Storage, type Where } from
 import { JOBS_COLLECTION, type JobRecord, type JobStatus } from "./job-record.ts";
 import type { JobDefinition, JobHandler, JobRunnerSettings } from "./job-definition.ts";
 import { JobRunner } from "./job-runner.ts";
+import { backoffMs } from "./job-rows.ts";
+
+/** Attempts and their backoff, as the jobs count them. */
+export interface Retries {
+  maxAttempts: number;
+  /** The wait after failed attempt number `attempt` (1 for the first). */
+  backoffMs(attempt: number): number;
+}
 
 export interface EnqueueOptions<P> {
   type: string;
@@ -21,6 +29,11 @@ export interface EnqueueOptions<P> {
    * running, and the new one is queued beside it).
    */
   replace?: boolean;
+  /**
+   * With a key that already has a queued job due later than `runAt`: moves that job to `runAt` (its
+   * payload stays), so the job runs by the earlier of the two times. A running job is left as it is.
+   */
+  earlier?: boolean;
   maxAttempts?: number;
   companyId?: string;
 }
@@ -73,6 +86,16 @@ export class Jobs {
     this.#runner = new JobRunner(this.#jobs, clock, scheduler, logger, settings, (work) => storage.transaction(work));
   }
 
+  /** Whether other processes run jobs on this storage (`pollMs`): what one process knows of the queue is not all of it. */
+  get sharesStorage(): boolean {
+    return this.settings.pollMs !== undefined;
+  }
+
+  /** How many attempts a job makes by default, and the wait after a failed one: for work that keeps its own attempts. */
+  get retries(): Retries {
+    return { maxAttempts: this.settings.maxAttempts, backoffMs: (attempt) => backoffMs(this.settings, attempt) };
+  }
+
   /** Registers the handler of a job type (or the handler and its batch size). One handler per type. */
   register<P>(type: string, job: JobHandler<P> | JobDefinition<P>): void {
     this.#runner.register(type, (typeof job === "function" ? { handler: job } : job) as JobDefinition<unknown>);
@@ -103,6 +126,9 @@ export class Jobs {
   #enqueueKeyed<P>(options: EnqueueOptions<P>, key: string, runAt: number, now: number): Promise<JobRecord> {
     return this.storage.transaction(async () => {
       const existing = await this.#jobs.findOne({ activeKey: key });
+      if (existing && options.earlier && existing.status === "queued" && runAt < existing.runAt) {
+        return (await this.#jobs.update(existing.id, { runAt, updatedAt: now }, { where: { status: "queued" } })) ?? existing;
+      }
       if (existing && !options.replace) return existing;
       if (existing) {
         const replaced = await this.#jobs.update(

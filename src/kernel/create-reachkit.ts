@@ -16,6 +16,7 @@ import { apiReferenceRoutes } from "../openapi/api-reference.ts";
 import { openApiDocument } from "../openapi/openapi-document.ts";
 import { GroupCommit, GROUP_COMMIT } from "./group-commit.ts";
 import { Outbox, OUTBOX, OUTBOX_SEND_JOB } from "../messaging/outbox.ts";
+import { OUTBOX_DRAIN_JOB, type DrainPayload } from "../messaging/outbox-drains.ts";
 import { Metrics, METRICS } from "../metrics/metrics.ts";
 import { CLOCK, type Clock } from "../ports/clock.ts";
 import { EMAIL_SENDER, type EmailSender } from "../ports/email-sender.ts";
@@ -113,10 +114,10 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
   );
   container.bind(OUTBOX, { useValue: outbox });
   container.bind(LINK_SHORTENER, { useValue: KEEP_LINKS });
-  jobs.register(OUTBOX_SEND_JOB, {
-    handler: (payload: { messageId: string }, context) => outbox.deliver(payload, context),
-    slots: config.messaging.sendsAtOnce * 2,
-  });
+  // One drain per sender, each waiting on its provider with its slot given back: the lane bounds how many senders start at once.
+  jobs.register(OUTBOX_DRAIN_JOB, { handler: (payload: DrainPayload, context) => outbox.drain(payload, context), slots: config.messaging.sendsAtOnce * 2 });
+  // Send jobs queued before the drains (a database from an earlier version): each hands its message to its sender's drain.
+  jobs.register(OUTBOX_SEND_JOB, { handler: (payload: { messageId: string }, context) => outbox.deliver(payload, context), slots: 1 });
   options.sms?.onReceipt?.((receipt) => outbox.applyReceipt(receipt));
 
   const publicUrl: PublicUrl = (group, path) => `${hosts[group]}${path}`;

@@ -81,7 +81,8 @@ export class MessageStatuses {
       if (!status) return;
       const now = this.clock.now();
       // The reason of an earlier failed attempt goes: the reason is the new status's, if any.
-      const patch: Patch<OutboxMessage> = { status, reason: change.reason, updatedAt: now, inFlightSince: undefined };
+      // Out of the queue: its sender's drain no longer reads it.
+      const patch: Patch<OutboxMessage> = { status, reason: change.reason, updatedAt: now, inFlightSince: undefined, dueAt: undefined };
       if (change.providerMessageId !== undefined) patch.providerMessageId = change.providerMessageId;
       if (change.errorCode !== undefined) patch.errorCode = change.errorCode;
       if (current.sentAt === undefined && status !== "failed") patch.sentAt = now;

@@ -49,6 +49,12 @@ export interface OutboxMessage extends Doc {
    * provider instead of sending blindly; an email's is not sent again.
    */
   inFlightSince?: number;
+  /**
+   * While queued: when its next attempt may start (its sender's drain sends it from then on, in
+   * (dueAt, id) order). While an attempt is in flight, when the drain after a crash may try it again.
+   * Absent once it left the queue (sent, failed, suppressed).
+   */
+  dueAt?: number;
 }
 
 export const channelOf = (message: OutboxMessage): OutboxChannel => message.channel ?? "sms";
@@ -69,5 +75,8 @@ export const outboxCollection: CollectionSpec = {
     // A company's messages newest first, all or in one status (the console's list and daily counts).
     { fields: ["companyId", "createdAt"] },
     { fields: ["companyId", "status", "createdAt"] },
+    // A sender's queued messages due by now, in (dueAt, id) order: what its drain reads (the id ends every index).
+    // Sparse: a message leaves it once it is no longer queued (its dueAt is cleared), and every read names a dueAt.
+    { fields: ["from", "dueAt"], sparse: true },
   ],
 };

@@ -12,7 +12,8 @@ import type { Collection, Page, Storage, Where } from "../ports/storage.ts";
 import type { DeliveryReceipt } from "./delivery-status.ts";
 import { MessageStatuses } from "./message-statuses.ts";
 import { emailRecordFields, type OutboundEmailMessage } from "./outbound-email.ts";
-import { OutboxDeliveries } from "./outbox-deliveries.ts";
+import { IN_FLIGHT_RECHECK_MS, OutboxDeliveries } from "./outbox-deliveries.ts";
+import { OutboxDrains, type DrainPayload } from "./outbox-drains.ts";
 import { channelOf, OUTBOX_COLLECTION, OUTBOX_STATUSES, type OutboxMessage, type OutboxStatus } from "./outbox-record.ts";
 
 export interface MessagingSettings {
@@ -92,19 +93,21 @@ export interface OutboxPageQuery {
 
 export const MAX_OUTBOX_PAGE = 200;
 
+/**
+ * The job of one message's delivery that the outbox queued before a message carried its own queue state:
+ * such jobs left in a database still run, and hand their message to its sender's drain.
+ */
 export const OUTBOX_SEND_JOB = "reachkit.outbox.send";
 
 /** The statuses of a message that reached its number, or may yet: what a duplicate or a repeat is judged against. */
 const WENT_OR_GOING: readonly OutboxStatus[] = ["queued", "sent", "delivered"];
 
-/** How long `sendNow` leaves its own attempt before the message's job may retry it. */
-const SEND_NOW_RETRY_DELAY_MS = 60_000;
-
 /**
- * Every outbound SMS and email goes through here: persisted first, then sent
- * by a durable job through the SmsSender or EmailSender port (texts at most
- * `ratePerSecond` per sender number), with the message id as the provider's
- * idempotency key. An attempt is marked
+ * Every outbound SMS and email goes through here: persisted first, queued
+ * with its due time, then sent by its sender's drain (OutboxDrains: one
+ * durable job per sender number or From) through the SmsSender or
+ * EmailSender port (texts at most `ratePerSecond` per sender number), with
+ * the message id as the provider's idempotency key. An attempt is marked
  * in flight before it leaves, so the attempt after a crash between send and
  * commit asks the provider (`earlierAttemptAt`) instead of sending twice.
  * Receipts move a message on (queued → sent → delivered | undelivered |
@@ -114,6 +117,7 @@ export class Outbox {
   readonly #messages: Collection<OutboxMessage>;
   readonly #statuses: MessageStatuses;
   readonly #deliveries: OutboxDeliveries;
+  readonly #drains: OutboxDrains;
 
   constructor(
     private readonly storage: Storage,
@@ -130,7 +134,8 @@ export class Outbox {
   ) {
     this.#messages = storage.collection(OUTBOX_COLLECTION);
     this.#statuses = new MessageStatuses(this.#messages, storage, clock, logger, events, reached);
-    this.#deliveries = new OutboxDeliveries(this.#messages, storage, clock, sms, email, settings, this.#statuses);
+    this.#deliveries = new OutboxDeliveries(this.#messages, storage, clock, sms, email, settings, this.#statuses, jobs.retries);
+    this.#drains = new OutboxDrains(this.#messages, storage, clock, jobs, this.#deliveries);
   }
 
   /** Records a text and queues its delivery. Returns the stored message (maybe suppressed, maybe an earlier one). */
@@ -167,13 +172,13 @@ export class Outbox {
       const answers = messages.map((message) => {
         const earlier = message.idempotencyKey !== undefined ? byKey.get(message.idempotencyKey) : undefined;
         if (earlier) return earlier;
-        const record = this.#textRecord(message, sortableId(now), now, company);
+        const record = { ...this.#textRecord(message, sortableId(now), now, company), dueAt: now };
         byKey.set(record.idempotencyKey, record);
         queued.push(record);
         return record;
       });
       await this.#messages.upsertMany(queued);
-      await this.#queueDelivery(queued, now);
+      await this.#queueDelivery(queued);
       return answers;
     });
     // Counted once committed, as in #record.
@@ -208,19 +213,21 @@ export class Outbox {
   /**
    * Records a message and makes its first attempt in this call, for an
    * operator's test text (`reachkit sms send-test`): returns the message as
-   * the attempt left it. Its job, due a minute later, retries what the
-   * attempt could not finish (an outage, or a process stopped mid-send).
+   * the attempt left it. It stays queued, due a minute later: its sender's
+   * drain retries what the attempt could not finish (an outage, or a process
+   * stopped mid-send).
    */
   async sendNow(message: OutboundMessage): Promise<OutboxMessage> {
-    const record = await this.#sendText(message, this.clock.now() + SEND_NOW_RETRY_DELAY_MS);
-    if (record.status === "queued") {
-      // A failure to retry is the job's; the message as it stands says what happened.
-      await this.#deliveries.inTurn(record.id, { final: false, logger: this.logger }).catch(() => undefined);
+    const record = await this.#sendText(message, this.clock.now() + IN_FLIGHT_RECHECK_MS);
+    if (record.status === "queued" && record.attempts === 0) {
+      // A failure to retry is the drain's; the message as it stands says what happened.
+      const [outcome] = await this.#deliveries.start([record], { logger: this.logger, keepDueAt: true });
+      await outcome;
     }
     return (await this.#messages.get(record.id)) ?? record;
   }
 
-  /** Stores a message built by `build` (unless its key was seen), suppressed or with its delivery job. */
+  /** Stores a message built by `build` (unless its key was seen), suppressed or queued for its sender's drain. */
   async #record(
     message: { companyId: string; idempotencyKey?: string; suppressDuplicates?: boolean; onePerKindWithinMs?: number; company?: Company },
     runAt: number | undefined,
@@ -248,28 +255,15 @@ export class Outbox {
         stored = "suppressed";
         return this.#messages.insert({ ...record, status: "suppressed", reason: `repeat: a ${record.kind} text went to this number recently` });
       }
-      await this.#messages.insert(record);
-      await this.#queueDelivery([record], now, runAt);
+      const queued = { ...record, dueAt: runAt ?? now };
+      await this.#messages.insert(queued);
+      await this.#queueDelivery([queued]);
       stored = "queued";
-      return record;
+      return queued;
     });
     // Counted once committed: the caller's transaction, when there is one, is not known here.
     if (stored) this.reached(stored);
     return result;
-  }
-
-  /** Queues the delivery of stored messages: a job each, due at `runAt`, else when its sender's rate lets it leave. */
-  async #queueDelivery(records: readonly OutboxMessage[], now: number, runAt?: number): Promise<void> {
-    // No job key: each message is new and its job is queued with it, once. A key cost a savepoint, a read and
-    // two index entries per text, and nothing looked a send job up by it.
-    await this.jobs.enqueueMany(
-      records.map((record) => ({
-        type: OUTBOX_SEND_JOB,
-        payload: { messageId: record.id },
-        companyId: record.companyId,
-        runAt: runAt ?? (channelOf(record) === "sms" ? this.#deliveries.reserve(record.from, now) : undefined) ?? now,
-      })),
-    );
   }
 
   async get(id: string): Promise<OutboxMessage | undefined> {
@@ -315,13 +309,38 @@ export class Outbox {
     return this.#messages.deleteWhere({ companyId, to });
   }
 
-  /** The job handler that delivers one message. */
-  deliver(payload: { messageId: string }, context: JobContext): Promise<JobOutcome | undefined> {
-    return this.#deliveries.inTurn(payload.messageId, {
-      final: context.attempt >= context.job.maxAttempts,
-      dueAt: context.job.runAt,
-      markDone: context.markDone,
-      logger: context.logger,
+  /**
+   * Queues the delivery of a stored message (queued, with its `dueAt`), in the transaction that stored
+   * it: its sender's drain runs by then.
+   */
+  /** In the transaction that stored them (queued, each with its `dueAt`): their senders' drains run by then. */
+  async #queueDelivery(messages: readonly OutboxMessage[]): Promise<void> {
+    // One arming per sender, for its earliest message: a page of a campaign's texts holds its sender's key once.
+    const earliest = new Map<string, OutboxMessage>();
+    for (const message of messages) {
+      const sender = `${channelOf(message)}:${message.from}`;
+      const before = earliest.get(sender);
+      if (!before || message.dueAt! < before.dueAt!) earliest.set(sender, message);
+    }
+    for (const message of earliest.values()) await this.#drains.arm(message);
+  }
+
+  /** The handler of the drain job: sends one sender's due messages. */
+  drain(payload: DrainPayload, context: JobContext): Promise<JobOutcome> {
+    return this.#drains.drain(payload, context);
+  }
+
+  /**
+   * The handler of a send job queued before messages carried their own queue state: its message, still
+   * queued, is due when the job was and goes out with its sender's drain.
+   */
+  async deliver(payload: { messageId: string }, context: JobContext): Promise<JobOutcome> {
+    return this.storage.transaction(async (): Promise<JobOutcome> => {
+      const message = await this.#messages.get(payload.messageId);
+      if (!message || message.status !== "queued") return { messageId: payload.messageId, handedToDrain: false };
+      const queued = message.dueAt === undefined ? await this.#messages.update(message.id, { dueAt: context.job.runAt }) : message;
+      if (queued) await this.#queueDelivery([queued]);
+      return { messageId: message.id, handedToDrain: true };
     });
   }
 

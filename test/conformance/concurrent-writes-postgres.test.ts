@@ -215,6 +215,8 @@ describe("two transactions at once on PostgreSQL", () => {
     const t = await startAppointmentsKit({ storage: held.storage });
     try {
       const { uuid } = ok(await createReminder(t, adaReminder(await typeWithMessages(t, ALL_MESSAGES))));
+      // The confirmation's drain ends first (its last read is an outbox findOne too).
+      await t.scheduler.flush();
       // The REMINDER step's job, three hours before the 15:00 appointment in New York, held in its send.
       const [, cancel] = await oneBehindTheOther(
         held,

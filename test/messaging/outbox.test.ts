@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { OUTBOX_SEND_JOB, SmsSendError, type JobRecord, type OutboxMessage } from "../../src/index.ts";
+import { OUTBOX_DRAIN_JOB, SmsSendError, type OutboxMessage } from "../../src/index.ts";
 import { memoryStorage } from "../../adapters/storage/memory/index.ts";
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
 import { OUTBOX_COLLECTION } from "../../src/messaging/outbox-record.ts";
@@ -123,13 +123,20 @@ describe("messaging outbox", () => {
     await t.stop();
   });
 
-  it("queues each text's delivery as one job row without a key: the job is new with its message, nothing looks it up", async () => {
+  it("queues a sender's texts with one drain job, which ends once they are sent; a text after it queues the next", async () => {
     const t = await startTestKit();
-    const message = await t.kit.outbox.send({ companyId: t.company.companyId, to: TO, body: "one job", kind: "test" });
-    const jobs = await t.kit.jobs.list({ type: OUTBOX_SEND_JOB });
-    assert.deepEqual(jobs.map((job) => [job.payload, job.key, job.activeKey, job.companyId]), [[{ messageId: message.id }, null, null, t.company.companyId]]);
+    const drains = () => t.kit.jobs.list({ type: OUTBOX_DRAIN_JOB });
+    for (const body of ["one", "two", "three"]) await t.kit.outbox.send({ companyId: t.company.companyId, to: TO, body, kind: "test" });
+    const from = t.sms.sent[0]?.from ?? (await t.kit.outbox.list())[0]!.from;
+    assert.deepEqual((await drains()).map((job) => [job.key, job.status, job.payload]), [[`outbox-drain:sms:${from}`, "queued", { channel: "sms", from }]]);
     await t.scheduler.flush();
-    assert.equal((await t.kit.outbox.get(message.id))?.status, "sent");
+    assert.deepEqual(t.sms.sentTo(TO).map((m) => m.body), ["one", "two", "three"]);
+    assert.deepEqual((await t.kit.outbox.list()).map((m) => [m.status, m.dueAt, m.attempts]), Array(3).fill(["sent", undefined, 1]));
+    assert.deepEqual((await drains()).map((job) => job.status), ["done"]);
+    await t.kit.outbox.send({ companyId: t.company.companyId, to: TO, body: "four", kind: "test" });
+    assert.deepEqual((await drains()).map((job) => job.status), ["done", "queued"]);
+    await t.scheduler.flush();
+    assert.deepEqual(t.sms.sentTo(TO).map((m) => m.body), ["one", "two", "three", "four"]);
     await t.stop();
   });
 
@@ -137,13 +144,11 @@ describe("messaging outbox", () => {
     const t = await startTestKit();
     const message = await t.kit.outbox.send({ companyId: t.company.companyId, to: TO, body: "exactly once", kind: "test" });
     await t.scheduler.flush();
-    // A crash after the provider accepted the SMS but before the commit leaves the message queued and its job to run again.
-    await t.kit.storage.collection<OutboxMessage>("reachkit_outbox").update(message.id, { status: "queued", providerMessageId: undefined });
-    const job = (await t.kit.jobs.list({ type: OUTBOX_SEND_JOB })).find((queued) => (queued.payload as { messageId: string }).messageId === message.id)!;
-    await t.kit.storage.collection<JobRecord>("reachkit_jobs").update(job.id, { status: "dead" });
-    assert.ok(await t.kit.jobs.retry(job.id));
+    // A crash after the provider accepted the SMS but before the commit leaves the message queued, in flight, due again.
+    await t.kit.storage.collection<OutboxMessage>(OUTBOX_COLLECTION).update(message.id, { status: "queued", providerMessageId: undefined, inFlightSince: t.clock.now(), dueAt: t.clock.now() });
+    await t.kit.outbox.send({ companyId: t.company.companyId, to: TO, body: "the next", kind: "test" });
     await t.scheduler.flush();
-    assert.equal(t.sms.sent.length, 1);
+    assert.deepEqual(t.sms.sentTo(TO).map((m) => m.body), ["exactly once", "the next"]);
     assert.equal((await t.kit.outbox.get(message.id))?.status, "sent");
     await t.stop();
   });
