@@ -23,7 +23,7 @@ const REQUESTS = 10;
  */
 describe("a steady backlog of jobs", () => {
   for (const batchSize of [1, 32]) {
-    it(`leaves the HTTP server answering reads and writes, and runs a job due meanwhile (jobs in batches of ${batchSize})`, { timeout: 120_000 }, async () => {
+    it(`leaves the HTTP server answering reads and writes, and runs a job due meanwhile (jobs in batches of ${batchSize})`, { timeout: 120_000 }, async (t) => {
       let kit: Reachkit | undefined;
       let done = 0;
       let doneWhenPinged: number | undefined;
@@ -60,35 +60,36 @@ describe("a steady backlog of jobs", () => {
       const { port } = await server.listen(0, "127.0.0.1");
       const base = `http://127.0.0.1:${port}`;
       const headers = { authorization: `Bearer ${apiKey}`, "content-type": "application/json" };
-      try {
-        await kit.storage.transaction(async () => {
-          for (let i = 0; i < CHAINS; i++) await kit!.jobs.enqueue({ type: "chain", payload: 0 });
+      // Closed after the test even when it times out: a kit left running would keep its chains going, and the test's process alive.
+      t.after(() => server.close());
+      await kit.storage.transaction(async () => {
+        for (let i = 0; i < CHAINS; i++) await kit!.jobs.enqueue({ type: "chain", payload: 0 });
+      });
+      const doneBefore = await waitForJobs(() => done, 1, t.signal);
+      await kit.jobs.enqueue({ type: "ping", payload: 0, runAt: Date.now() + 50 });
+      for (let i = 0; i < REQUESTS; i++) {
+        assert.equal((await fetch(`${base}/v1/me`, { headers })).status, 200, `read ${i}`);
+        const optIn = await fetch(`${base}/v1/subscriptions`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ user: { phone: `+1914844${String(1000 + i)}` }, locale: { language: "en", country: "US" }, subscriptionType: "MARKETING" }),
         });
-        const doneBefore = await waitForJobs(() => done, 1);
-        await kit.jobs.enqueue({ type: "ping", payload: 0, runAt: Date.now() + 50 });
-        for (let i = 0; i < REQUESTS; i++) {
-          assert.equal((await fetch(`${base}/v1/me`, { headers })).status, 200, `read ${i}`);
-          const optIn = await fetch(`${base}/v1/subscriptions`, {
-            method: "POST",
-            headers,
-            body: JSON.stringify({ user: { phone: `+1914844${String(1000 + i)}` }, locale: { language: "en", country: "US" }, subscriptionType: "MARKETING" }),
-          });
-          assert.equal(optIn.status, 202, `write ${i}`);
-        }
-        const doneAfterRequests = done;
-        assert.ok(doneAfterRequests > doneBefore, "the backlog was being worked while the requests were answered");
-        await waitForJobs(() => (doneWhenPinged === undefined ? 0 : 1), 1);
-        // Still worked after the last request and the ping: they were served while it lasted, not once it was gone.
-        await waitForJobs(() => done, Math.max(doneAfterRequests, doneWhenPinged!) + 1);
-      } finally {
-        await server.close();
+        assert.equal(optIn.status, 202, `write ${i}`);
       }
+      const doneAfterRequests = done;
+      assert.ok(doneAfterRequests > doneBefore, "the backlog was being worked while the requests were answered");
+      await waitForJobs(() => (doneWhenPinged === undefined ? 0 : 1), 1, t.signal);
+      // Still worked after the last request and the ping: they were served while it lasted, not once it was gone.
+      await waitForJobs(() => done, Math.max(doneAfterRequests, doneWhenPinged!) + 1, t.signal);
     });
   }
 });
 
-/** Resolves with the count once it reaches `least`, without a timing assertion: the test's timeout bounds it. */
-async function waitForJobs(count: () => number, least: number): Promise<number> {
-  while (count() < least) await new Promise((resolve) => setTimeout(resolve, 5));
+/** Resolves with the count once it reaches `least`, without a timing assertion: the test's timeout bounds it (its signal ends the wait). */
+async function waitForJobs(count: () => number, least: number, signal: AbortSignal): Promise<number> {
+  while (count() < least) {
+    signal.throwIfAborted();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
   return count();
 }
