@@ -110,19 +110,6 @@ export class Jobs {
     return job;
   }
 
-  /**
-   * Enqueues jobs without keys in one write (a campaign page's deliveries): atomic, and inside the caller's
-   * transaction when there is one. Answers the jobs in the order given.
-   */
-  async enqueueMany<P>(jobs: readonly Omit<EnqueueOptions<P>, "key" | "replace">[]): Promise<JobRecord[]> {
-    if (jobs.length === 0) return [];
-    const now = this.clock.now();
-    const records = jobs.map((options) => this.#newJob(options, options.runAt ?? now, now));
-    await this.#jobs.upsertMany(records);
-    await this.#notifyOnceCommitted(records.reduce((earliest, job) => Math.min(earliest, job.runAt), Infinity));
-    return records;
-  }
-
   #enqueueKeyed<P>(options: EnqueueOptions<P>, key: string, runAt: number, now: number): Promise<JobRecord> {
     return this.storage.transaction(async () => {
       const existing = await this.#jobs.findOne({ activeKey: key });
