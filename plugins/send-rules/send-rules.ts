@@ -152,7 +152,11 @@ export class SendRules {
     const startOf = (text: RuledText) => startOfLocalDay(now, zoneOf(text));
     const since = texts.length === 0 ? now : Math.min(...texts.map(startOf));
     const sentAt = new Map<string, number[]>();
-    const add = (to: string, at: number) => sentAt.set(to, [...(sentAt.get(to) ?? []), at]);
+    const add = (to: string, at: number) => {
+      const times = sentAt.get(to);
+      if (times) times.push(at);
+      else sentAt.set(to, [at]);
+    };
     if (addresses.length > 0) for (const send of (await this.sends.find({ where: { companyId, to: { in: addresses }, at: { gte: since } } })).items) add(send.to, send.at);
     return {
       today: (text: RuledText) => (sentAt.get(text.to) ?? []).filter((at) => at >= startOf(text)).length,

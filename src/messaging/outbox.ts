@@ -145,7 +145,8 @@ export class Outbox {
 
   /**
    * Records texts of one company and queues their delivery in one transaction (a campaign's page): one read of
-   * the idempotency keys already taken, one of the company, one write of the messages and one of their deliveries.
+   * the idempotency keys already taken, one of the company, one write of the messages, and each sender's drain
+   * armed once.
    * Answers the stored messages in order, each as `send` would (an earlier message for a key already taken, in
    * storage or earlier in the list). Texts that ask for a duplicate or repeat window hold their recipient and
    * look back one at a time, so a list with one of them is recorded one text after the other.
@@ -167,8 +168,7 @@ export class Outbox {
       const keys = [...new Set(messages.flatMap((message) => (message.idempotencyKey !== undefined ? [message.idempotencyKey] : [])))];
       const taken = keys.length === 0 ? [] : (await this.#messages.find({ where: { companyId, idempotencyKey: { in: keys } } })).items;
       const byKey = new Map(taken.map((message) => [message.idempotencyKey, message]));
-      const given = messages[0]!.company;
-      const company = given?.id === companyId ? given : await this.accounts()?.getCompany(companyId);
+      const company = await this.#companyOf(messages[0]!);
       const answers = messages.map((message) => {
         const earlier = message.idempotencyKey !== undefined ? byKey.get(message.idempotencyKey) : undefined;
         if (earlier) return earlier;
@@ -227,6 +227,11 @@ export class Outbox {
     return (await this.#messages.get(record.id)) ?? record;
   }
 
+  /** The message's company: the one its caller read (when it is the message's), else read here. */
+  async #companyOf(message: { companyId: string; company?: Company }): Promise<Company | undefined> {
+    return message.company?.id === message.companyId ? message.company : await this.accounts()?.getCompany(message.companyId);
+  }
+
   /** Stores a message built by `build` (unless its key was seen), suppressed or queued for its sender's drain. */
   async #record(
     message: { companyId: string; idempotencyKey?: string; suppressDuplicates?: boolean; onePerKindWithinMs?: number; company?: Company },
@@ -241,7 +246,7 @@ export class Outbox {
         if (existing) return existing;
       }
       const id = sortableId(now);
-      const company = message.company?.id === message.companyId ? message.company : await this.accounts()?.getCompany(message.companyId);
+      const company = await this.#companyOf(message);
       const record = build(id, now, company);
       const windowed = message.suppressDuplicates || message.onePerKindWithinMs;
       // One at a time per recipient from here to the commit: two messages at once look for one like them one
@@ -309,10 +314,6 @@ export class Outbox {
     return this.#messages.deleteWhere({ companyId, to });
   }
 
-  /**
-   * Queues the delivery of a stored message (queued, with its `dueAt`), in the transaction that stored
-   * it: its sender's drain runs by then.
-   */
   /** In the transaction that stored them (queued, each with its `dueAt`): their senders' drains run by then. */
   async #queueDelivery(messages: readonly OutboxMessage[]): Promise<void> {
     // One arming per sender, for its earliest message: a page of a campaign's texts holds its sender's key once.
