@@ -147,7 +147,7 @@ export function toUniqueError(error: unknown, collection: DeclaredCollection): U
   const constraint = (error as { constraint?: unknown }).constraint;
   const declared = collection.indexes.find((i) => i.name === constraint);
   if (declared !== undefined) return new UniqueConstraintError(collection.name, declared.fields);
-  for (const prefix of [`ux_${collection.name}__`, `uxs_${collection.name}__`]) {
+  for (const prefix of [false, true].map((sparse) => `${indexPrefix({ unique: true, sparse })}_${collection.name}__`)) {
     if (typeof constraint === "string" && constraint.startsWith(prefix)) {
       // Declared by another handle since we looked: the name still spells the fields.
       return new UniqueConstraintError(collection.name, constraint.slice(prefix.length).split("__"));

@@ -157,7 +157,7 @@ export function isDeclaredIndexName(index: string, start = ""): boolean {
   return INDEX_PREFIXES.some((prefix) => lower.startsWith(`${prefix}_${start.toLowerCase()}`));
 }
 
-const INDEX_PREFIXES = ["ix", "ux", "ixs", "uxs"];
+const INDEX_PREFIXES = [false, true].flatMap((unique) => [false, true].map((sparse) => indexPrefix({ unique, sparse })));
 
 /** A declared index with the name its engine knows it by (the name a violated unique key reports). */
 export interface NamedIndex extends IndexDeclaration {
