@@ -265,7 +265,7 @@ function webhookBody(viewer: Viewer, webhook: WebhookRecord, log: readonly Deliv
   const rows = log.map(
     (delivery) => html`<tr><td><code>${delivery.id}</code>${owner && enabled ? html`<br>${redeliver(delivery)}` : ""}</td><td>${delivery.event}</td><td>${status(delivery.status)}</td><td class="num">${delivery.attempts}</td>
 <td class="num">${delivery.responseStatus ?? ""}</td><td class="num">${delivery.latencyMs !== undefined ? `${delivery.latencyMs} ms` : ""}</td><td>${when(delivery.createdAt)}</td><td>${when(delivery.lastAttemptAt)}</td>
-<td class="wrap">${delivery.error ?? ""}${delivery.responseBody ? html`<br><code>${delivery.responseBody.slice(0, 200)}</code>` : ""}${delivery.status === "pending" && delivery.nextAttemptAt !== undefined ? html`<br>next attempt ${when(delivery.nextAttemptAt)}` : ""}</td></tr>`,
+<td class="wrap">${delivery.error ?? ""}${delivery.responseBody ? html`<br><code>${delivery.responseBody.slice(0, 200)}</code>` : ""}${delivery.status === "pending" && delivery.dueAt !== undefined ? html`<br>next attempt ${when(delivery.dueAt)}` : ""}</td></tr>`,
   );
   const actions = owner
     ? html`<div class="card">${actionForm(viewer, `/webhooks/${webhook.id}/${enabled ? "disable" : "enable"}`, html`<button type="submit" class="secondary">${enabled ? "Disable" : "Enable"} the webhook</button>`, { class: "inline" })}

@@ -21,7 +21,7 @@ function deliveryRow(delivery: DeliveryRecord) {
     attempts: delivery.attempts,
     response: delivery.responseStatus ?? "",
     latencyMs: delivery.latencyMs ?? "",
-    nextAttempt: delivery.status === "pending" ? iso(delivery.nextAttemptAt) : "",
+    nextAttempt: delivery.status === "pending" ? iso(delivery.dueAt) : "",
     error: delivery.error ?? "",
     responseBody: (delivery.responseBody ?? "").replace(/\s+/g, " ").slice(0, 60),
   };

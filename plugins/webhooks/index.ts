@@ -1,6 +1,7 @@
 export { webhooksPlugin, DEFAULT_WEBHOOKS_SETTINGS, type WebhooksApi, type WebhooksPluginOptions } from "./webhooks-plugin.ts";
 export { WebhookRegistry, type WebhookOwner } from "./webhook-registry.ts";
 export { Deliveries, DELIVER_JOB, type DeliverJob, type DeliveryLogOptions } from "./deliveries.ts";
+export { DRAIN_JOB, webhookDrainKey, type WebhookDrainPayload } from "./delivery-drains.ts";
 export { SigningKeys, DEFAULT_KEY_OVERLAP_MS, MAX_KEY_OVERLAP_MS, type SigningKeyView } from "./signing-keys.ts";
 export { DeliverySender, RESPONSE_BODY_KEPT, type AttemptResult } from "./delivery-sender.ts";
 export { signatureHeaders, newSigningKey } from "./signing.ts";

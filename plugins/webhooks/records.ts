@@ -33,13 +33,14 @@ export interface DeliveryRecord extends Doc {
   status: DeliveryStatus;
   /** Requests made (the CLI's redeliveries included). */
   attempts: number;
-  nextAttemptAt?: number;
   /**
-   * The job that attempts it, when its event's job handed it over (a retry or
-   * a slow receiver's turn while the event's other deliveries went out): only
-   * that job attempts it, so two jobs never send it at once.
+   * While pending: when its next attempt may start (its webhook's drain sends it from then on, in
+   * (dueAt, id) order); while an attempt is out, when the drain after a crash may try it again. Absent
+   * once it left the queue (delivered, failed, cancelled).
    */
-  jobId?: string;
+  dueAt?: number;
+  /** When its attempt started, while one is out: a drain run after a dead one makes it due at once. */
+  inFlightSince?: number;
   lastAttemptAt?: number;
   /** The receiver's status code of the last attempt that got one. */
   responseStatus?: number;
@@ -75,7 +76,8 @@ export const webhookCollections: readonly CollectionSpec[] = [
   {
     name: DELIVERIES,
     // Sparse: an event is about a phone or an email (or neither); privacy deletions look each up by value.
-    indexes: [{ fields: ["webhookId"] }, { fields: ["companyId", "phone"], sparse: true }, { fields: ["companyId", "email"], sparse: true }, { fields: ["createdAt"] }],
+    // A webhook's pending deliveries by (dueAt, id): what its drain reads (the id ends every index).
+    indexes: [{ fields: ["webhookId"] }, { fields: ["webhookId", "dueAt"], sparse: true }, { fields: ["companyId", "phone"], sparse: true }, { fields: ["companyId", "email"], sparse: true }, { fields: ["createdAt"] }],
   },
   { name: SIGNING_KEYS, indexes: [{ fields: ["applicationId"] }] },
 ];

@@ -2,7 +2,8 @@ import { ACCOUNTS, definePlugin, type EventName, type JobHandler } from "../../s
 import { ACCOUNTS_SERVICE } from "../accounts/index.ts";
 import { SUBSCRIPTIONS_SERVICE } from "../subscriptions/index.ts";
 import { webhookCommands } from "./commands.ts";
-import { DELIVER_JOB, DELIVERY_SLOTS, Deliveries, type DeliverJob } from "./deliveries.ts";
+import { DELIVER_JOB, Deliveries, type DeliverJob } from "./deliveries.ts";
+import { DRAIN_JOB, DRAIN_SLOTS, type WebhookDrainPayload } from "./delivery-drains.ts";
 import { DeliverySender } from "./delivery-sender.ts";
 import { TRANSLATORS, type SubscriberLookup } from "./payloads.ts";
 import { PRUNE_JOB, PRUNE_KEY, webhookCollections } from "./records.ts";
@@ -49,7 +50,7 @@ export const DEFAULT_WEBHOOKS_SETTINGS: Omit<WebhooksSettings, "kitSecret"> = {
 /**
  * Outbound webhooks: `GET|POST /v1/webhooks`, `PUT|DELETE
  * /v1/webhooks/{webhookId}` (scope `webhooks:write`), signed deliveries of the
- * kit's domain events as durable jobs, and the `reachkit webhooks` commands.
+ * kit's domain events (durable rows, one drain job per webhook), and the `reachkit webhooks` commands.
  * See docs/webhooks.md.
  */
 export function webhooksPlugin(options: WebhooksPluginOptions = {}) {
@@ -81,8 +82,11 @@ export function webhooksPlugin(options: WebhooksPluginOptions = {}) {
     jobs: ({ resolve, clock, jobs }) => {
       const deliveries = resolve(WEBHOOK_DELIVERIES);
       return {
-        // Slots of their own: a wake claims twice as many deliveries in one commit, and they never wait behind other jobs.
-        [DELIVER_JOB]: { handler: ((payload: DeliverJob, context) => deliveries.attempt(payload, context)) as JobHandler<never>, slots: DELIVERY_SLOTS },
+        // One drain per webhook, each waiting on its receiver with its slot given back: the lane bounds how many start at once.
+        [DRAIN_JOB]: { handler: ((payload: WebhookDrainPayload, context) => deliveries.drain(payload, context)) as JobHandler<never>, slots: DRAIN_SLOTS },
+        // Delivery jobs queued before the drains (a database from an earlier version): each hands its deliveries to their drains.
+        // In a lane of their own as then: their rows name it.
+        [DELIVER_JOB]: { handler: ((payload: DeliverJob, context) => deliveries.handOver(payload, context)) as JobHandler<never>, slots: 1 },
         [PRUNE_JOB]: (async () => {
           const deleted = await deliveries.prune();
           await jobs.enqueue({ type: PRUNE_JOB, payload: null, key: PRUNE_KEY, replace: true, runAt: clock.now() + DAY });

@@ -4,7 +4,13 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { Webhook } from "standardwebhooks";
 import { memoryStorage } from "../../../adapters/storage/memory/index.ts";
 import { fakeClock } from "../../../adapters/clock/index.ts";
-import { DELIVER_JOB, DELIVERIES, externalId, MAX_DELIVERY_ATTEMPTS, type DeliveryRecord } from "../../../plugins/webhooks/index.ts";
+import { join } from "node:path";
+import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
+import { DELIVER_JOB, DELIVERIES, DRAIN_JOB, externalId, MAX_DELIVERY_ATTEMPTS, type DeliveryRecord } from "../../../plugins/webhooks/index.ts";
+import { JOBS_COLLECTION, jobsCollection } from "../../../src/jobs/job-record.ts";
+import { webhookCollections } from "../../../plugins/webhooks/records.ts";
+import type { JobRecord } from "../../../src/index.ts";
+import { temporaryDirectory } from "../../support/temp-dir.ts";
 import { withCollectionMethod, wrapStorage } from "../../support/storage-wrappers.ts";
 import type { Json } from "../../support/test-kit.ts";
 import { Receiver, singleOptIn, startWebhookKit, type WebhookKit } from "./support.ts";
@@ -113,7 +119,7 @@ describe("webhook deliveries", () => {
     await t.scheduler.advance(12 * HOUR);
     assert.equal(down.requests.length, MAX_DELIVERY_ATTEMPTS);
     const delivery = (await t.deliveries())[0]!;
-    assert.deepEqual([delivery.status, delivery.attempts, delivery.nextAttemptAt], ["failed", MAX_DELIVERY_ATTEMPTS, undefined]);
+    assert.deepEqual([delivery.status, delivery.attempts, delivery.dueAt], ["failed", MAX_DELIVERY_ATTEMPTS, undefined]);
     await t.scheduler.advance(7 * DAY);
     assert.equal(down.requests.length, MAX_DELIVERY_ATTEMPTS);
   });
@@ -168,62 +174,106 @@ describe("webhook deliveries", () => {
   });
 });
 
-describe("an event's deliveries share one job", () => {
-  const deliverJobs = (kit: WebhookKit) => kit.kit.jobs.list({ type: DELIVER_JOB });
-  /** Answers once `first` has answered its first request: the kit gets that answer first. */
-  const answerAfter = (first: Receiver) => async () => {
-    while (first.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    return { status: 200 };
-  };
+describe("a webhook's drain", () => {
+  const drainJobs = (kit: WebhookKit) => kit.kit.jobs.list({ type: DRAIN_JOB });
+  const webhookIds = (received: Receiver) => received.requests.map((request) => String(request.headers["webhook-id"]));
 
-  it("one job attempts every webhook of an event; a receiver that fails is retried alone, by a job of its own, on the schedule", async () => {
-    t = await startWebhookKit();
-    const first = await receiver(t.signingKey);
-    const second = await receiver(t.signingKey);
-    const failing = await receiver(t.signingKey);
-    const answers = [500, 200];
-    failing.answer = () => ({ status: answers.shift()! });
-    first.answer = second.answer = answerAfter(failing);
-    for (const each of [first, second, failing]) await t.createWebhook(each.url, ["sms.subscribed"]);
-    await t.request({ method: "POST", url: "/v1/subscriptions", body: singleOptIn("+19148440021") });
+  it("sends a receiver's deliveries in the order of their events, one drain job for them all and none per delivery; a failed one goes again at its scheduled time", async () => {
+    t = await startWebhookKit({ webhooks: { concurrencyPerReceiver: 1 } });
+    const receiving = await receiver(t.signingKey);
+    const answers = [500];
+    receiving.answer = () => ({ status: answers.shift() ?? 200 });
+    const webhook = await t.createWebhook(receiving.url, ["sms.subscribed"]);
+    for (let i = 0; i < 4; i++) await t.request({ method: "POST", url: "/v1/subscriptions", body: singleOptIn(`+1914844003${i}`) });
     await t.scheduler.flush();
-    assert.deepEqual([first.requests.length, second.requests.length, failing.requests.length], [1, 1, 1]);
-    const jobs = await deliverJobs(t);
-    assert.equal(jobs.length, 2);
-    const eventJob = jobs.find((job) => (job.payload as { deliveryIds: string[] }).deliveryIds.length > 1);
-    const retryJob = jobs.find((job) => job !== eventJob);
-    assert.equal(eventJob!.status, "done");
-    assert.equal((eventJob!.payload as { deliveryIds: string[] }).deliveryIds.length, 3);
-    const retried = (await t.deliveries()).find((delivery) => delivery.status === "pending")!;
-    assert.deepEqual(retryJob!.payload, { deliveryIds: [retried.id] });
-    assert.deepEqual([retryJob!.status, retryJob!.runAt], ["queued", retried.nextAttemptAt]);
-    assert.equal(retried.webhookId, (await t.deliveries()).find((delivery) => delivery.responseStatus === 500)!.webhookId);
-    await t.scheduler.advance(12_001);
-    assert.deepEqual([first.requests.length, second.requests.length, failing.requests.length], [1, 1, 2]);
-    assert.equal(failing.requests[1]!.headers["webhook-id"], failing.requests[0]!.headers["webhook-id"]);
-    assert.deepEqual((await t.deliveries()).map((delivery) => `${delivery.status} ${delivery.attempts}`).sort(), ["delivered 1", "delivered 1", "delivered 2"]);
+    const ids = (await t.deliveries()).map((delivery) => delivery.id);
+    assert.equal(ids.length, 4);
+    assert.deepEqual(webhookIds(receiving), ids, "in the order of their events");
+    assert.deepEqual(await t.kit.jobs.list({ type: DELIVER_JOB }), [], "no job per delivery");
+    const retried = (await t.deliveries())[0]!;
+    assert.deepEqual([retried.status, retried.attempts, retried.responseStatus], ["pending", 1, 500]);
+    // The drain that sent the four, and the next, queued for the retry.
+    const key = `webhook-drain:${webhook.id}`;
+    assert.deepEqual((await drainJobs(t)).map((job) => [job.key, job.status, job.status === "queued" ? job.runAt : "ran"]), [[key, "done", "ran"], [key, "queued", retried.dueAt]]);
+    // The schedule's first delay: 10 s, stretched or shrunk by up to a fifth.
+    await t.scheduler.advance(7_999);
+    assert.equal(receiving.requests.length, 4);
+    await t.scheduler.advance(4_001);
+    assert.deepEqual(webhookIds(receiving), [...ids, ids[0]], "the same webhook-id again");
+    assert.deepEqual((await t.deliveries()).map((delivery) => `${delivery.status} ${delivery.attempts}`), ["delivered 2", "delivered 1", "delivered 1", "delivered 1"]);
   });
 
-  it("an event's job run again (killed before its done mark) sends neither a delivered delivery nor one handed to a job of its own", async () => {
-    t = await startWebhookKit();
-    const healthy = await receiver(t.signingKey);
-    const failing = await receiver(t.signingKey);
-    failing.answer = () => ({ status: 503 });
-    healthy.answer = answerAfter(failing);
-    for (const each of [healthy, failing]) await t.createWebhook(each.url, ["sms.subscribed"]);
-    await t.request({ method: "POST", url: "/v1/subscriptions", body: singleOptIn("+19148440022") });
-    await t.scheduler.flush();
-    const eventJob = (await deliverJobs(t)).find((job) => (job.payload as { deliveryIds: string[] }).deliveryIds.length === 2);
-    // What a restart after a kill -9 does to a job whose done mark never committed: it runs again with its payload.
-    await t.kit.jobs.enqueue({ type: DELIVER_JOB, payload: eventJob!.payload });
-    await t.scheduler.flush();
-    assert.deepEqual([healthy.requests.length, failing.requests.length], [1, 1]);
-    await t.scheduler.advance(12_001);
-    assert.deepEqual([healthy.requests.length, failing.requests.length], [1, 2]);
+  it("two processes on one database never send one delivery twice, nor two of a receiver at once beyond its limit", async () => {
+    const storage = memoryStorage();
+    const clock = fakeClock("2026-03-01T12:00:00.000Z");
+    const config = { jobs: { pollMs: 1_000 } };
+    t = await startWebhookKit({ storage, clock, config, webhooks: { concurrencyPerReceiver: 1 } });
+    const other = await startWebhookKit({ storage, clock, config, bare: true, webhooks: { concurrencyPerReceiver: 1 } });
+    try {
+      const receiving = await receiver(t.signingKey);
+      let out = 0;
+      let overlaps = 0;
+      receiving.answer = async () => {
+        if (++out > 1) overlaps++;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        out--;
+        return { status: 200 };
+      };
+      await t.createWebhook(receiving.url, ["sms.subscribed"]);
+      for (let round = 0; round < 3; round++) {
+        for (let i = 0; i < 4; i++) {
+          const kit: WebhookKit = i % 2 === 0 ? t : other;
+          assert.equal((await kit.request({ method: "POST", url: "/v1/subscriptions", body: singleOptIn(`+19148441${round}${i}0`), token: t.company.apiKey })).status, 202);
+        }
+        const [first, second] = round % 2 === 0 ? [t, other] : [other, t];
+        await Promise.all([first.scheduler.advance(1_000), second.scheduler.advance(1_000)]);
+      }
+      for (let poll = 0; poll < 5; poll++) await Promise.all([t.scheduler.advance(1_000), other.scheduler.advance(1_000)]);
+      const ids = (await t.deliveries()).map((delivery) => delivery.id);
+      assert.equal(ids.length, 12);
+      assert.deepEqual([...webhookIds(receiving)].sort(), ids, "each once");
+      assert.equal(overlaps, 0, "one request at a time, as its limit says, across both processes");
+    } finally {
+      await other.stop();
+    }
   });
 
-  it("an outcome whose commit fails keeps the event's job open though another of its outcomes commits after: its delivery is attempted again", async () => {
+  it("sends a delivery whose job was queued before the drains (an older database), once", async () => {
+    const filename = join(temporaryDirectory("webhooks-upgrade"), "reachkit.db");
+    const clock = fakeClock("2026-03-01T12:00:00.000Z");
+    t = await startWebhookKit({ storage: sqliteStorage({ filename }), clock });
+    const receiving = await receiver(t.signingKey);
+    receiving.answer = () => ({ status: 200 });
+    const webhook = await t.createWebhook(receiving.url, ["sms.subscribed"]);
+    const applicationId = (await t.kit.plugin("accounts").listApplications(t.company.companyId))[0]!.id;
+    await t.stop();
+    // A delivery and its job as an earlier version wrote them: a next attempt's time, no dueAt; and one delivered already.
+    const before = sqliteStorage({ filename });
+    await before.ensureCollections([jobsCollection, ...webhookCollections]);
+    const now = clock.now();
+    const old = (id: string, status: DeliveryRecord["status"]) => ({
+      id, webhookId: webhook.id, companyId: t!.company.companyId, applicationId, event: "sms.subscribed", body: `{"old":"${id}"}`, status, attempts: 0, nextAttemptAt: now, createdAt: now, updatedAt: now,
+    });
+    await before.collection(DELIVERIES).insert(old("msg_old_pending", "pending"));
+    await before.collection(DELIVERIES).insert(old("msg_old_delivered", "delivered"));
+    const job = (id: string, deliveryIds: string[]): JobRecord => ({
+      id, type: DELIVER_JOB, lane: DELIVER_JOB, key: null, activeKey: null, companyId: t!.company.companyId, payload: { deliveryIds }, status: "queued",
+      runAt: now, attempts: 0, maxAttempts: 5, leaseUntil: null, lastError: null, createdAt: now, updatedAt: now, finishedAt: null,
+    });
+    await before.collection<JobRecord>(JOBS_COLLECTION).insert(job("j1", ["msg_old_pending"]));
+    await before.collection<JobRecord>(JOBS_COLLECTION).insert(job("j2", ["msg_old_delivered"]));
+    await before.close?.();
+
+    t = await startWebhookKit({ storage: sqliteStorage({ filename }), clock, bare: true });
+    await t.scheduler.flush();
+    assert.deepEqual(webhookIds(receiving), ["msg_old_pending"]);
+    assert.deepEqual((await t.deliveries()).map((delivery) => `${delivery.id} ${delivery.status}`), ["msg_old_delivered delivered", "msg_old_pending delivered"]);
+    assert.deepEqual((await t.kit.jobs.list({ type: DELIVER_JOB })).map((done) => done.status), ["done", "done"]);
+    await t.scheduler.advance(HOUR);
+    assert.equal(receiving.requests.length, 1, "once");
+  });
+
+  it("an outcome whose commit fails leaves its delivery due: it is attempted again, and the outcomes committed beside it stay", async () => {
     const storage = memoryStorage();
     const inTransaction = new AsyncLocalStorage<boolean>();
     let failingDelivery: string | undefined;
@@ -264,7 +314,7 @@ describe("an event's deliveries share one job", () => {
     await t.scheduler.advance(60_000);
     assert.deepEqual([first.requests.length, second.requests.length], [2, 1]);
     assert.deepEqual((await t.deliveries()).map((delivery) => delivery.status), ["delivered", "delivered"]);
-    assert.deepEqual((await deliverJobs(t)).map((job) => job.status), ["done"]);
+    assert.deepEqual(await t.kit.jobs.list({ type: DRAIN_JOB, status: "queued" }), []);
   });
 });
 

@@ -5,7 +5,7 @@ import { appointmentsPlugin } from "../../../plugins/appointments/index.ts";
 import { catalogPlugin } from "../../../plugins/catalog/index.ts";
 import { privacyPlugin } from "../../../plugins/privacy/index.ts";
 import { profilesPlugin } from "../../../plugins/profiles/index.ts";
-import { DELIVER_JOB, DELIVERIES, type DeliveryRecord } from "../../../plugins/webhooks/index.ts";
+import { DELIVERIES, DRAIN_JOB, type DeliveryRecord } from "../../../plugins/webhooks/index.ts";
 import { SUBSCRIPTIONS } from "../../../plugins/subscriptions/records.ts";
 import type { JobRecord } from "../../../src/index.ts";
 import { memoryStorage } from "../../../adapters/storage/memory/index.ts";
@@ -145,9 +145,9 @@ describe("the events webhooks carry", () => {
 });
 
 describe("deliveries are queued in the transaction of the change", () => {
-  it("at every commit, each subscription an opt-in made has its delivery job: a crash right after any commit loses none", async () => {
+  it("at every commit, each subscription an opt-in made has its pending delivery and a live drain: a crash right after any commit loses none", async () => {
     const storage = memoryStorage();
-    const atCommits: Array<{ subscriptions: number; jobs: number }> = [];
+    const atCommits: Array<{ subscriptions: number; deliveries: number; pending: number; drains: number }> = [];
     const nested = new AsyncLocalStorage<boolean>();
     const snapshots = wrapStorage(storage, {
       async transaction(fn) {
@@ -155,8 +155,10 @@ describe("deliveries are queued in the transaction of the change", () => {
         const result = await storage.transaction(() => nested.run(true, fn));
         // What a kill -9 right after this commit would leave.
         const subscriptions = await storage.collection(SUBSCRIPTIONS).count();
-        const jobs = await storage.collection<JobRecord>("reachkit_jobs").count({ type: DELIVER_JOB });
-        atCommits.push({ subscriptions, jobs });
+        const deliveries = await storage.collection(DELIVERIES).count();
+        const pending = await storage.collection<DeliveryRecord>(DELIVERIES).count({ status: "pending", dueAt: { exists: true } });
+        const drains = await storage.collection<JobRecord>("reachkit_jobs").count({ type: DRAIN_JOB, status: { in: ["queued", "running"] } });
+        atCommits.push({ subscriptions, deliveries, pending, drains });
         return result;
       },
     });
@@ -167,7 +169,10 @@ describe("deliveries are queued in the transaction of the change", () => {
     for (const phone of ["+19148440005", "+19148440006"]) await t.request({ method: "POST", url: "/v1/subscriptions", body: singleOptIn(phone) });
     await t.scheduler.flush();
     assert.ok(atCommits.some((state) => state.subscriptions === 2));
-    for (const state of atCommits) assert.equal(state.jobs, state.subscriptions, JSON.stringify(atCommits));
+    for (const state of atCommits) {
+      assert.equal(state.deliveries, state.subscriptions, JSON.stringify(atCommits));
+      if (state.pending > 0) assert.equal(state.drains, 1, JSON.stringify(atCommits));
+    }
     assert.equal(hooks.requests.length, 2);
     assert.equal((await storage.collection<DeliveryRecord>(DELIVERIES).count({ status: "delivered" })), 2);
   });

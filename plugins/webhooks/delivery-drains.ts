@@ -1,0 +1,202 @@
+import PQueue from "p-queue";
+import {
+  GroupCommit,
+  nextDueAt,
+  RowDrains,
+  type Clock,
+  type Collection,
+  type JobContext,
+  type JobOutcome,
+  type Jobs,
+  type Retries,
+  type Storage,
+} from "../../src/index.ts";
+import type { AttemptResult, DeliverySender } from "./delivery-sender.ts";
+import type { DeliveryRecord, WebhookRecord } from "./records.ts";
+import { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from "./retry-schedule.ts";
+import { signatureHeaders } from "./signing.ts";
+import type { SigningKeys } from "./signing-keys.ts";
+import type { WebhooksSettings } from "./tokens.ts";
+import type { WebhookRegistry } from "./webhook-registry.ts";
+
+/** The job that sends one webhook's pending deliveries, one live per webhook. */
+export const DRAIN_JOB = "webhooks.drain";
+/**
+ * The drains' own job slots: how many webhooks' drains start at once. A drain gives its slot back as
+ * soon as it runs (it waits on its receiver), so a slow receiver holds none.
+ */
+export const DRAIN_SLOTS = 32;
+
+export interface WebhookDrainPayload {
+  webhookId: string;
+}
+
+/** One live drain per webhook, across processes. */
+export const webhookDrainKey = (payload: WebhookDrainPayload): string => `webhook-drain:${payload.webhookId}`;
+
+/**
+ * How long after an attempt starts its delivery falls due again should the process die before its
+ * outcome is stored (the drain after a crash makes it due at once): past the longest attempt.
+ */
+const IN_FLIGHT_RECHECK_MS = 60_000;
+
+export type DeliveryOutcome = "delivered" | "failed" | "retrying" | "cancelled" | "interrupted" | "unrecorded";
+const DELIVERY_OUTCOMES: readonly DeliveryOutcome[] = ["delivered", "failed", "retrying", "cancelled", "interrupted", "unrecorded"];
+
+/** The documented schedule (retry-schedule.ts), not the jobs' backoff. */
+const DELIVERY_RETRIES: Retries = { maxAttempts: MAX_DELIVERY_ATTEMPTS, backoffMs: (attempt) => retryDelayMs(attempt) };
+
+/** Signs a delivery when it leaves (receivers check webhook-timestamp against their clock) and POSTs it once. */
+export function postSigned(sender: DeliverySender, clock: Clock, webhook: WebhookRecord, delivery: DeliveryRecord, keys: readonly string[], stop?: AbortSignal): Promise<AttemptResult> {
+  const headers = signatureHeaders(keys, delivery.id, Math.floor(clock.now() / 1000), delivery.body);
+  return sender.post(webhook.url, delivery.body, headers, stop);
+}
+
+/**
+ * The webhooks' drains (RowDrains): one job per webhook sends its pending deliveries in (dueAt, id)
+ * order, at most `concurrencyPerReceiver` requests out at once, reading the next page while they are.
+ * A page is marked in flight in one write; the outcomes of the requests answered together commit in one
+ * transaction (a group commit). A slow or dead receiver holds its own drain only: its requests wait,
+ * every other webhook's drain goes on, and no job slot is held while they do.
+ */
+export class WebhookDrains {
+  readonly #drains: RowDrains<DeliveryRecord, WebhookDrainPayload, DeliveryOutcome>;
+  readonly #queues = new Map<string, PQueue>();
+  /** The in-flight marks and outcomes asked together: one commit for them all. */
+  readonly #outcomes: GroupCommit;
+
+  constructor(
+    private readonly deliveries: Collection<DeliveryRecord>,
+    storage: Storage,
+    private readonly clock: Clock,
+    jobs: Jobs,
+    private readonly registry: WebhookRegistry,
+    private readonly signingKeys: SigningKeys,
+    private readonly sender: DeliverySender,
+    private readonly settings: WebhooksSettings,
+  ) {
+    this.#outcomes = new GroupCommit(storage);
+    this.#drains = new RowDrains(
+      {
+        jobType: DRAIN_JOB,
+        rows: deliveries,
+        keyOf: webhookDrainKey,
+        payloadOf: (delivery) => ({ webhookId: delivery.webhookId }),
+        drainField: "webhookId",
+        drainValue: (payload) => payload.webhookId,
+        inFlight: { inFlightSince: { exists: true } },
+        outcomes: DELIVERY_OUTCOMES,
+        pageSize: settings.concurrencyPerReceiver * 2,
+        roomFor: (payload) => this.#queue(payload.webhookId).onSizeLessThan(settings.concurrencyPerReceiver),
+        start: (page, payload, context) => this.#start(page, payload, context),
+        describe: (payload) => ({ webhookId: payload.webhookId }),
+      },
+      storage,
+      clock,
+      jobs,
+    );
+  }
+
+  /** In the transaction that stored a pending delivery of `webhookId`, due at `dueAt`: its drain runs by then. */
+  arm(webhookId: string, dueAt: number): Promise<void> {
+    return this.#drains.arm({ webhookId }, dueAt);
+  }
+
+  /** The drain job's handler. */
+  drain(payload: WebhookDrainPayload, context: JobContext): Promise<JobOutcome> {
+    return this.#drains.drain(payload, context);
+  }
+
+  async #start(page: readonly DeliveryRecord[], payload: WebhookDrainPayload, context: JobContext): Promise<Array<Promise<DeliveryOutcome>>> {
+    const ids = page.map((delivery) => delivery.id);
+    const webhook = await this.registry.forDelivery(payload.webhookId);
+    if (!webhook || webhook.disabledAt !== undefined) {
+      const error = webhook ? `the webhook is disabled: ${webhook.disabledReason ?? ""}` : "the webhook was deleted";
+      await this.#outcomes.run(() => this.deliveries.updateWhere({ id: { in: ids }, status: "pending" }, { ...LEFT_QUEUE, status: "cancelled", error, updatedAt: this.clock.now() }));
+      return page.map(() => Promise.resolve("cancelled" as const));
+    }
+    const keys = await this.signingKeys.signingKeys(webhook.applicationId);
+    const now = this.clock.now();
+    await this.#outcomes.run(() => this.deliveries.updateWhere({ id: { in: ids }, status: "pending" }, { inFlightSince: now, dueAt: now + IN_FLIGHT_RECHECK_MS }));
+    const queue = this.#queue(webhook.id);
+    return page.map((delivery) =>
+      // Each request out is a participant: the outcomes commit once every one has written or ended.
+      this.#outcomes
+        .participate(async () => {
+          const result = await queue.add(() => postSigned(this.sender, this.clock, webhook, delivery, keys, context.signal));
+          return this.#record(delivery, webhook, result, context.signal);
+        })
+        .catch((error: unknown) => {
+          context.logger.error("a delivery's outcome could not be recorded; it is tried again when due", { deliveryId: delivery.id, error });
+          return "unrecorded" as const;
+        }),
+    );
+  }
+
+  /** Writes an attempt's outcome with those of the attempts answered beside it. */
+  #record(delivery: DeliveryRecord, webhook: WebhookRecord, result: AttemptResult, stop: AbortSignal): Promise<DeliveryOutcome> {
+    return this.#outcomes.run(async () => {
+      const now = this.clock.now();
+      // The kit stopped during the request: due at once after the restart, the attempt not counted.
+      if (stop.aborted && !result.delivered) {
+        await this.#settle(delivery, { dueAt: now, inFlightSince: undefined });
+        return "interrupted";
+      }
+      const fields = { ...attemptFields(delivery, result, now), inFlightSince: undefined };
+      if (result.delivered) {
+        await this.#settle(delivery, { ...fields, ...LEFT_QUEUE, status: "delivered" });
+        await this.registry.delivered(webhook);
+        return "delivered";
+      }
+      const failingSince = webhook.failingSince ?? now;
+      await this.registry.failing(webhook, failingSince);
+      const disableFor =
+        result.status === 410
+          ? "the receiver answered 410 Gone"
+          : now - failingSince >= this.settings.disableAfterFailingMs
+            ? `every attempt failed since ${new Date(failingSince).toISOString()}`
+            : undefined;
+      if (disableFor !== undefined) await this.registry.disable(webhook, disableFor);
+      const dueAt = disableFor === undefined ? nextDueAt(DELIVERY_RETRIES, fields.attempts, now) : undefined;
+      if (dueAt === undefined) {
+        await this.#settle(delivery, { ...fields, ...LEFT_QUEUE, status: "failed" });
+        return "failed";
+      }
+      await this.#settle(delivery, { ...fields, dueAt });
+      return "retrying";
+    });
+  }
+
+  async #settle(delivery: DeliveryRecord, changes: Partial<DeliveryRecord>): Promise<void> {
+    // A delivery deleted meanwhile (a privacy request) stays deleted: an update of no row writes none.
+    await this.deliveries.update(delivery.id, { ...changes, updatedAt: this.clock.now() });
+  }
+
+  #queue(webhookId: string): PQueue {
+    let queue = this.#queues.get(webhookId);
+    if (!queue) {
+      const created = new PQueue({ concurrency: this.settings.concurrencyPerReceiver });
+      // An idle queue is forgotten, so the map holds only webhooks with requests out.
+      created.on("idle", () => {
+        if (this.#queues.get(webhookId) === created) this.#queues.delete(webhookId);
+      });
+      this.#queues.set(webhookId, (queue = created));
+    }
+    return queue;
+  }
+}
+
+/** A delivery out of the queue: its drain no longer reads it. */
+const LEFT_QUEUE = { dueAt: undefined, inFlightSince: undefined } as const;
+
+/** What an attempt writes in the log, whatever its outcome. */
+export function attemptFields(delivery: DeliveryRecord, result: AttemptResult, now: number) {
+  return {
+    attempts: delivery.attempts + 1,
+    lastAttemptAt: now,
+    latencyMs: result.latencyMs,
+    responseStatus: result.status,
+    responseBody: result.responseBody,
+    error: result.error,
+  };
+}
