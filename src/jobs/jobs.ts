@@ -74,6 +74,7 @@ export const DEFAULT_JOB_SETTINGS: JobSettings = {
 export class Jobs {
   readonly #jobs: Collection<JobRecord>;
   readonly #runner: JobRunner;
+  readonly #starting: Array<() => Promise<unknown>> = [];
 
   constructor(
     private readonly storage: Storage,
@@ -243,8 +244,17 @@ export class Jobs {
    * the only runner of the storage, so jobs still marked running belong to a
    * process that died; they run again now rather than when their lease expires.
    */
-  start(options: { requeueRunning?: boolean } = {}): Promise<void> {
-    return this.#runner.start(options.requeueRunning ?? false);
+  async start(options: { requeueRunning?: boolean } = {}): Promise<void> {
+    await this.#runner.start(options.requeueRunning ?? false);
+    for (const work of this.#starting) await work();
+  }
+
+  /**
+   * Work for every start, once the runner runs and the jobs of a dead process are queued again: the
+   * drains arm those left without a live job (RowDrains.rearm).
+   */
+  whenStarting(work: () => Promise<unknown>): void {
+    this.#starting.push(work);
   }
 
   /** Stops taking jobs and waits for running ones to finish. */

@@ -58,7 +58,9 @@ export function nextDueAt(retries: Retries, attempts: number, now: number): numb
  * or arms the next one.
  *
  * A drain run after an unfinished one (`attempt > 1`: its process died, or it lost its lease) makes the
- * rows left in flight due at once.
+ * rows left in flight due at once. A drain that fails its last attempt queues the next one after the
+ * jobs' longest backoff, and `rearm` (at every start) queues the drain of every row still due with none:
+ * a row is never left due without a drain.
  */
 export class RowDrains<Row extends QueuedRow, Payload, Outcome extends string> {
   readonly #armed = new ArmedDrains();
@@ -68,7 +70,9 @@ export class RowDrains<Row extends QueuedRow, Payload, Outcome extends string> {
     private readonly storage: Storage,
     private readonly clock: Clock,
     private readonly jobs: Jobs,
-  ) {}
+  ) {
+    jobs.whenStarting(() => this.rearm());
+  }
 
   /** In the transaction that stored a row of `payload`'s drain, due at `dueAt`: the drain runs by then. */
   async arm(payload: Payload, dueAt: number): Promise<void> {
@@ -80,6 +84,26 @@ export class RowDrains<Row extends QueuedRow, Payload, Outcome extends string> {
     const job = await this.jobs.enqueue({ type: this.spec.jobType, key, payload, runAt: dueAt, earlier: true });
     // Known once committed: a rolled-back row leaves no drain behind to count on.
     if (alone) await this.storage.afterCommit!(() => this.#armed.queued(key, job.status === "running" ? -Infinity : job.runAt, generation));
+  }
+
+  /**
+   * Arms the drain of every row still due: those a dead drain left (it failed its last attempt, or
+   * storage failed it). One read per drain with due rows, skipping from one drain's rows to the next's
+   * on their index; a drain already live is left as it is.
+   */
+  async rearm(): Promise<number> {
+    const { rows, drainField } = this.spec;
+    let armed = 0;
+    let after: Row[keyof Row & string] | undefined;
+    for (;;) {
+      // Both fields named, as the sparse index leaves out a row without either.
+      const where = { dueAt: { exists: true }, [drainField]: after !== undefined ? { gt: after } : { exists: true } } as Where<Row>;
+      const first = await rows.findOne(where, [{ field: drainField }, { field: "dueAt" }]);
+      if (!first) return armed;
+      after = first[drainField];
+      await this.storage.transaction(() => this.arm(this.spec.payloadOf(first), first.dueAt!));
+      armed++;
+    }
   }
 
   /** The drain job's handler. */
@@ -104,7 +128,18 @@ export class RowDrains<Row extends QueuedRow, Payload, Outcome extends string> {
       }
     } catch (error) {
       this.#armed.forget(key);
+      if (!(error instanceof RunLaterError) && context.attempt >= context.job.maxAttempts) await this.#queueAfterDeath(payload, key, context);
       throw error;
+    }
+  }
+
+  /** The drain fails for good: the next one, queued beside it, runs after the jobs' longest backoff. */
+  async #queueAfterDeath(payload: Payload, key: string, context: JobContext): Promise<void> {
+    const runAt = this.clock.now() + this.jobs.retries.backoffMs(context.attempt);
+    try {
+      await this.jobs.enqueue({ type: this.spec.jobType, key, payload, runAt, replace: true });
+    } catch (error) {
+      context.logger.error("the next drain could not be queued; it is queued at the next start", { key, error });
     }
   }
 
