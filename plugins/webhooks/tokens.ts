@@ -9,7 +9,7 @@ import type { WebhookRegistry } from "./webhook-registry.ts";
 export interface WebhooksSettings {
   /** Deliver to loopback, private, link-local and metadata addresses too (tests, a receiver on the same network). */
   allowPrivateTargets: boolean;
-  /** Requests in flight to one receiver (scheme, host and port) at once. */
+  /** Requests in flight at once to one webhook (its drain), and connections kept to one receiver (scheme, host and port). */
   concurrencyPerReceiver: number;
   /** How long one attempt may take, connection to last byte of the answer. */
   attemptTimeoutMs: number;

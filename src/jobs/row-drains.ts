@@ -1,5 +1,5 @@
 import type { Clock } from "../ports/clock.ts";
-import type { Collection, Doc, Storage, Where } from "../ports/storage.ts";
+import type { Collection, Doc, Patch, Storage, Where } from "../ports/storage.ts";
 import type { JobContext, JobOutcome } from "./job-definition.ts";
 import { RunLaterError } from "./job-record.ts";
 import type { Jobs, Retries } from "./jobs.ts";
@@ -114,7 +114,7 @@ export class RowDrains<Row extends QueuedRow, Payload, Outcome extends string> {
     this.#armed.running(key);
     const mine = { [this.spec.drainField]: this.spec.drainValue(payload) } as Where<Row>;
     // An earlier run of this drain ended unfinished: the rows it left in flight are due now, not when their mark said.
-    if (context.attempt > 1) await this.spec.rows.updateWhere({ ...mine, ...this.spec.inFlight, dueAt: { gt: this.clock.now() } } as Where<Row>, { dueAt: this.clock.now() } as never);
+    if (context.attempt > 1) await this.spec.rows.updateWhere({ ...mine, ...this.spec.inFlight, dueAt: { gt: this.clock.now() } } as Where<Row>, { dueAt: this.clock.now() } as Patch<Row>);
     const counts = Object.fromEntries(this.spec.outcomes.map((outcome) => [outcome, 0])) as Record<Outcome, number>;
     try {
       for (;;) {
