@@ -3,7 +3,6 @@ import {
   CLOCK,
   inject,
   injectable,
-  JOBS,
   sortableId,
   STORAGE,
   type Accounts,
@@ -13,18 +12,17 @@ import {
   type EventName,
   type JobContext,
   type JobOutcome,
-  type Jobs,
   type Page,
   type ReachkitEvents,
   type Storage,
 } from "../../src/index.ts";
-import { attemptFields, postSigned, WebhookDrains, type WebhookDrainPayload } from "./delivery-drains.ts";
+import { attemptFields, postSigned, type WebhookDrainPayload, type WebhookDrains } from "./delivery-drains.ts";
 import type { DeliverySender } from "./delivery-sender.ts";
 import { EVENT_ALIASES } from "./event-catalog.ts";
 import { TRANSLATORS, webhookBody, type SubscriberLookup } from "./payloads.ts";
 import { DELIVERIES, DELIVERY_ID_PREFIX, type DeliveryRecord, type DeliveryStatus, type WebhookRecord } from "./records.ts";
 import type { SigningKeys } from "./signing-keys.ts";
-import { WEBHOOK_REGISTRY, WEBHOOK_SENDER, WEBHOOK_SIGNING_KEYS, WEBHOOK_SUBSCRIBERS, WEBHOOKS_SETTINGS, type WebhooksSettings } from "./tokens.ts";
+import { WEBHOOK_DRAINS, WEBHOOK_REGISTRY, WEBHOOK_SENDER, WEBHOOK_SIGNING_KEYS, WEBHOOK_SUBSCRIBERS, WEBHOOKS_SETTINGS, type WebhooksSettings } from "./tokens.ts";
 import type { WebhookRegistry } from "./webhook-registry.ts";
 
 /**
@@ -54,12 +52,11 @@ export interface DeliveryLogOptions {
 @injectable()
 export class Deliveries {
   private readonly deliveries: Collection<DeliveryRecord>;
-  private readonly drains: WebhookDrains;
 
   constructor(
     @inject(STORAGE) private readonly storage: Storage,
     @inject(CLOCK) private readonly clock: Clock,
-    @inject(JOBS) jobs: Jobs,
+    @inject(WEBHOOK_DRAINS) private readonly drains: WebhookDrains,
     @inject(ACCOUNTS) private readonly accounts: Accounts,
     @inject(WEBHOOK_REGISTRY) private readonly registry: WebhookRegistry,
     @inject(WEBHOOK_SIGNING_KEYS) private readonly signingKeys: SigningKeys,
@@ -68,7 +65,6 @@ export class Deliveries {
     @inject(WEBHOOKS_SETTINGS) private readonly settings: WebhooksSettings,
   ) {
     this.deliveries = storage.collection(DELIVERIES);
-    this.drains = new WebhookDrains(this.deliveries, storage, clock, jobs, registry, signingKeys, sender, settings);
   }
 
   /**

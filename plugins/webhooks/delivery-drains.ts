@@ -1,8 +1,13 @@
 import PQueue from "p-queue";
 import {
+  CLOCK,
   GroupCommit,
+  inject,
+  injectable,
+  JOBS,
   nextDueAt,
   RowDrains,
+  STORAGE,
   type Clock,
   type Collection,
   type JobContext,
@@ -12,11 +17,11 @@ import {
   type Storage,
 } from "../../src/index.ts";
 import type { AttemptResult, DeliverySender } from "./delivery-sender.ts";
-import type { DeliveryRecord, WebhookRecord } from "./records.ts";
+import { DELIVERIES, type DeliveryRecord, type WebhookRecord } from "./records.ts";
 import { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from "./retry-schedule.ts";
 import { signatureHeaders } from "./signing.ts";
 import type { SigningKeys } from "./signing-keys.ts";
-import type { WebhooksSettings } from "./tokens.ts";
+import { WEBHOOK_REGISTRY, WEBHOOK_SENDER, WEBHOOK_SIGNING_KEYS, WEBHOOKS_SETTINGS, type WebhooksSettings } from "./tokens.ts";
 import type { WebhookRegistry } from "./webhook-registry.ts";
 
 /** The job that sends one webhook's pending deliveries, one live per webhook. */
@@ -59,27 +64,29 @@ export function postSigned(sender: DeliverySender, clock: Clock, webhook: Webhoo
  * transaction (a group commit). A slow or dead receiver holds its own drain only: its requests wait,
  * every other webhook's drain goes on, and no job slot is held while they do.
  */
+@injectable()
 export class WebhookDrains {
+  private readonly deliveries: Collection<DeliveryRecord>;
   readonly #drains: RowDrains<DeliveryRecord, WebhookDrainPayload, DeliveryOutcome>;
   readonly #queues = new Map<string, PQueue>();
   /** The in-flight marks and outcomes asked together: one commit for them all. */
   readonly #outcomes: GroupCommit;
 
   constructor(
-    private readonly deliveries: Collection<DeliveryRecord>,
-    storage: Storage,
-    private readonly clock: Clock,
-    jobs: Jobs,
-    private readonly registry: WebhookRegistry,
-    private readonly signingKeys: SigningKeys,
-    private readonly sender: DeliverySender,
-    private readonly settings: WebhooksSettings,
+    @inject(STORAGE) storage: Storage,
+    @inject(CLOCK) private readonly clock: Clock,
+    @inject(JOBS) jobs: Jobs,
+    @inject(WEBHOOK_REGISTRY) private readonly registry: WebhookRegistry,
+    @inject(WEBHOOK_SIGNING_KEYS) private readonly signingKeys: SigningKeys,
+    @inject(WEBHOOK_SENDER) private readonly sender: DeliverySender,
+    @inject(WEBHOOKS_SETTINGS) private readonly settings: WebhooksSettings,
   ) {
+    this.deliveries = storage.collection(DELIVERIES);
     this.#outcomes = new GroupCommit(storage);
     this.#drains = new RowDrains(
       {
         jobType: DRAIN_JOB,
-        rows: deliveries,
+        rows: this.deliveries,
         keyOf: webhookDrainKey,
         payloadOf: (delivery) => ({ webhookId: delivery.webhookId }),
         drainField: "webhookId",

@@ -3,7 +3,7 @@ import { ACCOUNTS_SERVICE } from "../accounts/index.ts";
 import { SUBSCRIPTIONS_SERVICE } from "../subscriptions/index.ts";
 import { webhookCommands } from "./commands.ts";
 import { DELIVER_JOB, Deliveries, type DeliverJob } from "./deliveries.ts";
-import { DRAIN_JOB, DRAIN_SLOTS, type WebhookDrainPayload } from "./delivery-drains.ts";
+import { DRAIN_JOB, DRAIN_SLOTS, WebhookDrains, type WebhookDrainPayload } from "./delivery-drains.ts";
 import { DeliverySender } from "./delivery-sender.ts";
 import { TRANSLATORS, type SubscriberLookup } from "./payloads.ts";
 import { PRUNE_JOB, PRUNE_KEY, webhookCollections } from "./records.ts";
@@ -11,6 +11,7 @@ import { webhookRoutes } from "./routes.ts";
 import { SigningKeys } from "./signing-keys.ts";
 import {
   WEBHOOK_DELIVERIES,
+  WEBHOOK_DRAINS,
   WEBHOOK_REGISTRY,
   WEBHOOK_SENDER,
   WEBHOOK_SIGNING_KEYS,
@@ -68,6 +69,7 @@ export function webhooksPlugin(options: WebhooksPluginOptions = {}) {
       container.bind(WEBHOOK_SIGNING_KEYS, { useClass: SigningKeys });
       container.bind(WEBHOOK_REGISTRY, { useClass: WebhookRegistry });
       container.bind(WEBHOOK_SENDER, { useClass: DeliverySender });
+      container.bind(WEBHOOK_DRAINS, { useClass: WebhookDrains });
       container.bind(WEBHOOK_DELIVERIES, { useClass: Deliveries });
       // Subscription events name their subscriber by address; without the subscriptions plugin there are none.
       container.bind(WEBHOOK_SUBSCRIBERS, {
