@@ -1,6 +1,7 @@
 // The heap side of bench:campaigns' send (BENCH_HEAP_PROFILE=allocated|held): V8's sampling heap profiler over the
 // send, its allocation sites summed by bytes. "allocated": every sampled allocation, garbage included (what churns the
-// young generation); "held": the sampled objects still in the heap, taken at each new RSS peak (the last is kept), so
+// young generation); "promoted": what outlived the young generation (held at the end, or collected by a major GC
+// only: the old generation's garbage, what makes the heap's part of a peak); "held": the sampled objects still in the heap, taken at each new RSS peak (the last is kept), so
 // the sites of what the peak is made of, garbage not yet collected included. The profile is written beside the
 // results (open it in Chrome's DevTools, Memory tab) and the top sites are printed.
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -13,7 +14,7 @@ interface SamplingNode {
   children: SamplingNode[];
 }
 
-export type HeapProfileMode = "allocated" | "held";
+export type HeapProfileMode = "allocated" | "held" | "promoted";
 
 export interface HeapSampling {
   /** A new RSS peak: in "held" mode, what the heap holds now replaces the profile taken at the previous peak. */
@@ -29,14 +30,14 @@ export async function startHeapSampling(mode: HeapProfileMode): Promise<HeapSamp
   const allocated = mode === "allocated";
   await session.post("HeapProfiler.startSampling", {
     samplingInterval: 64 * 1024,
-    includeObjectsCollectedByMajorGC: allocated,
+    includeObjectsCollectedByMajorGC: allocated || mode === "promoted",
     includeObjectsCollectedByMinorGC: allocated,
   } as never);
   let atPeak: { head: SamplingNode } | undefined;
   let taking = false;
   return {
     peaked() {
-      if (allocated || taking) return;
+      if (mode !== "held" || taking) return;
       taking = true;
       void session.post("HeapProfiler.getSamplingProfile").then(({ profile }) => {
         atPeak = profile as unknown as { head: SamplingNode };
@@ -45,7 +46,7 @@ export async function startHeapSampling(mode: HeapProfileMode): Promise<HeapSamp
     },
     async stop(directory, count = 15) {
       const { profile } = await session.post("HeapProfiler.stopSampling");
-      const kept = allocated ? (profile as unknown as { head: SamplingNode }) : (atPeak ?? (profile as unknown as { head: SamplingNode }));
+      const kept = mode !== "held" ? (profile as unknown as { head: SamplingNode }) : (atPeak ?? (profile as unknown as { head: SamplingNode }));
       session.disconnect();
       mkdirSync(directory, { recursive: true });
       writeFileSync(join(directory, `campaigns-${mode}.heapprofile`), JSON.stringify(kept));

@@ -7,15 +7,20 @@
 //    process's CPU time over it (it also reads the audience, and the outbox delivers meanwhile), the outbox's
 //    messages a second and CPU per message beside a bare better-sqlite3 loop inserting the same rows into the same
 //    table (same indexes) in transactions of the same size, and peak RSS above the idle kit (a process of its own on
-//    the seeded data directory, sampled every 50 ms; peakAtSendSecond: when, negative in the preview), the event loop's longest delay and p99 over the preview and the
-//    send (a scan that never yields stalls every request), and the time until every text was delivered (deliveredMs:
-//    the redirect part's server then starts with nothing left to send); BENCH_SEND_FLAGS passes node flags to that process
-//    ("--cpu-prof --cpu-prof-dir=DIR" profiles the send), BENCH_HEAP_PROFILE=allocated|held its heap (campaigns-heap.ts);
+//    the seeded data directory, with the server's heap settings: npm start's young generation, startServer's heap
+//    growth; sampled every 50 ms; peakAtSendSecond: when, negative in the preview), the event loop's longest delay
+//    and p99 over the preview and the send (a scan that never yields stalls every request), and the time until every
+//    text was delivered (deliveredMs: the redirect part's server then starts with nothing left to send);
+//    BENCH_SEND_FLAGS passes node flags to that process ("--cpu-prof --cpu-prof-dir=DIR" profiles the send),
+//    BENCH_HEAP_PROFILE=allocated|promoted|held its heap (campaigns-heap.ts), BENCH_RSS_TIMELINE=FILE appends its
+//    memory every 50 ms (above idle: RSS, heap, heap used) with the phases (preview, send, sending, sent) as JSON
+//    lines; BENCH_SEED_TO=DIR copies the seeded database there and stops, for runs of the send part alone;
 // 3. a short link's redirect (GET /l/<code>, 302) through the self-hosted server beside a bare node:http server
 //    doing the same lookup on the same database, in alternated windows; medians and CPU per request.
 // Quiet hours and the daily cap are off for the bench's company (its clock is the machine's). Load averages are
 // printed with each part. Usage: npm run bench:campaigns [-- profiles [seconds]]; BENCH_ROUNDS (default 5).
 import { spawn } from "node:child_process";
+import { appendFileSync, copyFileSync, mkdirSync } from "node:fs";
 import { loadavg } from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { memoryUsage } from "node:process";
@@ -25,6 +30,7 @@ import { memoryObjectStorage } from "../adapters/object-storage/memory/index.ts"
 import { nodeScheduleScheduler } from "../adapters/scheduler/node-schedule/index.ts";
 import { sqliteStorage } from "../adapters/storage/sqlite/index.ts";
 import { DEFAULT_SEND_PAGE_SIZE } from "../plugins/campaigns/index.ts";
+import { limitHeapGrowth } from "../server/heap-growth.ts";
 import { serverPlugins } from "../server/server-kit.ts";
 import { createReachkit, silentLogger, systemClock, type OutboxMessage, type Reachkit, type SmsSender, type Storage } from "../src/index.ts";
 import { temporaryDirectory } from "../test/support/temp-dir.ts";
@@ -36,9 +42,15 @@ import { interleave, measureServer, report, startServerProcess, stopServerProces
 const MB = 1024 * 1024;
 const DAY = 86_400_000;
 const secret = "bench-secret-bench-secret-bench-secret-0";
+const mb = (bytes: number) => Math.round(bytes / MB);
 const load = () => loadavg().map((value) => Math.round(value * 100) / 100);
 const phoneOf = (i: number) => `+1555${String(i).padStart(7, "0")}`;
-const profileOf = (i: number) => `p${String(i).padStart(8, "0")}`;
+/**
+ * As long as a stored profile's id (sortableId: 25 characters), in the same order as `i`. Not shorter: V8's
+ * JSON.parse interns string values of up to 10 characters, in the old generation, so 9-character ids made
+ * every profile read leave garbage there that a real database's ids do not.
+ */
+const profileOf = (i: number) => `p${String(i).padStart(24, "0")}`;
 /** 40% gold, three in four of them visited within the month: 30% of everyone. */
 const isGold = (i: number) => i % 10 < 4;
 const visited = (i: number) => isGold(i) && i % 4 !== 0;
@@ -90,6 +102,8 @@ async function seedProfiles(storage: Storage, companyId: string, count: number):
 
 /** The send part, in a process of its own on the seeded directory: idle RSS, preview, the send, peak RSS. */
 async function sendPart(dataDir: string, companyId: string, apiKey: string): Promise<void> {
+  // Its heap as the server's (startServer does the same; runChild gives it npm start's young generation).
+  limitHeapGrowth();
   const kit = kitOn(dataDir);
   await kit.start();
   const auth = { authorization: `Bearer ${apiKey}` };
@@ -103,8 +117,11 @@ async function sendPart(dataDir: string, companyId: string, apiKey: string): Pro
   const heapMode = process.env.BENCH_HEAP_PROFILE as HeapProfileMode | undefined;
   const heap = heapMode ? await startHeapSampling(heapMode) : undefined;
   // What the peak is made of (the JS heap, or memory outside it: SQLite's, buffers'), for the note beside the figure.
+  const timeline = process.env.BENCH_RSS_TIMELINE;
+  const mark = (phase: string) => timeline && appendFileSync(timeline, `${JSON.stringify({ phase, ms: Math.round(performance.now()) })}\n`);
   const sampler = setInterval(() => {
     const now = memoryUsage();
+    if (timeline) appendFileSync(timeline, `${JSON.stringify({ ms: Math.round(performance.now()), rssMB: mb(now.rss - idle.rss), heapMB: mb(now.heapTotal - idle.heapTotal), usedMB: mb(now.heapUsed - idle.heapUsed), externalMB: mb(now.external - idle.external) })}\n`);
     if (now.rss > peak.rss + MB) heap?.peaked();
     if (now.rss > peak.rss) {
       peak = now;
@@ -116,14 +133,17 @@ async function sendPart(dataDir: string, companyId: string, apiKey: string): Pro
   loopDelay.enable();
   const segment = await request("POST", "/v1/segments", SEGMENT);
   let started = performance.now();
+  mark("preview");
   const preview = await request("GET", `/v1/segments/${segment.id}/preview`);
   const previewMs = performance.now() - started;
   const campaign = await request("POST", "/v1/campaigns", { name: "Spring", segmentId: segment.id, channel: "sms", text: "Spring sale: {link}", link: "https://shop.example.com/sale" });
   started = performance.now();
+  mark("send");
   const cpuBefore = process.cpuUsage();
   await request("POST", `/v1/campaigns/${campaign.id}/send`, {});
-  for (;;) {
-    const status = (await kit.plugin("campaigns").get(companyId, campaign.id))?.status;
+  for (let last = "scheduled"; ; ) {
+    const status = (await kit.plugin("campaigns").get(companyId, campaign.id))?.status ?? "deleted";
+    if (status !== last) mark((last = status));
     if (status === "sent") break;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -170,7 +190,7 @@ function bareOutboxInserts(dataDir: string, companyId: string, count: number): {
 }
 
 async function runChild(args: string[]): Promise<Record<string, number>> {
-  const child = spawn(process.execPath, ["--expose-gc", ...(process.env.BENCH_SEND_FLAGS ?? "").split(" ").filter(Boolean), "--import", "tsx", import.meta.filename, ...args], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--expose-gc", "--max-semi-space-size=8", ...(process.env.BENCH_SEND_FLAGS ?? "").split(" ").filter(Boolean), "--import", "tsx", import.meta.filename, ...args], { stdio: ["ignore", "pipe", "inherit"] });
   let output = "";
   child.stdout.on("data", (chunk) => (output += chunk));
   const code = await new Promise((resolve) => child.once("exit", resolve));
@@ -201,6 +221,14 @@ if (process.argv[2] === "--send") {
   const code = JSON.parse((await seeding.inject({ method: "POST", url: "/v1/short-links", headers: { authorization: `Bearer ${apiKey}` }, body: { url: "https://shop.example.com/sale" } })).body).code as string;
   await seeding.stop();
   console.log(`seeded ${profiles} profiles in ${Math.round(seedMs / 1000)} s (CPU ${Math.round((user + system) / 1e6)} s); load ${load()}`);
+  const seedTo = process.env.BENCH_SEED_TO;
+  if (seedTo) {
+    // Seeded once, the send part run many times on copies: `tsx bench/campaigns.ts --send <copy> <company> <key>`.
+    mkdirSync(seedTo, { recursive: true });
+    copyFileSync(join(dataDir, "reachkit.db"), join(seedTo, "reachkit.db"));
+    console.log(`copied to ${seedTo}: --send <copy of it> ${company.id} ${apiKey}`);
+    process.exit(0);
+  }
 
   const loadBeforeSend = load();
   const send = await runChild(["--send", dataDir, company.id, apiKey]);

@@ -4,6 +4,7 @@ import { createLimitedServer, nodeHandler } from "../adapters/http/node/index.ts
 import { jsonLogger, type Reachkit } from "../src/index.ts";
 import type { ServerConfig } from "./config.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
+import { limitHeapGrowth } from "./heap-growth.ts";
 import { answerStarting, listenError, operationsRoute } from "./operations.ts";
 import { startServerKit } from "./server-kit.ts";
 
@@ -21,6 +22,7 @@ export interface RunningServer {
  */
 export async function startServer(config: ServerConfig, print: (text: string) => void = (t) => void process.stdout.write(t)): Promise<RunningServer> {
   const logger = jsonLogger({ level: config.logLevel });
+  limitHeapGrowth();
   mkdirSync(config.dataDir, { recursive: true });
   // On SQLite the server owns its data directory: the lock makes it the only job runner of the database.
   // On PostgreSQL several processes share the database, and a dead one's jobs wait out their lease.

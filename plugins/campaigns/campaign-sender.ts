@@ -117,7 +117,9 @@ export class CampaignSender {
       });
       const moves = await this.#sendPage(campaign, due.items);
       // One statement for the page's moves rather than a read and a write each: nothing else writes these records in this transaction.
-      await this.recipients.upsertMany(due.items.map((recipient, i) => ({ ...recipient, ...moves[i] })));
+      // Moved in place, not copied: a page's records outlive the young generation, so a copy of each was old-generation garbage.
+      due.items.forEach((recipient, i) => Object.assign(recipient, moves[i]));
+      await this.recipients.upsertMany(due.items);
       await this.#scheduleSend(campaign);
     });
   }
@@ -156,7 +158,7 @@ export class CampaignSender {
       if (taken.has(id)) return;
       taken.add(id);
       const address = addressOf(person);
-      const attributes = { ...person.attributes };
+      const attributes = person.attributes;
       const dueAt =
         campaign.sendAtLocal !== undefined && address !== undefined
           ? Math.max(DateTime.fromISO(campaign.sendAtLocal, { zone: this.sendRules.zoneOf(policy, { to: address, attributes }) }).toMillis(), now)

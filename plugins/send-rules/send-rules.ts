@@ -179,10 +179,11 @@ export class SendRules {
     return this.sends.deleteWhere(where);
   }
 
-  /** The texts' messages, in order: the texts in one write, emails one at a time. */
+  /** The texts' messages, in order: the texts in one write, the emails in another. */
   async #toOutbox(texts: readonly RuledText[]): Promise<OutboxMessage[]> {
+    const isEmail = (text: RuledText) => text.channel === "EMAIL";
     const sms = await this.outbox.sendMany(
-      texts.filter((text) => text.channel !== "EMAIL").map((text) => ({
+      texts.filter((text) => !isEmail(text)).map((text) => ({
         companyId: text.companyId,
         to: text.to,
         body: text.body,
@@ -192,16 +193,11 @@ export class SendRules {
         ...(text.tags ? { tags: text.tags } : {}),
       })),
     );
-    const messages: OutboxMessage[] = [];
-    let next = 0;
-    for (const text of texts) {
-      if (text.channel !== "EMAIL") {
-        messages.push(sms[next++]!);
-        continue;
-      }
-      const { companyId, to, body, subject, kind, idempotencyKey, tags } = text;
-      messages.push(await this.outbox.sendEmail({ companyId, to, subject: subject ?? "", text: body, kind, idempotencyKey, ...(tags ? { tags } : {}) }));
-    }
-    return messages;
+    const emails = await this.outbox.sendEmailMany(
+      texts.filter(isEmail).map(({ companyId, to, body, subject, kind, idempotencyKey, tags }) => ({ companyId, to, subject: subject ?? "", text: body, kind, idempotencyKey, ...(tags ? { tags } : {}) })),
+    );
+    let nextSms = 0;
+    let nextEmail = 0;
+    return texts.map((text) => (isEmail(text) ? emails[nextEmail++]! : sms[nextSms++]!));
   }
 }

@@ -162,6 +162,26 @@ export class Outbox {
         return stored;
       });
     }
+    return this.#recordMany(messages, (message, id, now, company) => this.#textRecord(message, id, now, company));
+  }
+
+  /**
+   * `sendEmail` for emails of one company (a campaign's page), in one transaction: one read of the idempotency
+   * keys already taken, one of the company, one write of the messages, each From's drain armed once. Answers
+   * the stored messages in order, each as `sendEmail` would.
+   */
+  async sendEmailMany(messages: readonly OutboundEmailMessage[]): Promise<OutboxMessage[]> {
+    const companyId = messages[0]?.companyId;
+    if (companyId === undefined) return [];
+    if (messages.some((message) => message.companyId !== companyId)) throw new TypeError("sendEmailMany takes the emails of one company");
+    // Checked before anything is written, as sendEmail does: a header an email may not set fails the whole list.
+    const fieldsOf = new Map(messages.map((message) => [message, emailRecordFields(message, this.settings.emailFrom)]));
+    return this.#recordMany(messages, (message, id, now, company) => ({ ...queuedRecord(id, now, message), ...fieldsOf.get(message)!(company) }));
+  }
+
+  /** The batched write of sendMany and sendEmailMany: messages of one company, none with a duplicate or repeat window. */
+  async #recordMany<M extends { companyId: string; idempotencyKey?: string; company?: Company }>(messages: readonly M[], build: (message: M, id: string, now: number, company: Company | undefined) => OutboxMessage): Promise<OutboxMessage[]> {
+    const companyId = messages[0]!.companyId;
     const now = this.clock.now();
     const queued: OutboxMessage[] = [];
     const stored = await this.storage.transaction(async () => {
@@ -172,7 +192,7 @@ export class Outbox {
       const answers = messages.map((message) => {
         const earlier = message.idempotencyKey !== undefined ? byKey.get(message.idempotencyKey) : undefined;
         if (earlier) return earlier;
-        const record = { ...this.#textRecord(message, sortableId(now), now, company), dueAt: now };
+        const record = { ...build(message, sortableId(now), now, company), dueAt: now };
         byKey.set(record.idempotencyKey, record);
         queued.push(record);
         return record;

@@ -52,3 +52,34 @@ describe("the outbox's sendMany", () => {
     await t.stop();
   });
 });
+
+describe("the outbox's sendEmailMany", () => {
+  it("stores emails in order, once per idempotency key, from the company's name, and sends each once", async () => {
+    const t = await startTestKit();
+    const companyId = t.company.companyId;
+    const email = (to: string, subject: string, idempotencyKey: string) => ({ companyId, to, subject, text: `${subject}!`, kind: "test", idempotencyKey });
+    const earlier = await t.kit.outbox.sendEmail(email("ada@example.com", "earlier", "k0"));
+    const stored = await t.kit.outbox.sendEmailMany([email("ada@example.com", "again", "k0"), email("ada@example.com", "first", "k1"), email("bo@example.com", "second", "k2"), email("bo@example.com", "second again", "k2")]);
+    assert.deepEqual(stored.map((message) => message.subject), ["earlier", "first", "second", "second"]);
+    assert.equal(stored[0]!.id, earlier.id);
+    assert.equal(stored[3]!.id, stored[2]!.id);
+    assert.deepEqual(stored.map((message) => message.from), Array(4).fill(earlier.from));
+    await t.scheduler.flush();
+    assert.deepEqual(t.email.sent.map((sent) => `${sent.to} ${sent.subject}`).sort(), ["ada@example.com earlier", "ada@example.com first", "bo@example.com second"]);
+    await t.stop();
+  });
+
+  it("refuses a list with a header an email may not set, storing none", async () => {
+    const t = await startTestKit();
+    const companyId = t.company.companyId;
+    await assert.rejects(
+      t.kit.outbox.sendEmailMany([
+        { companyId, to: "ada@example.com", subject: "one", text: "one", kind: "test" },
+        { companyId, to: "bo@example.com", subject: "two", text: "two", kind: "test", headers: { From: "someone@else.example" } },
+      ]),
+      TypeError,
+    );
+    assert.deepEqual(await t.kit.outbox.list(), []);
+    await t.stop();
+  });
+});
