@@ -12,6 +12,13 @@ import {
   type ProfileRecord,
 } from "./records.ts";
 
+export interface LinkOptions {
+  /** Identifiers that name no profile holding a phone or an email answer 400 (a write about someone unknown). */
+  requireContact?: boolean;
+  /** The caller runs the link inside a transaction of its own (a job's): see `IdentityGraph.link`. */
+  withinTransaction?: boolean;
+}
+
 /** How often a link is tried again when a concurrent request linked one of its identifiers first. */
 const LINK_ATTEMPTS = 5;
 
@@ -47,9 +54,12 @@ export class IdentityGraph {
    * a new profile when none is known, the merge of several when they were
    * apart. With `requireContact`, identifiers that name no profile holding a
    * phone or an email answer 400 and nothing is stored. A known person
-   * costs one read.
+   * costs one read. With `withinTransaction` the caller runs this in a
+   * transaction of its own: on a storage whose transactions run one at a
+   * time nothing can link these identifiers between the read and the
+   * writes, so they are written without a savepoint of their own.
    */
-  async link(companyId: string, identifiers: readonly Identifier[], options: { requireContact?: boolean } = {}): Promise<string> {
+  async link(companyId: string, identifiers: readonly Identifier[], options: LinkOptions = {}): Promise<string> {
     const keys = [...new Set(identifiers.map(identifierKey))];
     const known = await this.#known(companyId, keys);
     const profileIds = new Set(known.map((record) => record.profileId));
@@ -62,6 +72,8 @@ export class IdentityGraph {
       throw unknownUser();
     }
     if (options.requireContact && !identifiers.some(isContact) && profileIds.size === 0) throw unknownUser();
+    // The caller's transaction holds the storage from the read on: no race to retry, no savepoint to undo it.
+    if (options.withinTransaction && !this.storage.transactionsRunConcurrently) return this.#linkNow(companyId, identifiers, keys, known, options.requireContact ?? false);
     for (let attempt = 1; ; attempt++) {
       // A person none of whose identifiers is known needs no second read in the transaction: an identifier
       // linked meanwhile fails its insert (UniqueConstraintError) and the next attempt reads them again. Known

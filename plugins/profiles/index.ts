@@ -13,7 +13,7 @@ export {
 } from "./profiles-service.ts";
 export { EventTimeline, LATE_EVENT_MS, MAX_CLOCK_AHEAD_MS, MAX_PAGE_SIZE, timelineCursor, type RecordedEvent, type RecordOptions, type TimelinePage, type ProfileEventRecorded, type ProfileErased } from "./event-timeline.ts";
 export { ProfileAttributes, type ProfileAttribute, type ProfileAttributesSet } from "./profile-attributes.ts";
-export { IdentityGraph } from "./identity-graph.ts";
+export { IdentityGraph, type LinkOptions } from "./identity-graph.ts";
 export { ProfilePages, MAX_PEOPLE_PAGE, type PagedPerson } from "./profile-pages.ts";
 export { EventPropertyKeys } from "./event-property-keys.ts";
 export {

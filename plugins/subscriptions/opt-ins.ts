@@ -125,7 +125,8 @@ export class OptIns {
       const events: PendingEvent[] = [];
       const { payload, answer } = await this.#prepare(companyId, request, options);
       const before = await this.store.findSubscriber(companyId, payload.user);
-      await this.#apply(payload, events);
+      // requestId is new: nothing was recorded under it.
+      await this.#apply(payload, events, true);
       const subscriber = (await this.store.findSubscriber(companyId, payload.user))!;
       await emitAll(this.events, events);
       return { ...answer, subscriber, subscriberCreated: before?.id !== subscriber.id };
@@ -176,21 +177,24 @@ export class OptIns {
    * job runner, which runs each job of a batched type (OPT_IN_BATCH_SIZE) in a transaction or savepoint
    * of its own with its done mark, so a transaction here would only add a savepoint per opt-in.
    */
-  async process(job: OptInJob): Promise<void> {
+  async process(job: OptInJob, run: { firstRun?: boolean } = {}): Promise<void> {
     const events: PendingEvent[] = [];
-    await this.#apply(job, events);
+    await this.#apply(job, events, run.firstRun ?? false);
     await emitAll(this.events, events);
   }
 
-  /** The job's work, inside the caller's transaction; the caller emits the events in it. */
-  async #apply(job: OptInJob, events: PendingEvent[]): Promise<void> {
+  /**
+   * The job's work, inside the caller's transaction; the caller emits the events in it. `firstRun`: no
+   * earlier run of this job committed anything (its first attempt), so its change records need no lookup.
+   */
+  async #apply(job: OptInJob, events: PendingEvent[], firstRun: boolean): Promise<void> {
     const now = this.clock.now();
     const changeId = (channel: SubscriptionChannel) => `${job.requestId}:${channel}:${job.type}`;
     const todo: SubscriptionChannel[] = [];
-    for (const channel of subscribedChannels(job.user, job.channels)) if (!(await this.store.recorded(changeId(channel)))) todo.push(channel);
+    for (const channel of subscribedChannels(job.user, job.channels)) if (firstRun || !(await this.store.recorded(changeId(channel)))) todo.push(channel);
     if (todo.length === 0) return; // an earlier run of this job did it all
     // In the job's transaction: a link that fails fails the job, which runs again.
-    await this.profiles.link(job.companyId, identifiersOf(job.user, job.externalIdentifiers));
+    await this.profiles.link(job.companyId, identifiersOf(job.user, job.externalIdentifiers), { withinTransaction: true });
     const owners = await this.#owners(job, now);
     for (const channel of todo) {
       const { notice, repeated } = await this.#optIn(job, channel, owners[channel]!, changeId(channel), now, events);

@@ -239,7 +239,8 @@ export class SubscriptionsService {
   /** @internal The plugin registers these as its durable job handlers. */
   jobHandlers(): Record<typeof OPT_IN_JOB | typeof UNSUBSCRIBE_JOB, JobHandler<never> | JobDefinition<never>> {
     return {
-      [OPT_IN_JOB]: { handler: (payload: OptInJob) => this.#optIns.process(payload), batchSize: OPT_IN_BATCH_SIZE },
+      // A first attempt: no earlier run committed anything (an attempt given back was rolled back whole).
+      [OPT_IN_JOB]: { handler: (payload: OptInJob, context) => this.#optIns.process(payload, { firstRun: context.attempt === 1 }), batchSize: OPT_IN_BATCH_SIZE },
       [UNSUBSCRIBE_JOB]: (payload: UnsubscribeJob) => this.#unsubscribes.process(payload),
     };
   }

@@ -35,6 +35,7 @@ export const SUBSCRIPTION_EMAILS = defineToken<SubscriptionEmails>("Subscription
 
 /** Links an opt-in's identifiers to one profile: the profiles plugin's service in a kit that has it. */
 export interface SubscriberProfiles {
-  link(companyId: string, identifiers: readonly Identifier[]): Promise<unknown>;
+  /** `withinTransaction`: the caller holds a transaction (see the profiles plugin's `IdentityGraph.link`). */
+  link(companyId: string, identifiers: readonly Identifier[], options?: { withinTransaction?: boolean }): Promise<unknown>;
 }
 export const SUBSCRIBER_PROFILES = defineToken<SubscriberProfiles>("SubscriberProfiles", [PROVIDER]);

@@ -1,9 +1,12 @@
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { describe, it } from "node:test";
+import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
 import type { EventRecord } from "../../../plugins/profiles/index.ts";
 import { sortableId } from "../../../src/index.ts";
+import { temporaryDirectory } from "../../support/temp-dir.ts";
 import { testStorage } from "../../support/test-storage.ts";
-import { withCollectionMethod } from "../../support/storage-wrappers.ts";
+import { withCollectionMethod, wrapStorage } from "../../support/storage-wrappers.ts";
 import { EMAIL, PHONE, eventsOf, post, profileOf, startProfilesKit, storedCounts, tokenWith } from "./support.ts";
 
 const identify = (body: unknown, token?: string) => ["/v1/identity-resolution/user-identifiers", body, token] as const;
@@ -150,6 +153,28 @@ describe("the merge rule", () => {
     assert.equal((await post(t, ...identify({ phone: PHONE, email: EMAIL }))).status, 202);
     assert.deepEqual(updated, [profile.id]);
     assert.equal((await t.kit.storage.collection<{ id: string; updatedAt: number }>("profiles_profiles").get(profile.id))?.updatedAt, t.clock.now());
+    await t.stop();
+  });
+
+  it("links a new person inside the caller's transaction on SQLite without a transaction (savepoint) of its own, and is undone with it", async () => {
+    let transactions = 0;
+    const sqlite = sqliteStorage({ filename: join(temporaryDirectory("identity-link"), "reachkit.db") });
+    const storage = wrapStorage(sqlite, { transaction: (fn) => (transactions++, sqlite.transaction(fn)) });
+    const t = await startProfilesKit({ storage });
+    const profiles = t.kit.plugin("profiles");
+    const person = [{ kind: "phone", value: PHONE }, { kind: "email", value: EMAIL }] as const;
+    transactions = 0;
+    await storage.transaction(() => profiles.link(t.company.companyId, person, { withinTransaction: true }));
+    assert.equal(transactions, 1, "the caller's transaction alone");
+    const profile = (await profileOf(t, "phone", PHONE))!;
+    assert.equal((await profileOf(t, "email", EMAIL))?.id, profile.id);
+    const other = [{ kind: "phone", value: "+19148440002" }] as const;
+    await assert.rejects(storage.transaction(async () => {
+      await profiles.link(t.company.companyId, other, { withinTransaction: true });
+      throw new Error("the caller fails after the link");
+    }), /the caller fails/);
+    assert.equal(await profiles.find(t.company.companyId, other[0]), undefined);
+    assert.equal(await storage.collection("profiles_profiles").count(), 1);
     await t.stop();
   });
 

@@ -246,6 +246,27 @@ describe("POST /v1/subscriptions", () => {
     await t.stop();
   });
 
+  it("looks up no change record when an opt-in's job runs the first time, and changes and sends nothing twice when it runs again", async () => {
+    let changeReads = 0;
+    const storage = withCollectionMethod(await testStorage(), "findOne", (findOne, collection) => (where, orderBy) => {
+      if (collection === "subscriptions_changes") changeReads++;
+      return findOne(where, orderBy);
+    });
+    const t = await startTestKit({ storage });
+    await optIn(t, { user: { phone: PHONE, email: EMAIL } });
+    await t.scheduler.flush();
+    assert.equal(changeReads, 0, "the first run's change records");
+    const [job] = await t.kit.jobs.list({ type: "subscriptions.opt-in" });
+    assert.equal(job!.attempts, 1);
+    const { handler } = t.kit.plugin("subscriptions").jobHandlers()["subscriptions.opt-in"] as JobDefinition<never>;
+    await handler(job!.payload as never, { attempt: 2 } as never);
+    await t.scheduler.flush();
+    assert.equal(changeReads, 2, "a later run looks up each channel's change");
+    assert.equal(textsTo(t, PHONE).length, 1);
+    assert.equal((await t.kit.plugin("subscriptions").changes(t.company.companyId, { phone: PHONE, email: EMAIL })).length, 2);
+    await t.stop();
+  });
+
   it("emits subscription.created when the job runs, and subscription.confirmed on the Y", async () => {
     const t = await startTestKit();
     const seen: Array<[string, SubscriptionEvent]> = [];
