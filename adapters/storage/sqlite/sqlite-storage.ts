@@ -13,6 +13,7 @@ import {
 import { assertLimit, pageOf, sortKeys } from "../shared/queries.ts";
 import { BackgroundCheckpoints } from "./checkpointer.ts";
 import { changedColumns, pushColumnParams } from "./columns.ts";
+import { patchSql } from "./patch-sql.ts";
 import { applyCollection, createLedger, normalizeSpecs, toUniqueError, type DeclaredCollection } from "./schema.ts";
 import { compileWhere, findQueries, limitSql, type SqlFragment } from "./where-sql.ts";
 
@@ -360,6 +361,14 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   updateWhere(where: Where<T>, patch: Patch<T>): Promise<number> {
     return this.#run((collection) => {
       const condition = compileWhere(collection, where);
+      const update = patchSql(collection, patch);
+      if (update !== undefined) {
+        // One statement, atomic on its own.
+        const sql = `UPDATE ${this.#table} SET ${update.sets} WHERE ${condition.sql}`;
+        const { changes } = this.#write(() => this.#storage.statement(sql).run(...update.params, ...condition.params));
+        this.#storage.noteWritten(changes * update.bytes);
+        return changes;
+      }
       return this.#storage.atomic(() => {
         const rows = this.#storage
           .statement(`SELECT doc FROM ${this.#table} WHERE ${condition.sql}`)

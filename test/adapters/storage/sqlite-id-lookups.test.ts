@@ -13,10 +13,10 @@ interface Task extends Doc {
 
 /** The query plans of the statements naming rows by a list of ids that run during `work`. */
 async function plansOfIdLists(work: () => Promise<void>): Promise<string[]> {
-  const prototype = Object.getPrototypeOf(new Database(":memory:").prepare("SELECT 1")) as Record<"all" | "get", (this: Database.Statement, ...args: unknown[]) => unknown>;
-  const originals = { all: prototype.all, get: prototype.get };
+  const prototype = Object.getPrototypeOf(new Database(":memory:").prepare("SELECT 1")) as Record<"all" | "get" | "run", (this: Database.Statement, ...args: unknown[]) => unknown>;
+  const originals = { all: prototype.all, get: prototype.get, run: prototype.run };
   const plans: string[] = [];
-  for (const method of ["all", "get"] as const) {
+  for (const method of ["all", "get", "run"] as const) {
     prototype[method] = function (this: Database.Statement, ...args: unknown[]) {
       if (!this.source.startsWith("EXPLAIN") && /\bid IN \(/.test(this.source)) {
         const plan = this.database.prepare(`EXPLAIN QUERY PLAN ${this.source}`).raw(false).pluck(false).all(...args) as Array<{ detail: string }>;

@@ -43,3 +43,30 @@ it("prepares a few statements for `in` lists of every length, not one per length
   const inLists = [...prepared].filter((sql) => sql.includes(" IN ("));
   assert.ok(inLists.length <= 30, `${inLists.length} statements prepared`);
 });
+
+it("updateWhere patches every matching document with one statement, however many match", async () => {
+  const storage = sqliteStorage({ filename: join(temporaryDirectory("sqlite-statements"), "db.sqlite") });
+  await storage.ensureCollections([{ name: "things", indexes: [{ fields: ["group"] }] }]);
+  const things = storage.collection<Thing & { state?: string; attempt?: number }>("things");
+  await things.upsertMany(Array.from({ length: 300 }, (_, i) => ({ id: `t${i}`, group: i % 3 === 0 ? "due" : "later", attempt: 1 })));
+
+  type Execute = (this: Database.Statement, ...args: unknown[]) => unknown;
+  const prototype = Object.getPrototypeOf(new Database(":memory:").prepare("SELECT 1")) as Record<"run" | "get" | "all" | "iterate", Execute>;
+  const originals = { run: prototype.run, get: prototype.get, all: prototype.all, iterate: prototype.iterate };
+  const executed: string[] = [];
+  for (const method of ["run", "get", "all", "iterate"] as const) {
+    prototype[method] = function (this: Database.Statement, ...args: unknown[]) {
+      executed.push(this.source);
+      return originals[method].apply(this, args);
+    };
+  }
+  try {
+    assert.equal(await things.updateWhere({ group: "due" }, { state: "in-flight", group: "sending", attempt: undefined }), 100);
+  } finally {
+    Object.assign(prototype, originals);
+  }
+  assert.equal(executed.length, 1, executed.join("\n"));
+  assert.equal(await things.count({ group: "sending", state: "in-flight", attempt: { exists: false } }), 100);
+  assert.equal(await things.count({ group: "later", attempt: 1 }), 200);
+  await storage.close();
+});
