@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { ids, WHERE_PEOPLE, type Job, type Person, type WithStorage } from "./shared.ts";
+import type { Doc } from "../../ports/storage.ts";
+import { assertUnique, ids, rejection, WHERE_PEOPLE, type Job, type Person, type WithStorage } from "./shared.ts";
+
+/** A document of any fields: the patches below write every kind of JSON value. */
+interface Loose extends Doc {
+  [field: string]: string | number | boolean | null | object | undefined;
+}
 
 export function updateTests(withStorage: WithStorage): void {
   describe("updates", () => {
@@ -60,6 +66,85 @@ export function updateTests(withStorage: WithStorage): void {
         assert.equal(await people.deleteWhere({ team: "blue" }), 2);
         assert.equal(await people.deleteWhere({ team: "blue" }), 0);
         assert.deepEqual(await ids(people.find()), ["a", "c", "d"]);
+      }));
+
+    it("updateWhere stores every kind of value as written, and removes fields patched with undefined", () =>
+      withStorage(async (storage) => {
+        const counters = storage.collection<Loose>("counters");
+        await counters.insert({ id: "a", keep: "k", gone: 1, flag: false, text: "old" });
+        await counters.insert({ id: "b", keep: "k", gone: { deep: true } });
+        const patch = {
+          flag: true,
+          off: false,
+          nothing: null,
+          nested: { list: [1, "two", { three: null }, false], empty: {}, none: [] },
+          text: `quotes " ' \\ ' é 😀 \u2028 \n\t end`,
+          number: 12.5,
+          negative: -3,
+          large: 1e21,
+          gone: undefined,
+        };
+        assert.equal(await counters.updateWhere({ keep: "k" }, patch), 2);
+        const { gone: _removed, ...written } = patch;
+        assert.deepEqual(await counters.get("a"), { id: "a", keep: "k", ...written });
+        assert.deepEqual(await counters.get("b"), { id: "b", keep: "k", ...written });
+        assert.equal(Object.hasOwn((await counters.get("a"))!, "gone"), false);
+        assert.deepEqual(await ids(counters.find({ where: { flag: true, nothing: null, number: 12.5 } })), ["a", "b"]);
+      }));
+
+    it("updateWhere of indexed fields: the documents are found by their new values, not their old ones", () =>
+      withStorage(async (storage) => {
+        const people = storage.collection<Person>("people");
+        await people.upsertMany(WHERE_PEOPLE);
+        assert.equal(await people.updateWhere({ team: "blue" }, { team: "navy", age: 44, email: undefined }), 2);
+        assert.deepEqual(await ids(people.find({ where: { team: "navy", age: { gte: 44 } } })), ["b", "e"]);
+        assert.deepEqual(await ids(people.find({ where: { team: "blue" } })), []);
+        assert.deepEqual(await ids(people.find({ where: { team: "red" } })), ["a", "c"]);
+
+        const mixed = storage.collection<Loose>("mixed");
+        await mixed.upsertMany([{ id: "m1", v: 1 }, { id: "m2", v: 1 }, { id: "m3", v: 2 }]);
+        assert.equal(await mixed.updateWhere({ v: 1 }, { v: true }), 2);
+        assert.deepEqual(await ids(mixed.find({ where: { v: true } })), ["m1", "m2"]);
+        assert.equal(await mixed.updateWhere({ v: true }, { v: "it's \"quoted\"" }), 2);
+        assert.deepEqual(await ids(mixed.find({ where: { v: "it's \"quoted\"" } })), ["m1", "m2"]);
+        assert.equal(await mixed.updateWhere({ id: "m3" }, { v: undefined }), 1);
+        assert.deepEqual(await ids(mixed.find({ where: { v: { exists: false } } })), ["m3"]);
+        assert.deepEqual(await ids(mixed.find({ where: { v: 2 } })), []);
+      }));
+
+    it("updateWhere sets and removes fields whose names hold dots, brackets, quotes or backslashes, each as one field", () =>
+      withStorage(async (storage) => {
+        const counters = storage.collection<Loose>("counters");
+        await counters.insert({ id: "a", "a.b": 1, a: { b: 2 }, "c[0]": 3, c: [4] });
+        const patch = JSON.parse(
+          '{"a.b": "dot", "c[0]": "bracket", "say \\"hi\\"": "quote", "back\\\\slash": "backslash", "it\'s": "apostrophe", "é 😀": "unicode", "$": "dollar", "__proto__": {"x": 1}}',
+        ) as Loose;
+        assert.equal(await counters.updateWhere({ id: "a" }, patch), 1);
+        const stored = (await counters.get("a"))!;
+        assert.equal(Object.getPrototypeOf(stored), Object.prototype);
+        assert.deepEqual(Object.fromEntries(Object.entries(stored)), { id: "a", a: { b: 2 }, c: [4], ...Object.fromEntries(Object.entries(patch)) });
+        assert.equal(await counters.updateWhere({ id: "a" }, { "a.b": undefined, 'say "hi"': undefined, ["__proto__"]: undefined }), 1);
+        const { "a.b": _dot, 'say "hi"': _quote, __proto__: _proto, ...rest } = Object.fromEntries(Object.entries(stored));
+        assert.deepEqual(Object.fromEntries(Object.entries((await counters.get("a"))!)), rest);
+      }));
+
+    it("updateWhere is all or nothing: a unique violation on its second document leaves the first as it was", () =>
+      withStorage(async (storage) => {
+        const people = storage.collection<Person>("people");
+        await people.upsertMany(WHERE_PEOPLE);
+        assertUnique(await rejection(people.updateWhere({ team: "blue" }, { email: "same@example.com", name: "Same" })), "people", ["email"]);
+        assertUnique(await rejection(people.updateWhere({ id: "b" }, { email: "ann@example.com" })), "people", ["email"]);
+        assert.deepEqual(await people.find({ where: { team: "blue" } }).then((page) => page.items), WHERE_PEOPLE.filter((person) => person.team === "blue"));
+        assert.equal(await people.count({ email: "same@example.com" }), 0);
+      }));
+
+    it("updateWhere refuses a patch that changes the documents' id, and changes nothing", () =>
+      withStorage(async (storage) => {
+        const people = storage.collection<Person>("people");
+        await people.upsertMany(WHERE_PEOPLE);
+        await assert.rejects(people.updateWhere({ team: "red" }, { id: "z", name: "Zed" }), /id/);
+        assert.deepEqual(await ids(people.find({ where: { name: "Zed" } })), []);
+        assert.equal(await people.get("z"), undefined);
       }));
   });
 }
