@@ -11,7 +11,7 @@ import type { DeclaredCollection } from "./schema.ts";
  * place instead.
  */
 export interface PatchSql {
-  /** `doc = ...` and the changed columns' assignments. */
+  /** `doc = ...` and the assignments of the columns of the fields the patch names. */
   sets: string;
   params: unknown[];
   /**
