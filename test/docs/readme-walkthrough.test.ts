@@ -26,19 +26,31 @@ npx() { if [ "$1" = reachkit ]; then shift; node --import "$REACHKIT_ROOT/node_m
 jobs_idle() { while curl -s "localhost:$PORT/metrics" | grep -qE '^reachkit_jobs\{state="(due|running)"\} [1-9]'; do sleep 0.05; done; }
 `;
 const MARK = "\u001e";
+/** Where the README's local webhook receiver listens; the test moves it to a free port, so two runs on one machine never meet. */
+const RECEIVER = { host: "127.0.0.1", port: 8765 };
+
+/** A README command on the test's ports: the server's and the webhook receiver's. */
+function onPorts(command: string, serverPort: number, receiverPort: number): string {
+  return command
+    .replaceAll("localhost:3000", `localhost:${serverPort}`)
+    .replaceAll(`${RECEIVER.host}:${RECEIVER.port}`, `${RECEIVER.host}:${receiverPort}`)
+    .replaceAll(`listen(${RECEIVER.port}, "${RECEIVER.host}")`, `listen(${receiverPort}, "${RECEIVER.host}")`);
+}
 
 describe("the README walkthrough", () => {
   let server: ExampleProcess;
   let folder: string;
   let outputs: string[];
   let stderr: string;
+  let receiverPort: number;
 
   before(async () => {
     folder = temporaryDirectory("readme");
     const port = await freePort();
+    receiverPort = await freePort();
     const env = { PORT: String(port), REACHKIT_DATA_DIR: join(folder, "data"), REACHKIT_SECRET: TEST_SECRET, REACHKIT_SMS_LOG: join(folder, "texts.jsonl"), REACHKIT_WEBHOOKS_ALLOW_PRIVATE: "true" };
     server = await startExampleProcess(join(root, "server/main.ts"), env);
-    const steps = ranWithoutBrowser.map((step, index) => `jobs_idle\nprintf '\\n${MARK}%d\\n' ${index}\n${step.command.replaceAll("localhost:3000", `localhost:${port}`)}\n`);
+    const steps = ranWithoutBrowser.map((step, index) => `jobs_idle\nprintf '\\n${MARK}%d\\n' ${index}\n${onPorts(step.command, port, receiverPort)}\n`);
     const script = join(folder, "walkthrough.sh");
     writeFileSync(script, `${PRELUDE}${steps.join("")}jobs_idle\n`);
     const result = await promisify(execFile)("bash", [script], { cwd: folder, env: { ...process.env, ...env, REACHKIT_ROOT: root, TSX_TSCONFIG_PATH: join(root, "tsconfig.json") }, maxBuffer: 16 * 1024 * 1024 }).catch(
@@ -61,7 +73,7 @@ describe("the README walkthrough", () => {
     const wrong = ranWithoutBrowser.flatMap((step, index) => {
       const shown = shownOutput(step.shown);
       const output = outputs[index]!;
-      return shown === undefined || matchesShown(shown.replaceAll("localhost:3000", "localhost:*"), output.replace(/localhost:\d+/g, "localhost:*"))
+      return shown === undefined || matchesShown(shown.replaceAll("localhost:3000", "localhost:*"), output.replace(/localhost:\d+/g, "localhost:*").replaceAll(`${RECEIVER.host}:${receiverPort}`, `${RECEIVER.host}:${RECEIVER.port}`))
         ? []
         : [`[${step.section}] ${step.command}\n  shown:   ${shown}\n  printed: ${output.trim()}`];
     });
