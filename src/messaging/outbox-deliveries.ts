@@ -1,6 +1,7 @@
 import PQueue from "p-queue";
 import { GroupCommit } from "../kernel/group-commit.ts";
 import type { Retries } from "../jobs/jobs.ts";
+import { nextDueAt } from "../jobs/row-drains.ts";
 import type { Clock } from "../ports/clock.ts";
 import { EmailSendError, type EmailSender } from "../ports/email-sender.ts";
 import type { Logger } from "../ports/logger.ts";
@@ -173,13 +174,14 @@ export class OutboxDeliveries {
     attempt: PageAttempt,
   ): Promise<AttemptOutcome> {
     const reason = error instanceof Error ? error.message : String(error);
-    if (!failure.retryable || marked.attempts >= this.retries.maxAttempts) {
+    const now = this.clock.now();
+    const nextAttemptAt = failure.retryable ? nextDueAt(this.retries, marked.attempts, now) : undefined;
+    if (nextAttemptAt === undefined) {
       return this.#fail(marked, { status: "failed", reason, errorCode: failure.providerCode, optedOut: failure.optedOut });
     }
-    const now = this.clock.now();
     // The reason stays for `outbox list` while the message waits for its next attempt.
     const patch: Patch<OutboxMessage> = { reason, updatedAt: now, ...(failure.mayHaveSent ? {} : { inFlightSince: undefined }) };
-    if (!attempt.keepDueAt) patch.dueAt = now + this.retries.backoffMs(marked.attempts);
+    if (!attempt.keepDueAt) patch.dueAt = nextAttemptAt;
     await this.#outcomes.run(() => this.messages.update(marked.id, patch, { where: { status: "queued" } }));
     attempt.logger.warn("sending failed; will retry", { messageId: marked.id, reason, errorCode: failure.providerCode, dueAt: new Date(patch.dueAt ?? marked.dueAt!).toISOString() });
     return "retrying";

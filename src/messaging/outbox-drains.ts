@@ -18,6 +18,9 @@ export interface DrainPayload {
 /** One live drain per sender, across processes: the jobs' active key. */
 export const drainKey = (sender: DrainPayload): string => `outbox-drain:${sender.channel}:${sender.from}`;
 
+/** The sender whose drain sends `message`. */
+const senderOf = (message: OutboxMessage): DrainPayload => ({ channel: channelOf(message), from: message.from });
+
 const ATTEMPT_OUTCOMES: readonly AttemptOutcome[] = ["sent", "failed", "retrying", "unrecorded"];
 
 /**
@@ -34,7 +37,7 @@ export class OutboxDrains {
         jobType: OUTBOX_DRAIN_JOB,
         rows: messages,
         keyOf: drainKey,
-        payloadOf: (message) => ({ channel: channelOf(message), from: message.from }),
+        payloadOf: senderOf,
         drainField: "from",
         drainValue: (sender) => sender.from,
         // Each asks the provider first (`earlierAttemptAt`) when it goes again.
@@ -53,7 +56,7 @@ export class OutboxDrains {
 
   /** In the transaction that stored `message` (queued, with its `dueAt`): its sender's drain runs by then. */
   arm(message: OutboxMessage): Promise<void> {
-    return this.#drains.arm({ channel: channelOf(message), from: message.from }, message.dueAt!);
+    return this.#drains.arm(senderOf(message), message.dueAt!);
   }
 
   /** The drain job's handler. */
