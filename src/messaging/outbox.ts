@@ -93,6 +93,13 @@ export interface OutboxPageQuery {
 
 export const MAX_OUTBOX_PAGE = 200;
 
+/** Whether a list given to `method` has messages; they must all be of one company (a TypeError otherwise). */
+function ofOneCompany(messages: readonly { companyId: string }[], method: string): boolean {
+  const companyId = messages[0]?.companyId;
+  if (messages.some((message) => message.companyId !== companyId)) throw new TypeError(`${method} takes the messages of one company`);
+  return companyId !== undefined;
+}
+
 /**
  * The job of one message's delivery that the outbox queued before a message carried its own queue state:
  * such jobs left in a database still run, and hand their message to its sender's drain.
@@ -152,9 +159,7 @@ export class Outbox {
    * look back one at a time, so a list with one of them is recorded one text after the other.
    */
   async sendMany(messages: readonly OutboundMessage[]): Promise<OutboxMessage[]> {
-    const companyId = messages[0]?.companyId;
-    if (companyId === undefined) return [];
-    if (messages.some((message) => message.companyId !== companyId)) throw new TypeError("sendMany takes the texts of one company");
+    if (!ofOneCompany(messages, "sendMany")) return [];
     if (messages.some((message) => message.suppressDuplicates || message.onePerKindWithinMs)) {
       return this.storage.transaction(async () => {
         const stored: OutboxMessage[] = [];
@@ -171,9 +176,7 @@ export class Outbox {
    * the stored messages in order, each as `sendEmail` would.
    */
   async sendEmailMany(messages: readonly OutboundEmailMessage[]): Promise<OutboxMessage[]> {
-    const companyId = messages[0]?.companyId;
-    if (companyId === undefined) return [];
-    if (messages.some((message) => message.companyId !== companyId)) throw new TypeError("sendEmailMany takes the emails of one company");
+    if (!ofOneCompany(messages, "sendEmailMany")) return [];
     // Checked before anything is written, as sendEmail does: a header an email may not set fails the whole list.
     const fieldsOf = new Map(messages.map((message) => [message, emailRecordFields(message, this.settings.emailFrom)]));
     return this.#recordMany(messages, (message, id, now, company) => ({ ...queuedRecord(id, now, message), ...fieldsOf.get(message)!(company) }));

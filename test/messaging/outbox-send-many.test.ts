@@ -69,6 +69,20 @@ describe("the outbox's sendEmailMany", () => {
     await t.stop();
   });
 
+  it("refuses emails of two companies in one list, storing none", async () => {
+    const t = await startTestKit();
+    const other = (await t.kit.provisionCompany({ name: "Other" })).company.id;
+    await assert.rejects(
+      t.kit.outbox.sendEmailMany([
+        { companyId: t.company.companyId, to: "ada@example.com", subject: "one", text: "one", kind: "test" },
+        { companyId: other, to: "bo@example.com", subject: "two", text: "two", kind: "test" },
+      ]),
+      /sendEmailMany takes the messages of one company/,
+    );
+    assert.deepEqual(await t.kit.outbox.list(), []);
+    await t.stop();
+  });
+
   it("refuses a list with a header an email may not set, storing none", async () => {
     const t = await startTestKit();
     const companyId = t.company.companyId;
