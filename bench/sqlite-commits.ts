@@ -16,18 +16,26 @@ let wroteInTransaction = false;
 /** The commits that wrote so far. */
 export const sqliteCommits = () => commits;
 
-const statementPrototype = Object.getPrototypeOf(new Database(":memory:").prepare("SELECT 1")) as { run(...args: unknown[]): unknown };
-const run = statementPrototype.run;
-statementPrototype.run = function (this: CountedStatement, ...args: unknown[]) {
-  const source = this.source.trim().toUpperCase();
-  const wasInTransaction = this.database.inTransaction;
+const statementPrototype = Object.getPrototypeOf(new Database(":memory:").prepare("SELECT 1")) as Record<"run" | "get", (...args: unknown[]) => unknown>;
+/** A statement that may write: one that returns nothing, or a write that returns rows (`UPDATE … RETURNING`, run with `get`). */
+const WRITES = /^(INSERT|UPDATE|DELETE|REPLACE)/;
+
+function noteStatement(statement: CountedStatement): void {
+  const source = statement.source.trim().toUpperCase();
   if (source.startsWith("BEGIN")) wroteInTransaction = false;
   else if (source === "COMMIT") {
     if (wroteInTransaction) commits++;
     wroteInTransaction = false;
-  } else if (!this.reader && !/^(SAVEPOINT|RELEASE|ROLLBACK)/.test(source)) {
-    if (wasInTransaction) wroteInTransaction = true;
+  } else if ((!statement.reader || WRITES.test(source)) && !/^(SAVEPOINT|RELEASE|ROLLBACK)/.test(source)) {
+    if (statement.database.inTransaction) wroteInTransaction = true;
     else commits++;
   }
-  return run.apply(this, args);
-};
+}
+
+for (const method of ["run", "get"] as const) {
+  const original = statementPrototype[method];
+  statementPrototype[method] = function (this: CountedStatement, ...args: unknown[]) {
+    noteStatement(this);
+    return original.apply(this, args);
+  };
+}

@@ -3,8 +3,10 @@
 // client (undici, the same agent settings and per-receiver concurrency), in alternated
 // rounds; then the same with one receiver answering after 10 s: the rate of each of the two
 // others, beside its rate when all three are fast, and the kit's CPU and commits per event in both.
-// BENCH_PARTS=throughput or slow runs one part.
-import { mkdtempSync, rmSync } from "node:fs";
+// BENCH_PARTS=throughput or slow runs one part. BENCH_CPU_PROFILE=<dir> writes a CPU profile of each
+// round's kit side (its events and deliveries) there; the sampling slows it, so those rounds' figures are not the bench's.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent, request } from "undici";
@@ -144,6 +146,24 @@ async function reachkit(receivers: Receivers, measured: readonly number[]): Prom
   }
 }
 
+/** Runs `work` under the CPU profiler when BENCH_CPU_PROFILE names a directory, writing `<name>.cpuprofile` there. */
+async function profiled<R>(name: string, work: () => Promise<R>): Promise<R> {
+  const directory = process.env.BENCH_CPU_PROFILE;
+  if (!directory) return work();
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+  try {
+    return await work();
+  } finally {
+    const { profile } = await session.post("Profiler.stop");
+    mkdirSync(directory, { recursive: true });
+    writeFileSync(join(directory, `${name}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  }
+}
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function main(): Promise<void> {
@@ -154,7 +174,7 @@ async function main(): Promise<void> {
     for (let round = 0; PARTS.has("throughput") && round < ROUNDS; round++) {
       const order = round % 2 === 0 ? (["bare", "reachkit"] as const) : (["reachkit", "bare"] as const);
       const result: Partial<Record<"bare" | "reachkit", Side>> = {};
-      for (const side of order) result[side] = side === "bare" ? await bare(fast) : await reachkit(fast, [0, 1, 2]);
+      for (const side of order) result[side] = side === "bare" ? await bare(fast) : await profiled(`reachkit-${round + 1}`, () => reachkit(fast, [0, 1, 2]));
       rounds.push({ bare: result.bare!, reachkit: result.reachkit!, load: load() });
       console.error(`round ${round + 1}: bare ${result.bare!.deliveriesPerSecond}/s, reachkit ${result.reachkit!.deliveriesPerSecond}/s, load ${load().join(" ")}`);
     }

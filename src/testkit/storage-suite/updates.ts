@@ -138,6 +138,42 @@ export function updateTests(withStorage: WithStorage): void {
         assert.equal(await people.count({ email: "same@example.com" }), 0);
       }));
 
+    it("update stores every kind of value and field name as written, and answers the document as stored", () =>
+      withStorage(async (storage) => {
+        const counters = storage.collection<Loose>("counters");
+        await counters.insert({ id: "a", keep: "k", gone: 1, flag: false, "a.b": 1, a: { b: 2 } });
+        const patch: Record<string, string | number | boolean | null | object> = {
+          flag: true,
+          nothing: null,
+          nested: { list: [1, "two", { three: null }, false], empty: {} },
+          text: `quotes " ' \\ é 😀 \u2028 end`,
+          large: 1e21,
+          "a.b": "dot",
+          'say "hi"': "quote",
+          ["__proto__"]: { x: 1 },
+        };
+        const updated = await counters.update("a", { ...patch, gone: undefined }, { where: { keep: "k" } });
+        const stored = (await counters.get("a"))!;
+        assert.deepEqual(updated, stored);
+        assert.equal(Object.getPrototypeOf(stored), Object.prototype);
+        assert.deepEqual(Object.fromEntries(Object.entries(stored)), { id: "a", keep: "k", a: { b: 2 }, ...Object.fromEntries(Object.entries(patch)) });
+        assert.deepEqual(await ids(counters.find({ where: { flag: true, nothing: null, large: 1e21 } })), ["a"]);
+      }));
+
+    it("update of indexed fields: the document is found by its new values; a unique violation leaves it as it was", () =>
+      withStorage(async (storage) => {
+        const people = storage.collection<Person>("people");
+        await people.upsertMany(WHERE_PEOPLE);
+        assert.deepEqual(await people.update("b", { team: "navy", age: 44 }, { where: { team: "blue" } }), { ...WHERE_PEOPLE.find((person) => person.id === "b")!, team: "navy", age: 44 });
+        assert.deepEqual(await ids(people.find({ where: { team: "navy", age: { gte: 44 } } })), ["b"]);
+        assert.deepEqual(await ids(people.find({ where: { team: "blue" } })), ["e"]);
+        assert.equal(await people.update("b", { team: "x" }, { where: { team: "blue" } }), undefined);
+        assertUnique(await rejection(people.update("b", { email: "ann@example.com", name: "Same" })), "people", ["email"]);
+        assert.equal((await people.get("b"))!.name, WHERE_PEOPLE.find((person) => person.id === "b")!.name);
+        await assert.rejects(people.update("b", { id: "z" }), /id/);
+        assert.equal(await people.get("z"), undefined);
+      }));
+
     it("updateWhere refuses a patch that changes the documents' id, and changes nothing", () =>
       withStorage(async (storage) => {
         const people = storage.collection<Person>("people");

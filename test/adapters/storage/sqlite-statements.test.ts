@@ -44,12 +44,8 @@ it("prepares a few statements for `in` lists of every length, not one per length
   assert.ok(inLists.length <= 30, `${inLists.length} statements prepared`);
 });
 
-it("updateWhere patches every matching document with one statement, however many match", async () => {
-  const storage = sqliteStorage({ filename: join(temporaryDirectory("sqlite-statements"), "db.sqlite") });
-  await storage.ensureCollections([{ name: "things", indexes: [{ fields: ["group"] }] }]);
-  const things = storage.collection<Thing & { state?: string; attempt?: number }>("things");
-  await things.upsertMany(Array.from({ length: 300 }, (_, i) => ({ id: `t${i}`, group: i % 3 === 0 ? "due" : "later", attempt: 1 })));
-
+/** The SQL text of every statement `work` executes. */
+async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
   type Execute = (this: Database.Statement, ...args: unknown[]) => unknown;
   const prototype = Object.getPrototypeOf(new Database(":memory:").prepare("SELECT 1")) as Record<"run" | "get" | "all" | "iterate", Execute>;
   const originals = { run: prototype.run, get: prototype.get, all: prototype.all, iterate: prototype.iterate };
@@ -61,12 +57,40 @@ it("updateWhere patches every matching document with one statement, however many
     };
   }
   try {
-    assert.equal(await things.updateWhere({ group: "due" }, { state: "in-flight", group: "sending", attempt: undefined }), 100);
+    await work();
   } finally {
     Object.assign(prototype, originals);
   }
+  return executed;
+}
+
+it("updateWhere patches every matching document with one statement, however many match", async () => {
+  const storage = sqliteStorage({ filename: join(temporaryDirectory("sqlite-statements"), "db.sqlite") });
+  await storage.ensureCollections([{ name: "things", indexes: [{ fields: ["group"] }] }]);
+  const things = storage.collection<Thing & { state?: string; attempt?: number }>("things");
+  await things.upsertMany(Array.from({ length: 300 }, (_, i) => ({ id: `t${i}`, group: i % 3 === 0 ? "due" : "later", attempt: 1 })));
+
+  const executed = await statementsOf(async () => assert.equal(await things.updateWhere({ group: "due" }, { state: "in-flight", group: "sending", attempt: undefined }), 100));
   assert.equal(executed.length, 1, executed.join("\n"));
   assert.equal(await things.count({ group: "sending", state: "in-flight", attempt: { exists: false } }), 100);
   assert.equal(await things.count({ group: "later", attempt: 1 }), 200);
+  await storage.close();
+});
+
+it("update patches one document with one statement, inside a transaction and out, and answers it as stored", async () => {
+  const storage = sqliteStorage({ filename: join(temporaryDirectory("sqlite-statements"), "db.sqlite") });
+  await storage.ensureCollections([{ name: "things", indexes: [{ fields: ["group"] }] }]);
+  const things = storage.collection<Thing & { state?: string; attempt?: number }>("things");
+  await things.upsertMany(Array.from({ length: 3 }, (_, i) => ({ id: `t${i}`, group: "due", attempt: 1 })));
+
+  const alone = await statementsOf(async () => assert.deepEqual(await things.update("t0", { state: "sent", attempt: undefined }, { where: { group: "due" } }), { id: "t0", group: "due", state: "sent" }));
+  assert.equal(alone.length, 1, alone.join("\n"));
+  const missed = await statementsOf(async () => assert.equal(await things.update("t1", { state: "sent" }, { where: { group: "later" } }), undefined));
+  assert.equal(missed.length, 1, missed.join("\n"));
+  const inTransaction = await statementsOf(() => storage.transaction(() => things.update("t2", { group: "sent" })));
+  // BEGIN, the update, COMMIT.
+  assert.equal(inTransaction.length, 3, inTransaction.join("\n"));
+  assert.deepEqual((await things.find({ where: { group: "sent" } })).items, [{ id: "t2", group: "sent", attempt: 1 }]);
+  assert.deepEqual(await things.get("t1"), { id: "t1", group: "due", attempt: 1 });
   await storage.close();
 });
