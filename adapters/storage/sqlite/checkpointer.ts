@@ -8,8 +8,17 @@ import type Database from "better-sqlite3";
  * worker thread takes about 0.2 s; a process that writes little never pays for one.
  */
 const START_AFTER_BYTES = 4 * 1024 * 1024;
-/** How often the worker copies the WAL into the database file. */
-const CHECKPOINT_INTERVAL_MS = 100;
+/**
+ * The worker copies the WAL into the database file once this much has been written since its last copy
+ * (a bulk save: about every 100 ms, as the catalog's measured), and at the latest every
+ * CHECKPOINT_MAX_INTERVAL_MS. A copy writes each page once, however often it changed: a trickle of small
+ * commits (each event's deliveries) rewrites the same few pages, and a copy every 100 ms cost as much CPU
+ * as a fifth of a webhook delivery (bench/webhooks.ts); one a second, a fifth of that.
+ */
+const CHECKPOINT_AFTER_BYTES = 4 * 1024 * 1024;
+const CHECKPOINT_MAX_INTERVAL_MS = 1_000;
+/** How often the worker looks whether a copy is due. */
+const CHECKPOINT_TICK_MS = 100;
 /**
  * The writing connection's own automatic checkpoint, kept as a bound on the
  * WAL (about 40 MB with 4 KiB pages) should the worker fall behind. It is
@@ -37,9 +46,12 @@ export class BackgroundCheckpoints {
     private readonly filename: string,
   ) {}
 
-  /** Counts the documents' bytes written; the worker starts once they are worth a thread. */
+  /** Counts the documents' bytes written; the worker starts once they are worth a thread, and copies once they are worth a copy. */
   noteWritten(bytes: number): void {
-    if (this.#bytesBeforeStart <= 0) return;
+    if (this.#bytesBeforeStart <= 0) {
+      this.#worker?.noteWritten(bytes);
+      return;
+    }
     this.#bytesBeforeStart -= bytes;
     if (this.#bytesBeforeStart > 0) return;
     try {
@@ -58,10 +70,11 @@ export class BackgroundCheckpoints {
 class CheckpointWorker {
   readonly #worker: Worker;
   readonly #exited: Promise<void>;
+  #bytesSinceAsked = 0;
 
   constructor(db: Database.Database, filename: string) {
     this.#worker = new Worker(new URL("./checkpoint-worker.mjs", import.meta.url), {
-      workerData: { filename: resolve(filename), intervalMs: CHECKPOINT_INTERVAL_MS },
+      workerData: { filename: resolve(filename), tickMs: CHECKPOINT_TICK_MS, maxIntervalMs: CHECKPOINT_MAX_INTERVAL_MS },
       // Its own heap is a few MiB: keep it there.
       resourceLimits: { maxOldGenerationSizeMb: 8, maxYoungGenerationSizeMb: 2 },
     });
@@ -75,6 +88,14 @@ class CheckpointWorker {
         if (db.open) db.pragma(`wal_autocheckpoint = ${SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES}`);
       });
     });
+  }
+
+  /** Asks for a copy at the worker's next tick once CHECKPOINT_AFTER_BYTES have been written since the last ask. */
+  noteWritten(bytes: number): void {
+    this.#bytesSinceAsked += bytes;
+    if (this.#bytesSinceAsked < CHECKPOINT_AFTER_BYTES) return;
+    this.#bytesSinceAsked = 0;
+    this.#worker.postMessage("checkpoint");
   }
 
   /** Stops the worker and closes its connection, before the writer's: the last connection to close removes the WAL. */
