@@ -86,6 +86,9 @@ export class Deliveries {
     });
     if (targets.length === 0) return;
     const company = await this.accounts.getCompany(companyId);
+    // Webhooks that take the event under one name get one body, made once.
+    const bodies = new Map<string, string>();
+    const bodyOf = (type: string) => bodies.get(type) ?? bodies.set(type, webhookBody(type, event, company)).get(type)!;
     // Its deliveries and their drains together, also for an event emitted outside a transaction (a link click).
     await this.storage.transaction(async () => {
       for (const { webhook, type } of targets) {
@@ -95,7 +98,7 @@ export class Deliveries {
           companyId,
           applicationId: webhook.applicationId,
           event: type,
-          body: webhookBody(type, event, company),
+          body: bodyOf(type),
           status: "pending",
           attempts: 0,
           dueAt: now,

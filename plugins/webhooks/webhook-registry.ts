@@ -37,6 +37,10 @@ export class WebhookRegistry {
   private readonly webhooks: Collection<WebhookRecord>;
   /** Webhooks read for deliveries, by id: every delivery reads its webhook (see `forDelivery`). */
   private readonly recent = new Map<string, { webhook: WebhookRecord | undefined; until: number }>();
+  /** The enabled webhooks of companies, kept while this process is alone on its storage (see `enabledOf`). */
+  readonly #enabled = new Map<string, readonly WebhookRecord[]>();
+  /** Moves on at every write to webhooks: a read that began before one is not kept. */
+  #writes = 0;
 
   constructor(
     @inject(STORAGE) private readonly storage: Storage,
@@ -59,9 +63,40 @@ export class WebhookRegistry {
     return (await this.webhooks.find({ where: { companyId }, orderBy: [{ field: "id" }] })).items;
   }
 
-  /** The enabled webhooks of a company: where its events go. */
-  async enabledOf(companyId: string): Promise<WebhookRecord[]> {
-    return (await this.webhooks.find({ where: { companyId, disabledAt: null } })).items;
+  /**
+   * The enabled webhooks of a company: where its events go (their url, events and application; their
+   * failing state may be older). Every event reads them, inside its transaction: a process alone on
+   * its storage, with one transaction at a time, keeps them, and every write to webhooks (all go
+   * through this registry: the API, the console, a drain disabling one) forgets them, before it and
+   * once it has ended. With other processes (`Jobs.sharesStorage`), or transactions side by side, they
+   * are read each time: a webhook another process created gets the very next event.
+   */
+  async enabledOf(companyId: string): Promise<readonly WebhookRecord[]> {
+    const keep = !this.jobs.sharesStorage && !this.storage.transactionsRunConcurrently;
+    const kept = keep ? this.#enabled.get(companyId) : undefined;
+    if (kept) return kept;
+    const writes = this.#writes;
+    const webhooks = (await this.webhooks.find({ where: { companyId, disabledAt: null } })).items;
+    if (keep && writes === this.#writes) {
+      if (this.#enabled.size >= CACHE_SIZE) this.#enabled.clear();
+      this.#enabled.set(companyId, webhooks);
+    }
+    return webhooks;
+  }
+
+  /** Runs a write to webhooks, forgetting what `enabledOf` kept before it and once it has ended (committed or not). */
+  async #writing<R>(write: () => Promise<R>): Promise<R> {
+    this.#forgetEnabled();
+    try {
+      return await write();
+    } finally {
+      this.#forgetEnabled();
+    }
+  }
+
+  #forgetEnabled(): void {
+    this.#writes++;
+    this.#enabled.clear();
   }
 
   get(id: string): Promise<WebhookRecord | undefined> {
@@ -89,7 +124,7 @@ export class WebhookRegistry {
    */
   async create(owner: WebhookOwner & { credentialKind: CredentialKind }, body: unknown): Promise<WebhookRecord> {
     const input = parseWebhookInput(body, this.settings.allowPrivateTargets);
-    return this.storage.transaction(async () => {
+    return this.#writing(() => this.storage.transaction(async () => {
       const existing = await this.list(owner);
       if (existing.length >= this.settings.maxWebhooksPerApplication) {
         throw new HttpError(409, "too_many_webhooks", `an application may have at most ${this.settings.maxWebhooksPerApplication} webhooks at a company; delete one first`);
@@ -102,13 +137,13 @@ export class WebhookRegistry {
       // The delivery log's daily pruning, from the first webhook on (a key: one job however many webhooks).
       await this.jobs.enqueue({ type: PRUNE_JOB, payload: null, key: PRUNE_KEY, runAt: now + DAY });
       return record;
-    });
+    }));
   }
 
   /** Changes any of url, events and disabled (`disabled: false` enables it again). 404 unless the owner's. */
   async update(owner: WebhookOwner, id: string, body: unknown): Promise<WebhookRecord> {
     const patch = parseWebhookPatch(body, this.settings.allowPrivateTargets);
-    return this.storage.transaction(async () => {
+    return this.#writing(() => this.storage.transaction(async () => {
       const current = await this.#owned(owner, id);
       if (patch.url !== undefined) refuseSameUrl((await this.list(owner)).filter((other) => other.id !== id), patch.url);
       const now = this.clock.now();
@@ -119,27 +154,27 @@ export class WebhookRegistry {
       if (patch.disabled === false) Object.assign(changes, { disabledAt: undefined, disabledReason: undefined, failingSince: undefined });
       this.recent.delete(id);
       return (await this.webhooks.update(id, changes))!;
-    });
+    }));
   }
 
   /** 404 unless the owner's. Deliveries still queued for it are cancelled when their turn comes. */
   async delete(owner: WebhookOwner, id: string): Promise<void> {
     await this.#owned(owner, id);
     this.recent.delete(id);
-    await this.webhooks.delete(id);
+    await this.#writing(() => this.webhooks.delete(id));
   }
 
   /** Deletes an application's webhooks at a company (the company uninstalled it). */
   async deleteOfInstall(companyId: string, applicationId: string): Promise<number> {
     this.recent.clear();
-    return this.webhooks.deleteWhere({ companyId, applicationId });
+    return this.#writing(() => this.webhooks.deleteWhere({ companyId, applicationId }));
   }
 
   /** Disables a webhook and says so in the log. */
   async disable(webhook: WebhookRecord, reason: string): Promise<void> {
     const now = this.clock.now();
     this.recent.delete(webhook.id);
-    const disabled = await this.webhooks.update(webhook.id, { disabledAt: now, disabledReason: reason, updatedAt: now }, { where: { disabledAt: null } });
+    const disabled = await this.#writing(() => this.webhooks.update(webhook.id, { disabledAt: now, disabledReason: reason, updatedAt: now }, { where: { disabledAt: null } }));
     if (disabled) this.logger.warn("webhook disabled", { webhookId: webhook.id, companyId: webhook.companyId, applicationId: webhook.applicationId, url: webhook.url, reason });
   }
 

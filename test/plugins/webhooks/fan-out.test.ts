@@ -1,0 +1,89 @@
+import assert from "node:assert/strict";
+import { afterEach, describe, it } from "node:test";
+import { memoryStorage } from "../../../adapters/storage/memory/index.ts";
+import { WEBHOOKS } from "../../../plugins/webhooks/index.ts";
+import { withCollectionMethod } from "../../support/storage-wrappers.ts";
+import type { Json } from "../../support/test-kit.ts";
+import { Receiver, singleOptIn, startWebhookKit, type WebhookKit } from "./support.ts";
+
+let t: WebhookKit | undefined;
+const receivers: Receiver[] = [];
+afterEach(async () => {
+  await t?.stop();
+  t = undefined;
+  for (const receiver of receivers.splice(0)) await receiver.close();
+});
+
+async function receiver(key?: string): Promise<Receiver> {
+  const started = await Receiver.start(key);
+  receivers.push(started);
+  return started;
+}
+
+async function optIn(kit: WebhookKit, phone: string) {
+  const answer = await kit.request({ method: "POST", url: "/v1/subscriptions", body: singleOptIn(phone) });
+  assert.equal(answer.status, 202, answer.body);
+  await kit.scheduler.flush();
+}
+
+const phonesOf = (receiver: Receiver) => receiver.requests.map((request) => (request.json as { subscriber: { phone: string } }).subscriber.phone);
+
+/** A memory storage whose webhooks collection counts its finds: the events' reads of a company's webhooks. */
+function countingWebhookReads() {
+  const reads = { count: 0 };
+  const storage = withCollectionMethod(memoryStorage(), "find", (find, collection) => (options) => {
+    if (collection === WEBHOOKS) reads.count++;
+    return find(options);
+  });
+  return { storage, reads };
+}
+
+describe("an event's webhooks", () => {
+  it("are those enabled when it is emitted: webhooks created, changed, disabled, enabled and deleted between events", async () => {
+    t = await startWebhookKit();
+    const [a, b] = [await receiver(t.signingKey), await receiver(t.signingKey)];
+    const first = await t.createWebhook(a.url, ["sms.subscribed"]);
+    await optIn(t, "+19148440001");
+    const second = await t.createWebhook(b.url, ["sms.subscribed"]);
+    await optIn(t, "+19148440002");
+    const put = async (id: Json, body: Json) => assert.equal((await t!.request({ method: "PUT", url: `/v1/webhooks/${id}`, body })).status, 200);
+    await put(first.id, { events: ["email.subscribed"] });
+    await optIn(t, "+19148440003");
+    await put(second.id, { disabled: true });
+    await optIn(t, "+19148440004");
+    await put(second.id, { disabled: false });
+    await put(first.id, { events: ["sms.subscribed"] });
+    await optIn(t, "+19148440005");
+    assert.equal((await t.request({ method: "DELETE", url: `/v1/webhooks/${first.id}` })).status, 204);
+    await optIn(t, "+19148440006");
+    // A drain disables a webhook that answers 410: the next event has no delivery for it.
+    b.answer = () => ({ status: 410 });
+    await optIn(t, "+19148440007");
+    await optIn(t, "+19148440008");
+    assert.deepEqual(phonesOf(a), ["+19148440001", "+19148440002", "+19148440005"]);
+    assert.deepEqual(phonesOf(b), ["+19148440002", "+19148440003", "+19148440005", "+19148440006", "+19148440007"]);
+    assert.deepEqual((await t.deliveries()).filter((delivery) => delivery.webhookId === second.id).length, 5);
+  });
+
+  it("are read once for many events by a process alone on its storage, and at every event by one that shares it", async () => {
+    const alone = countingWebhookReads();
+    t = await startWebhookKit({ storage: alone.storage });
+    const target = await receiver(t.signingKey);
+    await t.createWebhook(target.url, ["sms.subscribed"]);
+    alone.reads.count = 0;
+    for (let n = 0; n < 5; n++) await optIn(t, `+1914844001${n}`);
+    assert.equal(target.requests.length, 5);
+    assert.equal(alone.reads.count, 1);
+    await t.stop();
+
+    const shared = countingWebhookReads();
+    t = await startWebhookKit({ storage: shared.storage, config: { jobs: { pollMs: 1_000 } } });
+    const other = await receiver(t.signingKey);
+    await t.createWebhook(other.url, ["sms.subscribed"]);
+    shared.reads.count = 0;
+    for (let n = 0; n < 5; n++) await optIn(t, `+1914844002${n}`);
+    assert.equal(other.requests.length, 5);
+    // Each opt-in emits events for its subscription and for its confirmation text's status: a read for each.
+    assert.ok(shared.reads.count >= 5, `${shared.reads.count} reads`);
+  });
+});
