@@ -89,8 +89,7 @@ export class Deliveries {
     // Webhooks that take the event under one name get one body, made once.
     const bodies = new Map<string, string>();
     const bodyOf = (type: string) => bodies.get(type) ?? bodies.set(type, webhookBody(type, event, company)).get(type)!;
-    // Its deliveries and their drains together, also for an event emitted outside a transaction (a link click).
-    await this.storage.transaction(async () => {
+    const write = async () => {
       for (const { webhook, type } of targets) {
         await this.deliveries.insert({
           id: `${DELIVERY_ID_PREFIX}${sortableId(now)}`,
@@ -109,7 +108,10 @@ export class Deliveries {
         });
         await this.drains.arm(webhook.id, now);
       }
-    });
+    };
+    // Its deliveries and their drains together: in the change's transaction (a savepoint of their own there cost
+    // a fifth more CPU than the event's three inserts), or in one of their own for an event emitted outside one (a link click).
+    await (this.storage.inTransaction?.() ? write() : this.storage.transaction(write));
   }
 
   /** The drain job's handler: sends one webhook's due deliveries. */

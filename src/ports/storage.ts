@@ -199,6 +199,13 @@ export interface Storage {
    * listeners run when the event is emitted, inside the transaction.
    */
   afterCommit?(work: () => unknown): Promise<void>;
+  /**
+   * Whether the caller runs inside a transaction still open (its async context is that of a
+   * `transaction(fn)` that has not ended). For writes that must be atomic together whether or not
+   * their caller opened a transaction: inside one they already are, and a nested `transaction` would
+   * cost a savepoint. Optional for adapters: without it, such code opens a (nested) transaction.
+   */
+  inTransaction?(): boolean;
   close(): Promise<void>;
 }
 

@@ -149,6 +149,10 @@ class MemoryStorage implements Storage {
     return this.#transactions.afterCommit(work);
   }
 
+  inTransaction(): boolean {
+    return this.#transactions.inTransaction();
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     await this.#transactions.outside("close", () => {

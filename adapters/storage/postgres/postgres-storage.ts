@@ -155,6 +155,10 @@ export class PostgresStorage implements Storage {
     return this.#transactions.afterCommit(work);
   }
 
+  inTransaction(): boolean {
+    return this.#transactions.inTransaction();
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     await this.#transactions.outsideAsync("close", async () => {

@@ -153,6 +153,10 @@ class SqliteStorage implements Storage {
     return this.#transactions.afterCommit(work);
   }
 
+  inTransaction(): boolean {
+    return this.#transactions.inTransaction();
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     await this.#transactions.outsideAsync("close", async () => {

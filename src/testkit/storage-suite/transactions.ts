@@ -169,6 +169,28 @@ export function transactionTests(withStorage: WithStorage): void {
         assert.deepEqual(await people.get("c"), { id: "c" });
       }));
 
+    // inTransaction is optional for adapters: this runs for those that have it.
+    it("inTransaction is true inside a transaction and a nested one, and false outside, after the end, and in after-commit work", () =>
+      withStorage(async (storage) => {
+        if (!storage.inTransaction) return;
+        const seen: Record<string, boolean> = { outside: storage.inTransaction() };
+        let leftOver: Promise<void> | undefined;
+        await storage.transaction(async () => {
+          seen.inside = storage.inTransaction!();
+          await storage.transaction(async () => void (seen.nested = storage.inTransaction!()));
+          // Async work started in the transaction that runs on after it has ended is outside it.
+          leftOver = new Promise((resolve) => setTimeout(resolve, 20)).then(() => void (seen.leftOver = storage.inTransaction!()));
+          await storage.afterCommit?.(() => void (seen.afterCommit = storage.inTransaction!()));
+        });
+        await leftOver;
+        seen.after = storage.inTransaction();
+        await assert.rejects(storage.transaction(async () => {
+          throw new Error("rolled back");
+        }));
+        seen.afterRollback = storage.inTransaction();
+        assert.deepEqual(seen, { outside: false, inside: true, nested: true, leftOver: false, ...(storage.afterCommit ? { afterCommit: false } : {}), after: false, afterRollback: false });
+      }));
+
     // afterCommit is optional for adapters: these run for those that have it.
     it("afterCommit runs work once the transaction has committed, outside it, and transaction() resolves after the work", () =>
       withStorage(async (storage) => {

@@ -1,8 +1,12 @@
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
+import { join } from "node:path";
+import Database from "better-sqlite3";
 import { memoryStorage } from "../../../adapters/storage/memory/index.ts";
+import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
 import { WEBHOOKS } from "../../../plugins/webhooks/index.ts";
 import { withCollectionMethod } from "../../support/storage-wrappers.ts";
+import { temporaryDirectory } from "../../support/temp-dir.ts";
 import type { Json } from "../../support/test-kit.ts";
 import { Receiver, singleOptIn, startWebhookKit, type WebhookKit } from "./support.ts";
 
@@ -86,4 +90,41 @@ describe("an event's webhooks", () => {
     // Each opt-in emits events for its subscription and for its confirmation text's status: a read for each.
     assert.ok(shared.reads.count >= 5, `${shared.reads.count} reads`);
   });
+
+  it("are written in the change's transaction without a savepoint of their own, and in one of their own for an event emitted outside any", async () => {
+    t = await startWebhookKit({ storage: sqliteStorage({ filename: join(temporaryDirectory("webhooks-fan-out"), "db.sqlite") }) });
+    const target = await receiver(t.signingKey);
+    await t.createWebhook(target.url, ["privacy.request.processed"]);
+    const companyId = t.company.companyId as string;
+    const emit = (n: number) => t!.kit.events.emit("privacy.request.processed", { companyId, requestId: `r-${n}`, removedRecords: 1, at: 1772366400000 + n });
+    // The first event queues the webhook's drain (a job, in a transaction of the jobs' own); the next find it queued.
+    await t.kit.storage.transaction(() => emit(0));
+    const inTransaction = await statementsOf(() => t!.kit.storage.transaction(() => emit(1)));
+    // A write transaction's BEGIN, then the delivery's insert with no savepoint between (reads outside one share a plain BEGIN).
+    const writes = (statements: string[]) => statements.filter((sql) => /^(SAVEPOINT|BEGIN IMMEDIATE|INSERT)/.test(sql)).map((sql) => sql.split(" ").slice(0, 3).join(" "));
+    assert.deepEqual(writes(inTransaction), ["BEGIN IMMEDIATE", 'INSERT INTO "webhooks_deliveries"']);
+    assert.deepEqual(writes(await statementsOf(() => emit(2))), ["BEGIN IMMEDIATE", 'INSERT INTO "webhooks_deliveries"']);
+    await t.scheduler.flush();
+    assert.deepEqual(target.requests.map((request) => (request.json as { privacy_request: { id: string } }).privacy_request.id), ["r-0", "r-1", "r-2"]);
+  });
 });
+
+/** The SQL text of every statement `work` executes. */
+async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
+  type Execute = (this: Database.Statement, ...args: unknown[]) => unknown;
+  const prototype = Object.getPrototypeOf(new Database(":memory:").prepare("SELECT 1")) as Record<"run" | "get" | "all", Execute>;
+  const originals = { run: prototype.run, get: prototype.get, all: prototype.all };
+  const executed: string[] = [];
+  for (const method of ["run", "get", "all"] as const) {
+    prototype[method] = function (this: Database.Statement, ...args: unknown[]) {
+      executed.push(this.source.trim());
+      return originals[method].apply(this, args);
+    };
+  }
+  try {
+    await work();
+  } finally {
+    Object.assign(prototype, originals);
+  }
+  return executed;
+}
