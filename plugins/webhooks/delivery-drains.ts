@@ -1,7 +1,6 @@
 import PQueue from "p-queue";
 import {
   CLOCK,
-  GroupCommit,
   inject,
   injectable,
   JOBS,
@@ -60,8 +59,8 @@ export function postSigned(sender: DeliverySender, clock: Clock, webhook: Webhoo
 /**
  * The webhooks' drains (RowDrains): one job per webhook sends its pending deliveries in (dueAt, id)
  * order, at most `concurrencyPerReceiver` requests out at once, reading the next page while they are.
- * A page is marked in flight in one write; the outcomes of the requests answered together commit in one
- * transaction (a group commit). A slow or dead receiver holds its own drain only: its requests wait,
+ * A page is marked in flight in one write; the outcomes of the requests answered in one turn of the event
+ * loop commit in one transaction (TurnWrites). A slow or dead receiver holds its own drain only: its requests wait,
  * every other webhook's drain goes on, and no job slot is held while they do.
  */
 @injectable()
@@ -69,8 +68,8 @@ export class WebhookDrains {
   private readonly deliveries: Collection<DeliveryRecord>;
   readonly #drains: RowDrains<DeliveryRecord, WebhookDrainPayload, DeliveryOutcome>;
   readonly #queues = new Map<string, PQueue>();
-  /** The in-flight marks and outcomes asked together: one commit for them all. */
-  readonly #outcomes: GroupCommit;
+  /** The in-flight marks and outcomes asked in one turn: one commit for them all. */
+  readonly #outcomes: TurnWrites;
 
   constructor(
     @inject(STORAGE) storage: Storage,
@@ -82,7 +81,7 @@ export class WebhookDrains {
     @inject(WEBHOOKS_SETTINGS) private readonly settings: WebhooksSettings,
   ) {
     this.deliveries = storage.collection(DELIVERIES);
-    this.#outcomes = new GroupCommit(storage);
+    this.#outcomes = new TurnWrites(storage);
     this.#drains = new RowDrains(
       {
         jobType: DRAIN_JOB,
@@ -127,12 +126,9 @@ export class WebhookDrains {
     await this.#outcomes.run(() => this.deliveries.updateWhere({ id: { in: ids }, status: "pending" }, { inFlightSince: now, dueAt: now + IN_FLIGHT_RECHECK_MS }));
     const queue = this.#queue(webhook.id);
     return page.map((delivery) =>
-      // Each request out is a participant: the outcomes commit once every one has written or ended.
-      this.#outcomes
-        .participate(async () => {
-          const result = await queue.add(() => postSigned(this.sender, this.clock, webhook, delivery, keys, context.signal));
-          return this.#record(delivery, webhook, result, context.signal);
-        })
+      queue
+        .add(() => postSigned(this.sender, this.clock, webhook, delivery, keys, context.signal))
+        .then((result) => this.#record(delivery, webhook, result!, context.signal))
         .catch((error: unknown) => {
           context.logger.error("a delivery's outcome could not be recorded; it is tried again when due", { deliveryId: delivery.id, error });
           return "unrecorded" as const;
@@ -207,3 +203,44 @@ export function attemptFields(delivery: DeliveryRecord, result: AttemptResult, n
     error: result.error,
   };
 }
+
+type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/**
+ * The drains' writes asked in one turn of the event loop (in-flight marks, outcomes), committed in one
+ * transaction, one after another, without a savepoint each: a savepoint makes SQLite copy every page
+ * its writes touch, which cost about as much again as the write itself. Each write is one statement,
+ * or a few whose partial effect is harmless (a webhook marked failing whose delivery's outcome then
+ * failed: the delivery is tried again when due). A write that throws fails its caller alone; a commit
+ * that fails fails every caller of the group, and their deliveries are due again when their in-flight
+ * marks say. With transactions side by side (PostgreSQL) each write is a transaction of its own, at once.
+ */
+class TurnWrites {
+  #next: Array<{ write: () => Promise<unknown>; settle: (settled: Settled) => void }> = [];
+
+  constructor(private readonly storage: Storage) {}
+
+  run<R>(write: () => Promise<R>): Promise<R> {
+    if (this.storage.transactionsRunConcurrently) return this.storage.transaction(write);
+    return new Promise<R>((resolve, reject) => {
+      if (this.#next.length === 0) setImmediate(() => void this.#commit());
+      this.#next.push({ write, settle: (settled) => (settled.ok ? resolve(settled.value as R) : reject(settled.error)) });
+    });
+  }
+
+  async #commit(): Promise<void> {
+    const group = this.#next;
+    this.#next = [];
+    const settled: Settled[] = [];
+    try {
+      await this.storage.transaction(async () => {
+        for (const { write } of group) settled.push(await write().then((value): Settled => ({ ok: true, value }), (error: unknown): Settled => ({ ok: false, error })));
+      });
+    } catch (error) {
+      for (const member of group) member.settle({ ok: false, error });
+      return;
+    }
+    group.forEach((member, index) => member.settle(settled[index]!));
+  }
+}
+

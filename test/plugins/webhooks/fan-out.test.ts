@@ -107,6 +107,22 @@ describe("an event's webhooks", () => {
     await t.scheduler.flush();
     assert.deepEqual(target.requests.map((request) => (request.json as { privacy_request: { id: string } }).privacy_request.id), ["r-0", "r-1", "r-2"]);
   });
+
+  it("are delivered with their outcomes committed together, without a savepoint for each", async () => {
+    t = await startWebhookKit({ storage: sqliteStorage({ filename: join(temporaryDirectory("webhooks-fan-out"), "db.sqlite") }) });
+    const target = await receiver(t.signingKey);
+    await t.createWebhook(target.url, ["privacy.request.processed"]);
+    const companyId = t.company.companyId as string;
+    await t.kit.storage.transaction(async () => {
+      for (let n = 0; n < 24; n++) await t!.kit.events.emit("privacy.request.processed", { companyId, requestId: `r-${n}`, removedRecords: 1, at: 1772366400000 + n });
+    });
+    const executed = await statementsOf(() => t!.scheduler.flush());
+    assert.equal(target.requests.length, 24);
+    assert.deepEqual((await t.deliveries()).map((delivery) => delivery.status), Array(24).fill("delivered"));
+    const outcomes = executed.filter((sql) => sql.startsWith('UPDATE "webhooks_deliveries"') && sql.includes("WHERE id = ?"));
+    assert.equal(outcomes.length, 24);
+    assert.deepEqual(executed.filter((sql) => sql.startsWith("SAVEPOINT")), []);
+  });
 });
 
 /** The SQL text of every statement `work` executes. */
