@@ -5,8 +5,7 @@
 // others, beside its rate when all three are fast, and the kit's CPU and commits per event in both.
 // BENCH_PARTS=throughput or slow runs one part. BENCH_CPU_PROFILE=<dir> writes a CPU profile of each
 // round's kit side (its events and deliveries) there; the sampling slows it, so those rounds' figures are not the bench's.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { Session } from "node:inspector/promises";
+import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent, request } from "undici";
@@ -15,6 +14,7 @@ import { sqliteStorage } from "../adapters/storage/sqlite/index.ts";
 import { accountsPlugin } from "../plugins/accounts/index.ts";
 import { DEFAULT_WEBHOOKS_SETTINGS, webhooksPlugin } from "../plugins/webhooks/index.ts";
 import { createReachkit, silentLogger } from "../src/index.ts";
+import { profiled } from "./cpu-profile.ts";
 import { sqliteCommits } from "./sqlite-commits.ts";
 import { report, startServerProcess, stopServerProcess, type ServerProcess } from "./support.ts";
 
@@ -143,24 +143,6 @@ async function reachkit(receivers: Receivers, measured: readonly number[]): Prom
   } finally {
     await kit.stop();
     rmSync(directory, { recursive: true, force: true });
-  }
-}
-
-/** Runs `work` under the CPU profiler when BENCH_CPU_PROFILE names a directory, writing `<name>.cpuprofile` there. */
-async function profiled<R>(name: string, work: () => Promise<R>): Promise<R> {
-  const directory = process.env.BENCH_CPU_PROFILE;
-  if (!directory) return work();
-  const session = new Session();
-  session.connect();
-  await session.post("Profiler.enable");
-  await session.post("Profiler.start");
-  try {
-    return await work();
-  } finally {
-    const { profile } = await session.post("Profiler.stop");
-    mkdirSync(directory, { recursive: true });
-    writeFileSync(join(directory, `${name}.cpuprofile`), JSON.stringify(profile));
-    session.disconnect();
   }
 }
 

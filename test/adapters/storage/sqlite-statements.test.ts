@@ -4,6 +4,7 @@ import { it } from "node:test";
 import Database from "better-sqlite3";
 import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
 import type { Doc } from "../../../src/ports/storage.ts";
+import { statementsOf } from "../../support/sqlite-statements.ts";
 import { temporaryDirectory } from "../../support/temp-dir.ts";
 
 interface Thing extends Doc {
@@ -43,26 +44,6 @@ it("prepares a few statements for `in` lists of every length, not one per length
   const inLists = [...prepared].filter((sql) => sql.includes(" IN ("));
   assert.ok(inLists.length <= 30, `${inLists.length} statements prepared`);
 });
-
-/** The SQL text of every statement `work` executes. */
-async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
-  type Execute = (this: Database.Statement, ...args: unknown[]) => unknown;
-  const prototype = Object.getPrototypeOf(new Database(":memory:").prepare("SELECT 1")) as Record<"run" | "get" | "all" | "iterate", Execute>;
-  const originals = { run: prototype.run, get: prototype.get, all: prototype.all, iterate: prototype.iterate };
-  const executed: string[] = [];
-  for (const method of ["run", "get", "all", "iterate"] as const) {
-    prototype[method] = function (this: Database.Statement, ...args: unknown[]) {
-      executed.push(this.source);
-      return originals[method].apply(this, args);
-    };
-  }
-  try {
-    await work();
-  } finally {
-    Object.assign(prototype, originals);
-  }
-  return executed;
-}
 
 it("updateWhere patches every matching document with one statement, however many match", async () => {
   const storage = sqliteStorage({ filename: join(temporaryDirectory("sqlite-statements"), "db.sqlite") });

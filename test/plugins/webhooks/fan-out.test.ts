@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { memoryStorage } from "../../../adapters/storage/memory/index.ts";
 import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
 import { WEBHOOKS } from "../../../plugins/webhooks/index.ts";
+import { statementsOf } from "../../support/sqlite-statements.ts";
 import { withCollectionMethod } from "../../support/storage-wrappers.ts";
 import { temporaryDirectory } from "../../support/temp-dir.ts";
 import type { Json } from "../../support/test-kit.ts";
@@ -125,22 +125,3 @@ describe("an event's webhooks", () => {
   });
 });
 
-/** The SQL text of every statement `work` executes. */
-async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
-  type Execute = (this: Database.Statement, ...args: unknown[]) => unknown;
-  const prototype = Object.getPrototypeOf(new Database(":memory:").prepare("SELECT 1")) as Record<"run" | "get" | "all", Execute>;
-  const originals = { run: prototype.run, get: prototype.get, all: prototype.all };
-  const executed: string[] = [];
-  for (const method of ["run", "get", "all"] as const) {
-    prototype[method] = function (this: Database.Statement, ...args: unknown[]) {
-      executed.push(this.source.trim());
-      return originals[method].apply(this, args);
-    };
-  }
-  try {
-    await work();
-  } finally {
-    Object.assign(prototype, originals);
-  }
-  return executed;
-}
