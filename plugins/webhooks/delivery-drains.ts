@@ -20,7 +20,8 @@ import { DELIVERIES, type DeliveryRecord, type WebhookRecord } from "./records.t
 import { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from "./retry-schedule.ts";
 import { signatureHeaders } from "./signing.ts";
 import type { SigningKeys } from "./signing-keys.ts";
-import { WEBHOOK_REGISTRY, WEBHOOK_SENDER, WEBHOOK_SIGNING_KEYS, WEBHOOKS_SETTINGS, type WebhooksSettings } from "./tokens.ts";
+import { WEBHOOK_REGISTRY, WEBHOOK_SENDER, WEBHOOK_SIGNING_KEYS, WEBHOOK_TURN_WRITES, WEBHOOKS_SETTINGS, type WebhooksSettings } from "./tokens.ts";
+import type { TurnWrites } from "./turn-writes.ts";
 import type { WebhookRegistry } from "./webhook-registry.ts";
 
 /** The job that sends one webhook's pending deliveries, one live per webhook. */
@@ -68,8 +69,6 @@ export class WebhookDrains {
   private readonly deliveries: Collection<DeliveryRecord>;
   readonly #drains: RowDrains<DeliveryRecord, WebhookDrainPayload, DeliveryOutcome>;
   readonly #queues = new Map<string, PQueue>();
-  /** The in-flight marks and outcomes asked in one turn: one commit for them all. */
-  readonly #outcomes: TurnWrites;
 
   constructor(
     @inject(STORAGE) storage: Storage,
@@ -79,9 +78,10 @@ export class WebhookDrains {
     @inject(WEBHOOK_SIGNING_KEYS) private readonly signingKeys: SigningKeys,
     @inject(WEBHOOK_SENDER) private readonly sender: DeliverySender,
     @inject(WEBHOOKS_SETTINGS) private readonly settings: WebhooksSettings,
+    /** The in-flight marks and outcomes asked in one turn: one commit for them all. */
+    @inject(WEBHOOK_TURN_WRITES) private readonly outcomes: TurnWrites,
   ) {
     this.deliveries = storage.collection(DELIVERIES);
-    this.#outcomes = new TurnWrites(storage);
     this.#drains = new RowDrains(
       {
         jobType: DRAIN_JOB,
@@ -118,12 +118,12 @@ export class WebhookDrains {
     const webhook = await this.registry.forDelivery(payload.webhookId);
     if (!webhook || webhook.disabledAt !== undefined) {
       const error = webhook ? `the webhook is disabled: ${webhook.disabledReason ?? ""}` : "the webhook was deleted";
-      await this.#outcomes.run(() => this.deliveries.updateWhere({ id: { in: ids }, status: "pending" }, { ...LEFT_QUEUE, status: "cancelled", error, updatedAt: this.clock.now() }));
+      await this.outcomes.run(() => this.deliveries.updateWhere({ id: { in: ids }, status: "pending" }, { ...LEFT_QUEUE, status: "cancelled", error, updatedAt: this.clock.now() }));
       return page.map(() => Promise.resolve("cancelled" as const));
     }
     const keys = await this.signingKeys.signingKeys(webhook.applicationId);
     const now = this.clock.now();
-    await this.#outcomes.run(() => this.deliveries.updateWhere({ id: { in: ids }, status: "pending" }, { inFlightSince: now, dueAt: now + IN_FLIGHT_RECHECK_MS }));
+    await this.outcomes.run(() => this.deliveries.updateWhere({ id: { in: ids }, status: "pending" }, { inFlightSince: now, dueAt: now + IN_FLIGHT_RECHECK_MS }));
     const queue = this.#queue(webhook.id);
     return page.map((delivery) =>
       queue
@@ -138,7 +138,7 @@ export class WebhookDrains {
 
   /** Writes an attempt's outcome with those of the attempts answered beside it. */
   #record(delivery: DeliveryRecord, webhook: WebhookRecord, result: AttemptResult, stop: AbortSignal): Promise<DeliveryOutcome> {
-    return this.#outcomes.run(async () => {
+    return this.outcomes.run(async () => {
       const now = this.clock.now();
       // The kit stopped during the request: due at once after the restart, the attempt not counted.
       if (stop.aborted && !result.delivered) {
@@ -203,44 +203,3 @@ export function attemptFields(delivery: DeliveryRecord, result: AttemptResult, n
     error: result.error,
   };
 }
-
-type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
-
-/**
- * The drains' writes asked in one turn of the event loop (in-flight marks, outcomes), committed in one
- * transaction, one after another, without a savepoint each: a savepoint makes SQLite copy every page
- * its writes touch, which cost about as much again as the write itself. Each write is one statement,
- * or a few whose partial effect is harmless (a webhook marked failing whose delivery's outcome then
- * failed: the delivery is tried again when due). A write that throws fails its caller alone; a commit
- * that fails fails every caller of the group, and their deliveries are due again when their in-flight
- * marks say. With transactions side by side (PostgreSQL) each write is a transaction of its own, at once.
- */
-class TurnWrites {
-  #next: Array<{ write: () => Promise<unknown>; settle: (settled: Settled) => void }> = [];
-
-  constructor(private readonly storage: Storage) {}
-
-  run<R>(write: () => Promise<R>): Promise<R> {
-    if (this.storage.transactionsRunConcurrently) return this.storage.transaction(write);
-    return new Promise<R>((resolve, reject) => {
-      if (this.#next.length === 0) setImmediate(() => void this.#commit());
-      this.#next.push({ write, settle: (settled) => (settled.ok ? resolve(settled.value as R) : reject(settled.error)) });
-    });
-  }
-
-  async #commit(): Promise<void> {
-    const group = this.#next;
-    this.#next = [];
-    const settled: Settled[] = [];
-    try {
-      await this.storage.transaction(async () => {
-        for (const { write } of group) settled.push(await write().then((value): Settled => ({ ok: true, value }), (error: unknown): Settled => ({ ok: false, error })));
-      });
-    } catch (error) {
-      for (const member of group) member.settle({ ok: false, error });
-      return;
-    }
-    group.forEach((member, index) => member.settle(settled[index]!));
-  }
-}
-
