@@ -1,4 +1,5 @@
 import type { EventBus } from "../events/event-bus.ts";
+import { BatchWrite, type GroupCommit } from "../kernel/group-commit.ts";
 import type { JobOutcome } from "../jobs/job-definition.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { Logger } from "../ports/logger.ts";
@@ -15,8 +16,17 @@ export interface StatusChange {
   optedOut?: boolean;
 }
 
-/** Runs a message's update in a transaction: its own, or that of the deliveries answered beside it. */
-export type StatusWrite = (update: () => Promise<OutboxMessage | undefined>) => Promise<OutboxMessage | undefined>;
+/** Runs a message's update in a transaction: its own, or the one the caller is in. */
+type StatusWrite = (update: () => Promise<OutboxMessage | undefined>) => Promise<OutboxMessage | undefined>;
+
+/** A message its provider took (queued, its attempt in flight), with the provider's id for it. */
+interface Taken {
+  message: OutboxMessage;
+  providerMessageId: string | undefined;
+}
+
+/** Inside the caller's transaction. */
+const inTransaction: StatusWrite = (update) => update();
 
 /**
  * The outbox's status path: a message moves forward only (queued → sent →
@@ -25,6 +35,9 @@ export type StatusWrite = (update: () => Promise<OutboxMessage | undefined>) => 
  * `message.status_changed` in the move's transaction.
  */
 export class MessageStatuses {
+  /** The moves to sent of the messages whose providers answered together: written with one read and one write. */
+  readonly #taken = new BatchWrite<Taken, ReportedStatus | undefined>((taken) => this.#takenTogether(taken));
+
   constructor(
     private readonly messages: Collection<OutboxMessage>,
     private readonly storage: Storage,
@@ -72,21 +85,58 @@ export class MessageStatuses {
    * Moves a message to a later status if it has not moved there or beyond
    * meanwhile (a receipt can overtake the send's own commit), then announces it.
    */
-  async move(message: OutboxMessage, change: StatusChange, write: StatusWrite = (update) => this.storage.transaction(update)): Promise<void> {
+  async move(message: OutboxMessage, change: StatusChange): Promise<void> {
+    const status = await this.#move(message, change, (update) => this.storage.transaction(update));
+    if (status) this.reached(status);
+  }
+
+  /**
+   * `move` to sent of a message its provider took, in `group`'s next commit: the messages taken beside it
+   * move with it, with one read and one write for them all.
+   */
+  async taken(message: OutboxMessage, providerMessageId: string | undefined, group: GroupCommit): Promise<void> {
+    const status = await group.runBatched(this.#taken, { message, providerMessageId });
+    if (status) this.reached(status);
+  }
+
+  /** `move` of each message to sent, in the caller's transaction; returns the status each reached, if any. */
+  async #takenTogether(taken: readonly Taken[]): Promise<Array<ReportedStatus | undefined>> {
+    const change = (providerMessageId: string | undefined): StatusChange => ({ status: "sent", providerMessageId });
+    // Concurrent transactions would need each row held between its read and its write: `move`'s conditional update does that.
+    if (taken.length === 1 || this.storage.transactionsRunConcurrently) {
+      const statuses: Array<ReportedStatus | undefined> = [];
+      for (const { message, providerMessageId } of taken) statuses.push(await this.#move(message, change(providerMessageId), inTransaction));
+      return statuses;
+    }
+    const { items } = await this.messages.find({ where: { id: { in: taken.map(({ message }) => message.id) }, status: "queued" } });
+    const queued = new Map(items.map((row) => [row.id, row]));
+    const now = this.clock.now();
+    const moves: Array<{ before: OutboxMessage; after: OutboxMessage; change: StatusChange }> = [];
+    for (const { message, providerMessageId } of taken) {
+      const before = queued.get(message.id);
+      if (!before) continue;
+      queued.delete(message.id);
+      const moved = change(providerMessageId);
+      moves.push({ before, after: patched(before, this.#patch(before, moved, "sent", now)), change: moved });
+    }
+    if (moves.length > 0) await this.messages.upsertMany(moves.map(({ after }) => after));
+    for (const { before, after, change } of moves) await this.#announce(before, after, change);
+    const moved = new Set(moves.map(({ after }) => after.id));
+    const statuses: Array<ReportedStatus | undefined> = [];
+    // One that left the queue meanwhile (a receipt overtook its send; erased) is judged on what it is now.
+    for (const { message, providerMessageId } of taken) statuses.push(moved.has(message.id) ? "sent" : await this.#move(message, change(providerMessageId), inTransaction));
+    return statuses;
+  }
+
+  /** `move` through `write`; returns the status reached, if any. */
+  async #move(message: OutboxMessage, change: StatusChange, write: StatusWrite): Promise<ReportedStatus | undefined> {
     let current: OutboxMessage | undefined = message;
     // A concurrent move (the send's commit and a receipt) makes the conditional update miss once; read and try again.
     for (let tries = 0; current && tries < 3; tries++) {
-      if (current.status === "suppressed") return;
+      if (current.status === "suppressed") return undefined;
       const status = nextDeliveryStatus(current.status, change.status);
-      if (!status) return;
-      const now = this.clock.now();
-      // The reason of an earlier failed attempt goes: the reason is the new status's, if any.
-      // Out of the queue: its sender's drain no longer reads it.
-      const patch: Patch<OutboxMessage> = { status, reason: change.reason, updatedAt: now, inFlightSince: undefined, dueAt: undefined };
-      if (change.providerMessageId !== undefined) patch.providerMessageId = change.providerMessageId;
-      if (change.errorCode !== undefined) patch.errorCode = change.errorCode;
-      if (current.sentAt === undefined && status !== "failed") patch.sentAt = now;
-      if (status === "delivered") patch.deliveredAt = now;
+      if (!status) return undefined;
+      const patch = this.#patch(current, change, status, this.clock.now());
       const before = current;
       // The event in the move's transaction: in-transaction listeners (webhook deliveries) commit with the move.
       const moved = await write(async () => {
@@ -94,9 +144,22 @@ export class MessageStatuses {
         if (updated) await this.#announce(before, updated, change);
         return updated;
       });
-      if (moved) return this.reached(status);
+      if (moved) return status;
       current = await this.messages.get(current.id);
     }
+    return undefined;
+  }
+
+  /** What a move of `current` to `status` writes. */
+  #patch(current: OutboxMessage, change: StatusChange, status: ReportedStatus, now: number): Patch<OutboxMessage> {
+    // The reason of an earlier failed attempt goes: the reason is the new status's, if any.
+    // Out of the queue: its sender's drain no longer reads it.
+    const patch: Patch<OutboxMessage> = { status, reason: change.reason, updatedAt: now, inFlightSince: undefined, dueAt: undefined };
+    if (change.providerMessageId !== undefined) patch.providerMessageId = change.providerMessageId;
+    if (change.errorCode !== undefined) patch.errorCode = change.errorCode;
+    if (current.sentAt === undefined && status !== "failed") patch.sentAt = now;
+    if (status === "delivered") patch.deliveredAt = now;
+    return patch;
   }
 
   async #announce(before: OutboxMessage, after: OutboxMessage, change: StatusChange): Promise<void> {
@@ -126,4 +189,14 @@ export class MessageStatuses {
       });
     }
   }
+}
+
+/** `message` with `patch` applied as the storage applies one: a field set to undefined is removed. */
+function patched(message: OutboxMessage, patch: Patch<OutboxMessage>): OutboxMessage {
+  const result: Record<string, unknown> = { ...message };
+  for (const [field, value] of Object.entries(patch)) {
+    if (value === undefined) delete result[field];
+    else result[field] = value;
+  }
+  return result as unknown as OutboxMessage;
 }
