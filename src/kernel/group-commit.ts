@@ -126,16 +126,19 @@ export class GroupCommit {
 
   async #commit(group: readonly Member[]): Promise<Outcome[]> {
     const units = unitsOf(group);
-    if (units.length === 1 && group.length === 1) {
-      // Alone: its own transaction, without a savepoint.
-      const [member] = group as [Member];
-      const write = "write" in member ? member.write : () => member.batch.writeOne(member.item);
-      return [await this.storage.transaction(() => BulkWrites.around(write)).then(
-        (value): Outcome => ({ ok: true, value }),
-        (error: unknown): Outcome => ({ ok: false, error }),
-      )];
-    }
     const outcomes = new Map<Member, Outcome>();
+    if (units.length === 1) {
+      // Alone: its own transaction, without a savepoint.
+      const [unit] = units as [Unit];
+      try {
+        const values = await this.storage.transaction(() => BulkWrites.around(unit.write));
+        unit.members.forEach((member, index) => outcomes.set(member, { ok: true, value: values[index] }));
+      } catch (error) {
+        if (unit.members.length === 1) return [{ ok: false, error }];
+        for (const member of unit.members) outcomes.set(member, await this.#alone(member));
+      }
+      return group.map((member) => outcomes.get(member)!);
+    }
     try {
       await this.storage.transaction(async () => {
         const bulk = new BulkWrites();
@@ -145,8 +148,7 @@ export class GroupCommit {
             unit.members.forEach((member, index) => outcomes.set(member, { ok: true, value: values[index] }));
           } catch (error) {
             if (unit.members.length === 1) outcomes.set(unit.members[0]!, { ok: false, error });
-            // A batch that failed: each of its items alone, so that only the item at fault fails.
-            else for (const member of unit.members) outcomes.set(member, await this.#alone(member as Extract<Member, { batch: unknown }>));
+            else for (const member of unit.members) outcomes.set(member, await this.#alone(member));
           }
         }
         await bulk.write();
@@ -158,9 +160,13 @@ export class GroupCommit {
     return group.map((member) => outcomes.get(member)!);
   }
 
-  /** One item of a batch written alone, in a savepoint of the group's transaction. */
-  #alone(member: Extract<Member, { batch: unknown }>): Promise<Outcome> {
-    return this.storage.transaction(() => member.batch.writeOne(member.item)).then(
+  /**
+   * An item of a batch that failed, written alone (in a savepoint of the group's transaction, or in a
+   * transaction of its own), so that only the item at fault fails.
+   */
+  #alone(member: Member): Promise<Outcome> {
+    const { batch, item } = member as Extract<Member, { batch: unknown }>;
+    return this.storage.transaction(() => batch.writeOne(item)).then(
       (value): Outcome => ({ ok: true, value }),
       (error: unknown): Outcome => ({ ok: false, error }),
     );
