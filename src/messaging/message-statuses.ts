@@ -35,7 +35,7 @@ const inTransaction: StatusWrite = (update) => update();
  * `message.status_changed` in the move's transaction.
  */
 export class MessageStatuses {
-  /** The moves to sent of the messages whose providers answered together: written with one read and one write. */
+  /** The moves to sent of the messages whose providers answered together: one write for each, in one transaction. */
   readonly #taken = new BatchWrite<Taken, ReportedStatus | undefined>((taken) => this.#takenTogether(taken));
 
   constructor(
@@ -92,39 +92,31 @@ export class MessageStatuses {
 
   /**
    * `move` to sent of a message its provider took, in `group`'s next commit: the messages taken beside it
-   * move with it, with one read and one write for them all.
+   * move with it, in one savepoint of the group's transaction (or without one, alone in it).
    */
   async taken(message: OutboxMessage, providerMessageId: string | undefined, group: GroupCommit): Promise<void> {
     const status = await group.runBatched(this.#taken, { message, providerMessageId });
     if (status) this.reached(status);
   }
 
-  /** `move` of each message to sent, in the caller's transaction; returns the status each reached, if any. */
+  /**
+   * `move` of each message to sent, in the caller's transaction; returns the status each reached, if any.
+   * Each is one statement: the conditional update patches the stored document in place, with no read
+   * first, and the move is announced from the message as its attempt left it (its other fields do not
+   * change while it is queued). One that left the queue meanwhile (a receipt overtook its send; erased)
+   * is judged on what it is now.
+   */
   async #takenTogether(taken: readonly Taken[]): Promise<Array<ReportedStatus | undefined>> {
-    const change = (providerMessageId: string | undefined): StatusChange => ({ status: "sent", providerMessageId });
-    // Concurrent transactions would need each row held between its read and its write: `move`'s conditional update does that.
-    if (taken.length === 1 || this.storage.transactionsRunConcurrently) {
-      const statuses: Array<ReportedStatus | undefined> = [];
-      for (const { message, providerMessageId } of taken) statuses.push(await this.#move(message, change(providerMessageId), inTransaction));
-      return statuses;
-    }
-    const { items } = await this.messages.find({ where: { id: { in: taken.map(({ message }) => message.id) }, status: "queued" } });
-    const queued = new Map(items.map((row) => [row.id, row]));
     const now = this.clock.now();
-    const moves: Array<{ before: OutboxMessage; after: OutboxMessage; change: StatusChange }> = [];
-    for (const { message, providerMessageId } of taken) {
-      const before = queued.get(message.id);
-      if (!before) continue;
-      queued.delete(message.id);
-      const moved = change(providerMessageId);
-      moves.push({ before, after: patched(before, this.#patch(before, moved, "sent", now)), change: moved });
-    }
-    if (moves.length > 0) await this.messages.upsertMany(moves.map(({ after }) => after));
-    for (const { before, after, change } of moves) await this.#announce(before, after, change);
-    const moved = new Set(moves.map(({ after }) => after.id));
     const statuses: Array<ReportedStatus | undefined> = [];
-    // One that left the queue meanwhile (a receipt overtook its send; erased) is judged on what it is now.
-    for (const { message, providerMessageId } of taken) statuses.push(moved.has(message.id) ? "sent" : await this.#move(message, change(providerMessageId), inTransaction));
+    for (const { message, providerMessageId } of taken) {
+      const change: StatusChange = { status: "sent", providerMessageId };
+      const patch = this.#patch(message, change, "sent", now);
+      if (message.status === "queued" && (await this.messages.updateWhere({ id: message.id, status: "queued" }, patch)) === 1) {
+        await this.#announce(message, patched(message, patch), change);
+        statuses.push("sent");
+      } else statuses.push(await this.#move(message, change, inTransaction));
+    }
     return statuses;
   }
 
