@@ -112,8 +112,9 @@ export class MessageStatuses {
     for (const { message, providerMessageId } of taken) {
       const change: StatusChange = { status: "sent", providerMessageId };
       const patch = this.#patch(message, change, "sent", now);
-      if (message.status === "queued" && (await this.messages.updateWhere({ id: message.id, status: "queued" }, patch)) === 1) {
-        await this.#announce(message, patched(message, patch), change);
+      if ((await this.messages.updateWhere({ id: message.id, status: "queued" }, patch)) === 1) {
+        // What the announcement reads of the moved message: its fields that do not change, and these.
+        await this.#announce(message, { ...message, providerMessageId: providerMessageId ?? message.providerMessageId, updatedAt: now }, change);
         statuses.push("sent");
       } else statuses.push(await this.#move(message, change, inTransaction));
     }
@@ -181,14 +182,4 @@ export class MessageStatuses {
       });
     }
   }
-}
-
-/** `message` with `patch` applied as the storage applies one: a field set to undefined is removed. */
-function patched(message: OutboxMessage, patch: Patch<OutboxMessage>): OutboxMessage {
-  const result: Record<string, unknown> = { ...message };
-  for (const [field, value] of Object.entries(patch)) {
-    if (value === undefined) delete result[field];
-    else result[field] = value;
-  }
-  return result as unknown as OutboxMessage;
 }
