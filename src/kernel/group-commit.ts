@@ -196,9 +196,9 @@ function unitsOf(group: readonly Member[]): Unit[] {
 
 /**
  * A write that many callers each ask with an item of their own (a text moved to sent with its provider's
- * id), made for the items of a group with one call of `writeAll` (GroupCommit.runBatched): one read and
- * one write for a page of texts instead of one each. `writeAll` answers each item in order, inside the
- * group's transaction; it gets several items only on a storage that runs one transaction at a time.
+ * id), made for the items of a group with one call of `writeAll` (GroupCommit.runBatched): one savepoint
+ * for a page of texts instead of one each, and what the items have in common written once. `writeAll`
+ * answers each item in order, inside the group's transaction.
  */
 export class BatchWrite<T, R> {
   constructor(readonly writeAll: (items: readonly T[]) => Promise<readonly R[]>) {}

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { memorySms, type MemorySms } from "../../adapters/sms/memory/index.ts";
+import { SmsSendError } from "../../src/ports/sms-sender.ts";
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
 import type { OutboxMessage } from "../../src/index.ts";
 import { OUTBOX_COLLECTION } from "../../src/messaging/outbox-record.ts";
@@ -89,6 +90,23 @@ describe("the outcomes of texts answered together", () => {
     assert.deepEqual(
       ids.map((id) => stored.find((message) => message.id === id)?.providerMessageId),
       ids.map((id) => provider.sms.sent.find((sent) => sent.idempotencyKey === id)?.providerMessageId),
+    );
+    await t.stop();
+  });
+
+  it("the failed attempts answered together that wait for their next commit in one statement", async () => {
+    const { t, provider, ids, delivered } = await kitWithTexts(TEXTS);
+    provider.sms.failNext(...ids.map(() => new SmsSendError("unavailable", "the provider is down for maintenance")));
+    const statements = await statementsOf(async () => {
+      provider.answerAll();
+      await delivered;
+    });
+    const outcomes = firstTransaction(statements).slice(1, -1);
+    assert.equal(outcomes.length, 1, outcomes.join("\n"));
+    const stored = await t.kit.outbox.list();
+    assert.deepEqual(
+      stored.map((message) => [message.status, message.attempts, message.reason, message.dueAt! > t.clock.now()]),
+      ids.map(() => ["queued", 1, "the provider is down for maintenance", true]),
     );
     await t.stop();
   });
