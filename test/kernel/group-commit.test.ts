@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
-import { GroupCommit, type Doc, type Storage } from "../../src/index.ts";
-import { BatchWrite } from "../../src/kernel/group-commit.ts";
+import { BatchWrite, GroupCommit, type Doc, type Storage } from "../../src/index.ts";
 import { wrapStorage } from "../support/storage-wrappers.ts";
 
 interface Item extends Doc {
