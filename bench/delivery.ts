@@ -5,6 +5,8 @@
 //   2. A sender limited to 30 texts a second, held for 60 s: the rate measured over the window.
 //   3. The self-hosted server killed with SIGKILL half-way through a backlog, then restarted:
 //      texts sent twice and texts lost, counted at the Messages API.
+//   4. The kit alone: its CPU per text with a sender that takes each text on the next turn of the event
+//      loop (no HTTP), the part of part 1's figure that is the kit's own, steadier than the ratio under load.
 // BENCH_CPU_PROFILE=<dir> writes a CPU profile of each measured side of part 1 there (the queueing and the
 // other parts left out); the sampling slows both sides, so its rounds' figures are not the bench's.
 // Every figure is printed with the load average; JSON goes to bench/results/delivery.json.
@@ -18,7 +20,7 @@ import { nodeScheduleScheduler } from "../adapters/scheduler/node-schedule/index
 import { sqliteStorage } from "../adapters/storage/sqlite/index.ts";
 import { twilioSms } from "../adapters/sms/twilio/index.ts";
 import { accountsPlugin } from "../plugins/accounts/index.ts";
-import { createReachkit, silentLogger, systemClock, type Reachkit } from "../src/index.ts";
+import { createReachkit, silentLogger, systemClock, type Reachkit, type SmsSender } from "../src/index.ts";
 import { MessagesApi, TEST_ACCOUNT_SID, TEST_AUTH_TOKEN } from "../test/support/messages-api.ts";
 import { createServerKit } from "../server/server-kit.ts";
 import { startExampleProcess } from "../test/support/example-process.ts";
@@ -33,6 +35,8 @@ const RATE_LIMIT = 30;
 const RATE_WINDOW_S = Number(process.env.BENCH_RATE_SECONDS ?? 60);
 const CRASH_TEXTS = Number(process.env.BENCH_CRASH_TEXTS ?? 1_000);
 const CRASH_RATE = 200;
+const KIT_TEXTS = Number(process.env.BENCH_KIT_TEXTS ?? 10_000);
+const KIT_ROUNDS = 3;
 const SECRET = "bench-secret-bench-secret-bench-secret-0";
 const FROM = "+15550001111";
 const twilio = createRequire(import.meta.url)("twilio") as typeof twilioSdk;
@@ -71,12 +75,26 @@ interface Round {
   load: number[];
 }
 
-function benchKit(dataDir: string, apiUrl: string, ratePerSecond: number): Reachkit {
+const twilioAt = (apiUrl: string): SmsSender => twilioSms({ accountSid: TEST_ACCOUNT_SID, authToken: TEST_AUTH_TOKEN, publicUrl: "http://127.0.0.1:3000", apiUrl });
+
+/** A provider that takes each text on the next turn of the event loop. */
+function instantSms(): SmsSender {
+  let taken = 0;
+  return {
+    name: "instant",
+    async send() {
+      await new Promise((resolve) => setImmediate(resolve));
+      return { providerMessageId: `SM${++taken}` };
+    },
+  };
+}
+
+function benchKit(dataDir: string, sms: SmsSender, ratePerSecond: number): Reachkit {
   return createReachkit({
     storage: sqliteStorage({ filename: join(dataDir, "reachkit.db") }),
     scheduler: nodeScheduleScheduler(),
     clock: systemClock(),
-    sms: twilioSms({ accountSid: TEST_ACCOUNT_SID, authToken: TEST_AUTH_TOKEN, publicUrl: "http://127.0.0.1:3000", apiUrl }),
+    sms,
     logger: silentLogger(),
     secret: SECRET,
     plugins: [accountsPlugin()],
@@ -85,8 +103,8 @@ function benchKit(dataDir: string, apiUrl: string, ratePerSecond: number): Reach
 }
 
 /** Queues texts with the kit's jobs stopped, so that the measured part is their delivery. */
-async function queue(dataDir: string, apiUrl: string, count: number, offset: number): Promise<void> {
-  const kit = benchKit(dataDir, apiUrl, Infinity);
+async function queue(dataDir: string, sms: SmsSender, count: number, offset: number): Promise<void> {
+  const kit = benchKit(dataDir, sms, Infinity);
   await kit.start({ runJobs: false });
   const companyId = (await kit.plugin("accounts").listCompanies())[0]?.id ?? (await kit.provisionCompany({ name: "Bench" })).company.id;
   for (let index = 0; index < count; index += 500) {
@@ -100,8 +118,8 @@ async function queue(dataDir: string, apiUrl: string, count: number, offset: num
 }
 
 /** Starts the kit's jobs on a queued backlog and waits until `count` texts are sent. */
-async function deliver(dataDir: string, apiUrl: string, count: number, ratePerSecond = Infinity): Promise<{ seconds: number; cpu: number; commits: number; sentAt: number[] }> {
-  const kit = benchKit(dataDir, apiUrl, ratePerSecond);
+async function deliver(dataDir: string, sms: SmsSender, count: number, ratePerSecond = Infinity): Promise<{ seconds: number; cpu: number; commits: number; sentAt: number[] }> {
+  const kit = benchKit(dataDir, sms, ratePerSecond);
   const sentAt: number[] = [];
   let done!: () => void;
   const finished = new Promise<void>((resolve) => (done = resolve));
@@ -150,16 +168,16 @@ async function throughput(apiUrl: string): Promise<Record<string, unknown>> {
   const rounds: Round[] = [];
   // Warm-up of both sides (JIT, connections), not counted.
   const warmDir = temporaryDirectory("bench-delivery");
-  await queue(warmDir, apiUrl, 500, 0);
-  await deliver(warmDir, apiUrl, 500);
+  await queue(warmDir, twilioAt(apiUrl), 500, 0);
+  await deliver(warmDir, twilioAt(apiUrl), 500);
   await bareLoop(apiUrl, 500, 0);
   for (let round = 0; round < ROUNDS; round++) {
     const dataDir = temporaryDirectory("bench-delivery");
-    await queue(dataDir, apiUrl, perRound, round * perRound);
+    await queue(dataDir, twilioAt(apiUrl), perRound, round * perRound);
     const sides = round % 2 === 0 ? (["reachkit", "bare"] as const) : (["bare", "reachkit"] as const);
     for (const side of sides) {
       const { seconds, cpu, commits } = await profiled(`${side}-${round}`, async () =>
-        side === "reachkit" ? deliver(dataDir, apiUrl, perRound) : { ...(await bareLoop(apiUrl, perRound, round * perRound)), commits: undefined },
+        side === "reachkit" ? deliver(dataDir, twilioAt(apiUrl), perRound) : { ...(await bareLoop(apiUrl, perRound, round * perRound)), commits: undefined },
       );
       const figures: Round = {
         side,
@@ -194,8 +212,8 @@ async function heldRate(apiUrl: string): Promise<Record<string, unknown>> {
   const dataDir = temporaryDirectory("bench-delivery-rate");
   // More than the window can send, so the limiter, not the backlog, sets the pace.
   const backlog = RATE_LIMIT * RATE_WINDOW_S + RATE_LIMIT * 5;
-  await queue(dataDir, apiUrl, backlog, 1_000_000);
-  const kit = benchKit(dataDir, apiUrl, RATE_LIMIT);
+  await queue(dataDir, twilioAt(apiUrl), backlog, 1_000_000);
+  const kit = benchKit(dataDir, twilioAt(apiUrl), RATE_LIMIT);
   const sentAt: number[] = [];
   kit.events.on("message.status_changed", (event) => void (event.status === "sent" && sentAt.push(performance.now())));
   const loadBefore = load();
@@ -267,6 +285,20 @@ async function killHalfWay(): Promise<Record<string, unknown>> {
   };
 }
 
+/** The kit's CPU per text with `instantSms`: a warm-up round, then the median of KIT_ROUNDS. */
+async function kitAlone(): Promise<Record<string, unknown>> {
+  const sms = instantSms();
+  const perText: number[] = [];
+  for (let round = 0; round <= KIT_ROUNDS; round++) {
+    const dataDir = temporaryDirectory("bench-delivery-kit");
+    const count = round === 0 ? 1_000 : KIT_TEXTS;
+    await queue(dataDir, sms, count, 3_000_000 + round * KIT_TEXTS);
+    const { cpu } = await deliver(dataDir, sms, count);
+    if (round > 0) perText.push(Math.round(cpu / count));
+  }
+  return { texts: KIT_TEXTS, cpuMicrosPerTextPerRound: perText, cpuMicrosPerText: median(perText), load: load() };
+}
+
 const apiProcess = await startServerProcess(join(import.meta.dirname, "servers/messages-api.ts"), {});
 const apiUrl = `http://127.0.0.1:${apiProcess.port}`;
 try {
@@ -274,6 +306,7 @@ try {
   if (!process.env.BENCH_ONLY || process.env.BENCH_ONLY === "throughput") figures.throughput = await throughput(apiUrl);
   if (!process.env.BENCH_ONLY || process.env.BENCH_ONLY === "rate") figures.rateLimit = await heldRate(apiUrl);
   if (!process.env.BENCH_ONLY || process.env.BENCH_ONLY === "crash") figures.killHalfWay = await killHalfWay();
+  if (!process.env.BENCH_ONLY || process.env.BENCH_ONLY === "kit") figures.kitAlone = await kitAlone();
   figures.loadAtEnd = load();
   report("delivery", figures);
 } finally {

@@ -3,10 +3,13 @@ import { defineToken } from "./token.ts";
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
-/** What one caller writes in a group, and how it learns the outcome. */
-interface Member {
-  write: (group: GroupWrite) => Promise<unknown>;
-  settle: (outcome: Outcome) => void;
+/** What one caller writes in a group (its own write, or an item of a batch write), and how it learns the outcome. */
+type Member = { write: (group: GroupWrite) => Promise<unknown>; settle: (outcome: Outcome) => void } | { batch: BatchWrite<unknown, unknown>; item: unknown; settle: (outcome: Outcome) => void };
+
+/** What a group writes in one savepoint: a member's own write, or the items of one batch write, with where their outcomes go. */
+interface Unit {
+  members: Member[];
+  write: (group: GroupWrite) => Promise<readonly unknown[]>;
 }
 
 /**
@@ -24,6 +27,11 @@ interface Member {
  * items that the group's writes defer to a {@link BulkWrite} (their jobs' done
  * marks) are written after every write of the group, in one call, before the
  * commit.
+ *
+ * Callers whose writes differ only by an item (texts moved to sent, each
+ * with its provider's id) ask them as a {@link BatchWrite} (`runBatched`): a
+ * group writes the items of each batch with one call, in one savepoint, as
+ * one write.
  *
  * A caller that knows others are under way with it (the texts the provider
  * is answering, webhook requests out) runs as a participant
@@ -63,7 +71,21 @@ export class GroupCommit {
     });
   }
 
-  /** Runs `work`, which may ask one write with `run`, as a participant: a group waits for its write or its end, not for the turn's end. */
+  /**
+   * Writes `item` with the other items of `batch` asked for the same group, in one call of its `writeAll`;
+   * resolves with the item's result once the group committed. Should that call throw, each item is written
+   * again alone (one item's failure stays its own). Alone in its own transaction on a storage whose
+   * transactions run side by side.
+   */
+  runBatched<T, R>(batch: BatchWrite<T, R>, item: T): Promise<R> {
+    if (this.storage.transactionsRunConcurrently) return this.storage.transaction(() => batch.writeOne(item));
+    return new Promise<R>((resolve, reject) => {
+      this.#next.push({ batch: batch as BatchWrite<unknown, unknown>, item, settle: (outcome) => (outcome.ok ? resolve(outcome.value as R) : reject(outcome.error)) });
+      this.#schedule();
+    });
+  }
+
+  /** Runs `work`, which may ask one write with `run` or `runBatched`, as a participant: a group waits for its write or its end, not for the turn's end. */
   async participate<R>(work: () => Promise<R>): Promise<R> {
     this.#participants++;
     try {
@@ -103,22 +125,30 @@ export class GroupCommit {
   }
 
   async #commit(group: readonly Member[]): Promise<Outcome[]> {
-    if (group.length === 1) {
+    const units = unitsOf(group);
+    const outcomes = new Map<Member, Outcome>();
+    if (units.length === 1) {
       // Alone: its own transaction, without a savepoint.
-      return [await this.storage.transaction(() => BulkWrites.around(group[0]!.write)).then(
-        (value): Outcome => ({ ok: true, value }),
-        (error: unknown): Outcome => ({ ok: false, error }),
-      )];
+      const [unit] = units as [Unit];
+      try {
+        const values = await this.storage.transaction(() => BulkWrites.around(unit.write));
+        unit.members.forEach((member, index) => outcomes.set(member, { ok: true, value: values[index] }));
+      } catch (error) {
+        if (unit.members.length === 1) return [{ ok: false, error }];
+        for (const member of unit.members) outcomes.set(member, await this.#alone(member));
+      }
+      return group.map((member) => outcomes.get(member)!);
     }
-    const outcomes: Outcome[] = [];
     try {
       await this.storage.transaction(async () => {
         const bulk = new BulkWrites();
-        for (const { write } of group) {
+        for (const unit of units) {
           try {
-            outcomes.push({ ok: true, value: await bulk.member((member) => this.storage.transaction(() => write(member))) });
+            const values = await bulk.member((member) => this.storage.transaction(() => unit.write(member)));
+            unit.members.forEach((member, index) => outcomes.set(member, { ok: true, value: values[index] }));
           } catch (error) {
-            outcomes.push({ ok: false, error });
+            if (unit.members.length === 1) outcomes.set(unit.members[0]!, { ok: false, error });
+            else for (const member of unit.members) outcomes.set(member, await this.#alone(member));
           }
         }
         await bulk.write();
@@ -127,7 +157,56 @@ export class GroupCommit {
       // The commit failed: nothing of the group was stored.
       return group.map(() => ({ ok: false, error }));
     }
-    return outcomes;
+    return group.map((member) => outcomes.get(member)!);
+  }
+
+  /**
+   * An item of a batch that failed, written alone (in a savepoint of the group's transaction, or in a
+   * transaction of its own), so that only the item at fault fails.
+   */
+  #alone(member: Member): Promise<Outcome> {
+    const { batch, item } = member as Extract<Member, { batch: unknown }>;
+    return this.storage.transaction(() => batch.writeOne(item)).then(
+      (value): Outcome => ({ ok: true, value }),
+      (error: unknown): Outcome => ({ ok: false, error }),
+    );
+  }
+}
+
+/** A group's writes in order: each member's own, and each batch's items together where its first item was asked. */
+function unitsOf(group: readonly Member[]): Unit[] {
+  const units: Unit[] = [];
+  const batches = new Map<BatchWrite<unknown, unknown>, Unit>();
+  for (const member of group) {
+    if ("write" in member) {
+      units.push({ members: [member], write: async (handle) => [await member.write(handle)] });
+      continue;
+    }
+    const unit = batches.get(member.batch);
+    if (unit) {
+      unit.members.push(member);
+      continue;
+    }
+    const batched: Unit = { members: [member], write: () => member.batch.writeAll(batched.members.map((each) => (each as Extract<Member, { batch: unknown }>).item)) };
+    batches.set(member.batch, batched);
+    units.push(batched);
+  }
+  return units;
+}
+
+/**
+ * A write that many callers each ask with an item of their own (a text moved to sent with its provider's
+ * id), made for the items of a group with one call of `writeAll` (GroupCommit.runBatched): one savepoint
+ * for a page of texts instead of one each, and what the items have in common written once. `writeAll`
+ * answers each item in order, inside the group's transaction.
+ */
+export class BatchWrite<T, R> {
+  constructor(readonly writeAll: (items: readonly T[]) => Promise<readonly R[]>) {}
+
+  /** `writeAll` of one item. */
+  async writeOne(item: T): Promise<R> {
+    const [result] = await this.writeAll([item]);
+    return result as R;
   }
 }
 

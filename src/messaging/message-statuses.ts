@@ -1,4 +1,5 @@
 import type { EventBus } from "../events/event-bus.ts";
+import { BatchWrite, type GroupCommit } from "../kernel/group-commit.ts";
 import type { JobOutcome } from "../jobs/job-definition.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { Logger } from "../ports/logger.ts";
@@ -15,8 +16,17 @@ export interface StatusChange {
   optedOut?: boolean;
 }
 
-/** Runs a message's update in a transaction: its own, or that of the deliveries answered beside it. */
-export type StatusWrite = (update: () => Promise<OutboxMessage | undefined>) => Promise<OutboxMessage | undefined>;
+/** Runs a message's update in a transaction: its own, or the one the caller is in. */
+type StatusWrite = (update: () => Promise<OutboxMessage | undefined>) => Promise<OutboxMessage | undefined>;
+
+/** A message its provider took (queued, its attempt in flight), with the provider's id for it. */
+interface Taken {
+  message: OutboxMessage;
+  providerMessageId: string | undefined;
+}
+
+/** Inside the caller's transaction. */
+const inTransaction: StatusWrite = (update) => update();
 
 /**
  * The outbox's status path: a message moves forward only (queued → sent →
@@ -25,6 +35,9 @@ export type StatusWrite = (update: () => Promise<OutboxMessage | undefined>) => 
  * `message.status_changed` in the move's transaction.
  */
 export class MessageStatuses {
+  /** The moves to sent of the messages whose providers answered together: one write for each, in one transaction. */
+  readonly #taken = new BatchWrite<Taken, ReportedStatus | undefined>((taken) => this.#takenTogether(taken));
+
   constructor(
     private readonly messages: Collection<OutboxMessage>,
     private readonly storage: Storage,
@@ -72,21 +85,51 @@ export class MessageStatuses {
    * Moves a message to a later status if it has not moved there or beyond
    * meanwhile (a receipt can overtake the send's own commit), then announces it.
    */
-  async move(message: OutboxMessage, change: StatusChange, write: StatusWrite = (update) => this.storage.transaction(update)): Promise<void> {
+  async move(message: OutboxMessage, change: StatusChange): Promise<void> {
+    const status = await this.#move(message, change, (update) => this.storage.transaction(update));
+    if (status) this.reached(status);
+  }
+
+  /**
+   * `move` to sent of a message its provider took, in `group`'s next commit: the messages taken beside it
+   * move with it, in one savepoint of the group's transaction (or without one, alone in it).
+   */
+  async taken(message: OutboxMessage, providerMessageId: string | undefined, group: GroupCommit): Promise<void> {
+    const status = await group.runBatched(this.#taken, { message, providerMessageId });
+    if (status) this.reached(status);
+  }
+
+  /**
+   * `move` of each message to sent, in the caller's transaction; returns the status each reached, if any.
+   * Each is one statement: the conditional update patches the stored document in place, with no read
+   * first, and the move is announced from the message as its attempt left it (its other fields do not
+   * change while it is queued). One that left the queue meanwhile (a receipt overtook its send; erased)
+   * is judged on what it is now.
+   */
+  async #takenTogether(taken: readonly Taken[]): Promise<Array<ReportedStatus | undefined>> {
+    const now = this.clock.now();
+    const statuses: Array<ReportedStatus | undefined> = [];
+    for (const { message, providerMessageId } of taken) {
+      const change: StatusChange = { status: "sent", providerMessageId };
+      const patch = this.#patch(message, change, "sent", now);
+      if ((await this.messages.updateWhere({ id: message.id, status: "queued" }, patch)) === 1) {
+        // What the announcement reads of the moved message: its fields that do not change, and these.
+        await this.#announce(message, { ...message, providerMessageId: providerMessageId ?? message.providerMessageId, updatedAt: now }, change);
+        statuses.push("sent");
+      } else statuses.push(await this.#move(message, change, inTransaction));
+    }
+    return statuses;
+  }
+
+  /** `move` through `write`; returns the status reached, if any. */
+  async #move(message: OutboxMessage, change: StatusChange, write: StatusWrite): Promise<ReportedStatus | undefined> {
     let current: OutboxMessage | undefined = message;
     // A concurrent move (the send's commit and a receipt) makes the conditional update miss once; read and try again.
     for (let tries = 0; current && tries < 3; tries++) {
-      if (current.status === "suppressed") return;
+      if (current.status === "suppressed") return undefined;
       const status = nextDeliveryStatus(current.status, change.status);
-      if (!status) return;
-      const now = this.clock.now();
-      // The reason of an earlier failed attempt goes: the reason is the new status's, if any.
-      // Out of the queue: its sender's drain no longer reads it.
-      const patch: Patch<OutboxMessage> = { status, reason: change.reason, updatedAt: now, inFlightSince: undefined, dueAt: undefined };
-      if (change.providerMessageId !== undefined) patch.providerMessageId = change.providerMessageId;
-      if (change.errorCode !== undefined) patch.errorCode = change.errorCode;
-      if (current.sentAt === undefined && status !== "failed") patch.sentAt = now;
-      if (status === "delivered") patch.deliveredAt = now;
+      if (!status) return undefined;
+      const patch = this.#patch(current, change, status, this.clock.now());
       const before = current;
       // The event in the move's transaction: in-transaction listeners (webhook deliveries) commit with the move.
       const moved = await write(async () => {
@@ -94,9 +137,22 @@ export class MessageStatuses {
         if (updated) await this.#announce(before, updated, change);
         return updated;
       });
-      if (moved) return this.reached(status);
+      if (moved) return status;
       current = await this.messages.get(current.id);
     }
+    return undefined;
+  }
+
+  /** What a move of `current` to `status` writes. */
+  #patch(current: OutboxMessage, change: StatusChange, status: ReportedStatus, now: number): Patch<OutboxMessage> {
+    // The reason of an earlier failed attempt goes: the reason is the new status's, if any.
+    // Out of the queue: its sender's drain no longer reads it.
+    const patch: Patch<OutboxMessage> = { status, reason: change.reason, updatedAt: now, inFlightSince: undefined, dueAt: undefined };
+    if (change.providerMessageId !== undefined) patch.providerMessageId = change.providerMessageId;
+    if (change.errorCode !== undefined) patch.errorCode = change.errorCode;
+    if (current.sentAt === undefined && status !== "failed") patch.sentAt = now;
+    if (status === "delivered") patch.deliveredAt = now;
+    return patch;
   }
 
   async #announce(before: OutboxMessage, after: OutboxMessage, change: StatusChange): Promise<void> {

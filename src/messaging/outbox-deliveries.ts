@@ -1,5 +1,5 @@
 import PQueue from "p-queue";
-import { GroupCommit } from "../kernel/group-commit.ts";
+import { BatchWrite, GroupCommit } from "../kernel/group-commit.ts";
 import type { Retries } from "../jobs/jobs.ts";
 import { nextDueAt } from "../jobs/row-drains.ts";
 import type { Clock } from "../ports/clock.ts";
@@ -46,6 +46,8 @@ export class OutboxDeliveries {
   readonly #queues = new Map<string, PQueue>();
   /** The outcomes and in-flight marks asked together: a commit for them all. */
   readonly #outcomes: GroupCommit;
+  /** The failed attempts of a group that wait for their next: one statement for those that write the same. */
+  readonly #retries = new BatchWrite<Retry, void>((retries) => this.#writeRetries(retries));
 
   constructor(
     private readonly messages: Collection<OutboxMessage>,
@@ -133,7 +135,7 @@ export class OutboxDeliveries {
           ...(earlierAttemptAt !== undefined ? { earlierAttemptAt } : {}),
         }),
       );
-      await this.statuses.move(marked, { status: "sent", providerMessageId: sent?.providerMessageId }, (update) => this.#outcomes.run(update));
+      await this.statuses.taken(marked, sent?.providerMessageId, this.#outcomes);
       return "sent";
     } catch (error) {
       const failure = error instanceof SmsSendError ? error : undefined;
@@ -157,7 +159,7 @@ export class OutboxDeliveries {
           idempotencyKey: message.id,
         }),
       );
-      await this.statuses.move(marked, { status: "sent", providerMessageId: sent.providerMessageId }, (update) => this.#outcomes.run(update));
+      await this.statuses.taken(marked, sent.providerMessageId, this.#outcomes);
       return "sent";
     } catch (error) {
       const failure = error instanceof EmailSendError ? error : undefined;
@@ -182,9 +184,23 @@ export class OutboxDeliveries {
     // The reason stays for `outbox list` while the message waits for its next attempt.
     const patch: Patch<OutboxMessage> = { reason, updatedAt: now, ...(failure.mayHaveSent ? {} : { inFlightSince: undefined }) };
     if (!attempt.keepDueAt) patch.dueAt = nextAttemptAt;
-    await this.#outcomes.run(() => this.messages.update(marked.id, patch, { where: { status: "queued" } }));
+    await this.#outcomes.runBatched(this.#retries, { id: marked.id, patch });
     attempt.logger.warn("sending failed; will retry", { messageId: marked.id, reason, errorCode: failure.providerCode, dueAt: new Date(patch.dueAt ?? marked.dueAt!).toISOString() });
     return "retrying";
+  }
+
+  /** Each patch once, on every message still queued that it is for. */
+  async #writeRetries(retries: readonly Retry[]): Promise<void[]> {
+    const groups = new Map<string, { patch: Patch<OutboxMessage>; ids: string[] }>();
+    for (const { id, patch } of retries) {
+      // The fields it removes count: JSON leaves them out.
+      const key = `${Object.keys(patch).join()} ${JSON.stringify(patch)}`;
+      const same = groups.get(key);
+      if (same) same.ids.push(id);
+      else groups.set(key, { patch, ids: [id] });
+    }
+    for (const same of groups.values()) await this.messages.updateWhere({ id: { in: same.ids }, status: "queued" }, same.patch);
+    return retries.map(() => undefined);
   }
 
   /** The sender's queue: its rate (texts) and `sendsAtOnce`. */
@@ -202,6 +218,12 @@ export class OutboxDeliveries {
     }
     return queue;
   }
+}
+
+/** A failed attempt's write: its message waits for its next attempt. */
+interface Retry {
+  id: string;
+  patch: Patch<OutboxMessage>;
 }
 
 /** `items` grouped by a key of two parts, in order of first appearance, each group as its ids. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
-import { GroupCommit, type Doc, type Storage } from "../../src/index.ts";
+import { BatchWrite, GroupCommit, type Doc, type Storage } from "../../src/index.ts";
 import { wrapStorage } from "../support/storage-wrappers.ts";
 
 interface Item extends Doc {
@@ -102,6 +102,35 @@ describe("GroupCommit", () => {
     assert.equal(committedInTurn, true);
     assert.deepEqual((await storage.collection<Item>("items").find({})).items.map((item) => item.name), ["a"]);
     assert.equal(commits(), 1);
+    await storage.close();
+  });
+
+  it("writes the items of a batch asked in one group with one call, beside the group's other writes; when that call throws, each item alone, and only the item at fault fails", async () => {
+    const { storage, commits } = await countingStorage();
+    const group = new GroupCommit(storage);
+    const calls: string[][] = [];
+    const batch = new BatchWrite<string, string>(async (names) => {
+      calls.push([...names]);
+      for (const name of names) {
+        if (name === "bad") throw new Error("a bad item");
+        await insert(storage, name)();
+      }
+      return names.map((name) => `wrote ${name}`);
+    });
+    const good = await Promise.all([group.runBatched(batch, "a"), group.run(insert(storage, "b")), group.runBatched(batch, "c")]);
+    assert.deepEqual([good[0], good[2]], ["wrote a", "wrote c"]);
+    assert.deepEqual(calls, [["a", "c"]]);
+    assert.equal(commits(), 1);
+
+    calls.length = 0;
+    const results = await Promise.allSettled(["d", "bad", "e"].map((name) => group.runBatched(batch, name)));
+    assert.deepEqual(
+      results.map((result) => (result.status === "fulfilled" ? result.value : (result.reason as Error).message)),
+      ["wrote d", "a bad item", "wrote e"],
+    );
+    assert.deepEqual(calls, [["d", "bad", "e"], ["d"], ["bad"], ["e"]]);
+    const stored = await storage.collection<Item>("items").find({});
+    assert.deepEqual(stored.items.map((item) => item.name).sort(), ["a", "b", "c", "d", "e"]);
     await storage.close();
   });
 

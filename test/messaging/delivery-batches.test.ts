@@ -133,6 +133,8 @@ describe("a batch of deliveries", () => {
           answerDuringRead = undefined;
         }
         if (method === "update" && (args[1] as Partial<OutboxMessage>).status === "sent") current.getStore()?.push(`sent ${bodyOf.get(String(args[0]))}`);
+        // A text answered beside others moves to sent without a read.
+        if (method === "updateWhere" && (args[1] as Partial<OutboxMessage>).status === "sent") current.getStore()?.push(`sent ${bodyOf.get(String((args[0] as { id: string }).id))}`);
         for (const id of inFlightMarkOf(method, args) ?? []) current.getStore()?.push(`in flight ${bodyOf.get(id)}`);
       },
     );
