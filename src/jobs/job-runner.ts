@@ -5,7 +5,7 @@ import type { Clock } from "../ports/clock.ts";
 import type { Logger } from "../ports/logger.ts";
 import type { Scheduler } from "../ports/scheduler.ts";
 import type { Collection, Where } from "../ports/storage.ts";
-import type { JobContext, JobDefinition, JobHandler, JobRunnerSettings } from "./job-definition.ts";
+import type { BatchHandler, JobContext, JobDefinition, JobHandler, JobOutcome, JobRunnerSettings } from "./job-definition.ts";
 import type { JobRecord } from "./job-record.ts";
 import { JobRows } from "./job-rows.ts";
 
@@ -15,6 +15,13 @@ import { JobRows } from "./job-rows.ts";
  * until some finish, so work that waits elsewhere never floods memory.
  */
 export const RELEASED_PER_SLOT = 256;
+
+/** A registered type as the runner keeps it. */
+interface JobType {
+  handler: JobHandler<unknown>;
+  batchSize: number;
+  batchHandler?: BatchHandler<unknown>;
+}
 
 /** Slots that run jobs, and which jobs they claim: the runner's own (every type without slots of its own), or one type's. */
 interface Lane {
@@ -32,7 +39,7 @@ interface Lane {
  * never a timer per job.
  */
 export class JobRunner {
-  readonly #types = new Map<string, Required<Omit<JobDefinition<unknown>, "slots">>>();
+  readonly #types = new Map<string, JobType>();
   /** The runner's own slots first, then those of each type that has its own. */
   readonly #lanes: Lane[];
   readonly #rows: JobRows;
@@ -86,8 +93,9 @@ export class JobRunner {
     if (this.#types.has(type)) throw new Error(`a handler for job type "${type}" is already registered`);
     const batchSize = definition.batchSize ?? 1;
     if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new RangeError(`job type "${type}": batchSize must be a whole number of at least 1, got ${String(batchSize)}`);
+    if (definition.batchHandler && batchSize < 2) throw new RangeError(`job type "${type}": a batchHandler needs a batchSize of at least 2`);
     if (definition.slots !== undefined) this.#addLane(type, definition.slots);
-    this.#types.set(type, { handler: definition.handler, batchSize });
+    this.#types.set(type, { handler: definition.handler, batchSize, ...(definition.batchHandler ? { batchHandler: definition.batchHandler } : {}) });
   }
 
   #addLane(type: string, slots: number): void {
@@ -277,7 +285,7 @@ export class JobRunner {
   #start(lane: Lane, task: JobRecord[]): void {
     for (const job of task) this.#claimed.set(job.id, job);
     const type = this.#types.get(task[0]!.type);
-    void lane.queue.add(() => (type && type.batchSize > 1 ? this.#executeBatch(type.handler, task) : this.#execute(task[0]!)));
+    void lane.queue.add(() => (type && type.batchSize > 1 ? this.#executeBatch(type, task) : this.#execute(task[0]!)));
   }
 
   #arm(at: number | null): void {
@@ -334,11 +342,12 @@ export class JobRunner {
   }
 
   /**
-   * Runs a batch in one storage transaction: each job in a savepoint of its own, marked done in it, so a
-   * job is done exactly when its writes are committed. Its lease is not renewed: the batch holds the
-   * storage until it commits, so a renewal could only land after it.
+   * Runs a batch in one storage transaction: through its type's `batchHandler` in one savepoint when it has
+   * one, else (or when that throws) each job in a savepoint of its own; each job is marked done in the
+   * transaction, so a job is done exactly when its writes are committed. Its lease is not renewed: the batch
+   * holds the storage until it commits, so a renewal could only land after it.
    */
-  async #executeBatch(handler: JobHandler<unknown>, batch: readonly JobRecord[]): Promise<void> {
+  async #executeBatch(type: JobType, batch: readonly JobRecord[]): Promise<void> {
     for (const job of batch) this.#claimed.delete(job.id);
     /** The "job done" lines, logged once the batch has committed. */
     let done: Array<() => void> = [];
@@ -346,33 +355,14 @@ export class JobRunner {
     try {
       await this.atomically(async () => {
         const bulk = new BulkWrites();
+        const live: JobRecord[] = [];
         for (const job of batch) {
-          const logger = this.#loggerOf(job);
-          if (job.attempts > job.maxAttempts) {
-            await this.#rows.finish(job, "dead", "lease expired on every attempt", logger);
-            continue;
-          }
-          const started = performance.now();
-          try {
-            let markedDone = false;
-            const outcome = await bulk.member((group) =>
-              this.atomically(async () => {
-                // With the batch's other done marks, in one statement before its commit.
-                const finish = async () => {
-                  if (!markedDone) group.defer(this.#doneMarks, job);
-                  markedDone = true;
-                };
-                const outcome = await handler(job.payload, this.#context(job, logger, () => undefined, finish));
-                await finish();
-                return outcome;
-              }),
-            );
-            const ms = Math.round(performance.now() - started);
-            done.push(() => logger.info("job done", { ...outcome, ms }));
-          } catch (error) {
-            failures.push({ job, error });
-          }
+          if (job.attempts > job.maxAttempts) await this.#rows.finish(job, "dead", "lease expired on every attempt", this.#loggerOf(job));
+          else live.push(job);
         }
+        const whole = type.batchHandler && live.length > 0 ? await this.#runWhole(type.batchHandler, live, bulk) : undefined;
+        if (whole) done = whole;
+        else for (const job of live) await this.#runInBatch(type.handler, job, bulk, done, failures);
         await bulk.write();
       });
     } catch (error) {
@@ -383,6 +373,57 @@ export class JobRunner {
     for (const log of done) log();
     for (const { job, error } of failures) await this.#failed(job, error, this.#loggerOf(job));
     this.#wakeForBacklog();
+  }
+
+  /**
+   * The batch's jobs through one call of `batchHandler`, in a savepoint with their done marks: the "job done"
+   * lines to log once committed, or undefined when it threw (its savepoint rolled back, nothing of it kept).
+   */
+  async #runWhole(batchHandler: BatchHandler<unknown>, jobs: readonly JobRecord[], bulk: BulkWrites): Promise<Array<() => void> | undefined> {
+    const started = performance.now();
+    try {
+      const outcomes = await bulk.member((group) =>
+        this.atomically(async () => {
+          const outcomes = await batchHandler(
+            jobs.map((job) => ({ payload: job.payload, job, attempt: job.attempts })),
+            { logger: this.logger, signal: this.#abort.signal },
+          );
+          if (outcomes && outcomes.length !== jobs.length) throw new TypeError(`a batchHandler answered ${outcomes.length} outcomes for ${jobs.length} jobs`);
+          for (const job of jobs) group.defer(this.#doneMarks, job);
+          return outcomes;
+        }),
+      );
+      const ms = Math.round(performance.now() - started);
+      return jobs.map((job, i) => () => this.#loggerOf(job).info("job done", { ...(outcomes?.[i] as JobOutcome | undefined), batch: jobs.length, ms }));
+    } catch (error) {
+      this.logger.warn("a batch's work failed: its jobs run again one at a time", { jobType: jobs[0]!.type, jobs: jobs.length, error });
+      return undefined;
+    }
+  }
+
+  /** One job of a batch in a savepoint of its own, its done mark with the batch's. */
+  async #runInBatch(handler: JobHandler<unknown>, job: JobRecord, bulk: BulkWrites, done: Array<() => void>, failures: Array<{ job: JobRecord; error: unknown }>): Promise<void> {
+    const logger = this.#loggerOf(job);
+    const started = performance.now();
+    try {
+      let markedDone = false;
+      const outcome = await bulk.member((group) =>
+        this.atomically(async () => {
+          // With the batch's other done marks, in one statement before its commit.
+          const finish = async () => {
+            if (!markedDone) group.defer(this.#doneMarks, job);
+            markedDone = true;
+          };
+          const outcome = await handler(job.payload, this.#context(job, logger, () => undefined, finish));
+          await finish();
+          return outcome;
+        }),
+      );
+      const ms = Math.round(performance.now() - started);
+      done.push(() => logger.info("job done", { ...outcome, ms }));
+    } catch (error) {
+      failures.push({ job, error });
+    }
   }
 
   #context(job: JobRecord, logger: Logger, releaseSlot: () => void, markDone: JobContext["markDone"]): JobContext {
