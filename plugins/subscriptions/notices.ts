@@ -23,6 +23,38 @@ export class Notices {
     @inject(ACCOUNTS) private readonly accounts: Accounts,
   ) {}
 
+  /**
+   * `send` for many notices, none with a repeat window (`onePerKindWithinMs`): each company read once and
+   * each of its wordings once, its texts recorded by one `Outbox.sendMany`.
+   */
+  async sendMany(notices: readonly Notice[]): Promise<void> {
+    const byCompany = new Map<string, Notice[]>();
+    for (const notice of notices) {
+      if (notice.onePerKindWithinMs) throw new TypeError("sendMany takes notices without a repeat window");
+      byCompany.set(notice.companyId, [...(byCompany.get(notice.companyId) ?? []), notice]);
+    }
+    for (const [companyId, ofCompany] of byCompany) {
+      const company = await this.accounts.getCompany(companyId);
+      if (!company) continue; // deleted meanwhile: nobody to speak for
+      const wordings = new Map<string, string>();
+      const messages = [];
+      for (const notice of ofCompany) {
+        const wordingKey = `${notice.locale} ${notice.kind}`;
+        let text = wordings.get(wordingKey);
+        if (text === undefined) wordings.set(wordingKey, (text = await this.templates.text(companyId, notice.locale, notice.kind)));
+        messages.push({
+          companyId,
+          to: notice.to,
+          body: renderTemplate(text, { company: company.name, contact: company.contactEmail || company.domain }),
+          kind: notice.kind,
+          idempotencyKey: notice.idempotencyKey,
+          company,
+        });
+      }
+      await this.outbox.sendMany(messages);
+    }
+  }
+
   async send(notice: Notice): Promise<void> {
     const company = await this.accounts.getCompany(notice.companyId);
     if (!company) return; // deleted meanwhile: nobody to speak for

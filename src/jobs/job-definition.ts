@@ -84,8 +84,9 @@ export interface JobDefinition<P> {
    * its way), its savepoint is rolled back whole and the batch runs again at once one job at a time
    * through `handler`, each in a savepoint of its own: the job whose work fails undoes its own writes
    * only, has its attempt counted and its error logged, and is retried alone after its backoff, while the
-   * others commit. So it must do exactly what `handler` would do for each job, and `handler` is still
-   * what runs a job alone (with other processes on the storage, `pollMs`, no batch forms).
+   * others commit. So it must do exactly what `handler` would do for each job; `handler` still runs a
+   * job claimed alone (a batch of one, and every job when other processes share the storage, `pollMs`,
+   * where no batch forms).
    */
   batchHandler?: BatchHandler<P>;
   /**

@@ -360,7 +360,8 @@ export class JobRunner {
           if (job.attempts > job.maxAttempts) await this.#rows.finish(job, "dead", "lease expired on every attempt", this.#loggerOf(job));
           else live.push(job);
         }
-        const whole = type.batchHandler && live.length > 0 ? await this.#runWhole(type.batchHandler, live, bulk) : undefined;
+        // A batch of one job gains nothing from a handler of many: it runs as a job alone would.
+        const whole = type.batchHandler && live.length > 1 ? await this.#runWhole(type.batchHandler, live, bulk) : undefined;
         if (whole) done = whole;
         else for (const job of live) await this.#runInBatch(type.handler, job, bulk, done, failures);
         await bulk.write();

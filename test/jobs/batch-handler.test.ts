@@ -70,13 +70,17 @@ const adapters = {
 
 describe("a job type's batchHandler (JobDefinition.batchHandler)", () => {
   for (const [adapter, storage] of Object.entries(adapters)) {
-    it(`${adapter}: is called once per claimed batch, with the batch's jobs in due order, and each job is done when the batch commits`, async () => {
+    it(`${adapter}: is called once per claimed batch of two jobs or more, with the batch's jobs in due order, and each job is done when the batch commits; a batch of one runs through handler`, async () => {
       const { kit, scheduler, log, enqueue, notes, statuses } = await batchHandlerKit({ storage: storage() });
-      await enqueue("a", "b", "c", "d", "e");
+      await enqueue("a", "b", "c", "d", "e", "f", "g");
       await scheduler.advance(1_000);
-      assert.deepEqual(log, ["batch:a,b,c", "committed:a", "committed:b", "committed:c", "batch:d,e", "committed:d", "committed:e"]);
-      assert.deepEqual(await notes(), ["a#1", "b#1", "c#1", "d#1", "e#1"]);
-      assert.deepEqual(await statuses(), ["a done", "b done", "c done", "d done", "e done"]);
+      assert.deepEqual(log, [
+        "batch:a,b,c", "committed:a", "committed:b", "committed:c",
+        "batch:d,e,f", "committed:d", "committed:e", "committed:f",
+        "alone:g", "committed:g",
+      ]);
+      assert.deepEqual(await notes(), ["a#1", "b#1", "c#1", "d#1", "e#1", "f#1", "g#1"]);
+      assert.deepEqual(await statuses(), ["a done", "b done", "c done", "d done", "e done", "f done", "g done"]);
       await kit.stop();
     });
 
@@ -94,7 +98,7 @@ describe("a job type's batchHandler (JobDefinition.batchHandler)", () => {
       await scheduler.advance(999);
       assert.equal(log.length, 6, "b waits for its backoff");
       await scheduler.advance(1);
-      assert.deepEqual(log.slice(6), ["batch:b", "committed:b"]);
+      assert.deepEqual(log.slice(6), ["alone:b", "committed:b"], "a batch of one job runs through handler");
       assert.deepEqual(await notes(), ["a#1", "b#2", "c#1"]);
       assert.deepEqual(await statuses(), ["a done", "b done", "c done"]);
       await kit.stop();

@@ -1,0 +1,38 @@
+import { isDeepStrictEqual } from "node:util";
+import type { Identifier } from "../profiles/index.ts";
+import type { ExternalIdentifiers, Subscriber, SubscriptionChannel } from "./records.ts";
+import type { UserRef } from "./schemas.ts";
+import { channelsOf } from "./users.ts";
+
+const MAX_CUSTOM_IDENTIFIERS_KEPT = 50;
+
+/** The channels of the user's addresses, restricted to `only` when given. */
+export function subscribedChannels(user: UserRef, only: readonly SubscriptionChannel[] | undefined): SubscriptionChannel[] {
+  return channelsOf(user).filter((channel) => !only || only.includes(channel));
+}
+
+/** Whether `patch` changes a field of `subscriber` besides its updatedAt. */
+export function changesSubscriber(subscriber: Subscriber, patch: Partial<Subscriber>): boolean {
+  return Object.entries(patch).some(([field, value]) => field !== "updatedAt" && !isDeepStrictEqual(subscriber[field as keyof Subscriber], value));
+}
+
+/** Newer values win; custom identifiers merge by name. */
+export function mergeIdentifiers(stored: ExternalIdentifiers | undefined, given: ExternalIdentifiers | undefined): ExternalIdentifiers | undefined {
+  if (!given) return stored;
+  const merged: ExternalIdentifiers = { ...stored, ...given };
+  if (stored?.customIdentifiers || given.customIdentifiers) {
+    const custom = new Map((stored?.customIdentifiers ?? []).map((entry) => [entry.name, entry.value]));
+    for (const entry of given.customIdentifiers ?? []) custom.set(entry.name, entry.value);
+    merged.customIdentifiers = [...custom].map(([name, value]) => ({ name, value })).slice(-MAX_CUSTOM_IDENTIFIERS_KEPT);
+  }
+  return merged;
+}
+
+/** The phone, email and external identifiers of an opt-in, as the profiles plugin links them. */
+export function identifiersOf(user: UserRef, external: ExternalIdentifiers | undefined): Identifier[] {
+  const identifiers: Identifier[] = [];
+  for (const kind of ["phone", "email"] as const) if (user[kind] !== undefined) identifiers.push({ kind, value: user[kind]! });
+  for (const kind of ["clientUserId", "shopifyId", "klaviyoId"] as const) if (external?.[kind] !== undefined) identifiers.push({ kind, value: external[kind]! });
+  for (const { name, value } of external?.customIdentifiers ?? []) identifiers.push({ kind: "custom", name, value });
+  return identifiers;
+}
