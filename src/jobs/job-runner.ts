@@ -1,11 +1,12 @@
 import { setMaxListeners } from "node:events";
 import PQueue from "p-queue";
-import { BulkWrite, BulkWrites, GroupCommit, type GroupWrite } from "../kernel/group-commit.ts";
+import { BulkWrite, GroupCommit, type GroupWrite } from "../kernel/group-commit.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { Logger } from "../ports/logger.ts";
 import type { Scheduler } from "../ports/scheduler.ts";
 import type { Collection, Where } from "../ports/storage.ts";
-import type { BatchHandler, JobContext, JobDefinition, JobHandler, JobOutcome, JobRunnerSettings } from "./job-definition.ts";
+import { JobBatches, type JobType } from "./job-batches.ts";
+import type { JobContext, JobDefinition, JobRunnerSettings } from "./job-definition.ts";
 import type { JobRecord } from "./job-record.ts";
 import { JobRows } from "./job-rows.ts";
 
@@ -15,13 +16,6 @@ import { JobRows } from "./job-rows.ts";
  * until some finish, so work that waits elsewhere never floods memory.
  */
 export const RELEASED_PER_SLOT = 256;
-
-/** A registered type as the runner keeps it. */
-interface JobType {
-  handler: JobHandler<unknown>;
-  batchSize: number;
-  batchHandler?: BatchHandler<unknown>;
-}
 
 /** Slots that run jobs, and which jobs they claim: the runner's own (every type without slots of its own), or one type's. */
 interface Lane {
@@ -73,6 +67,7 @@ export class JobRunner {
    * batch): written in one statement there, before its commit.
    */
   readonly #doneMarks: BulkWrite<JobRecord>;
+  readonly #batches: JobBatches;
 
   constructor(
     jobs: Collection<JobRecord>,
@@ -86,6 +81,15 @@ export class JobRunner {
     this.#rows = new JobRows(jobs, clock, settings);
     this.#failures = new GroupCommit({ transaction: atomically });
     this.#doneMarks = new BulkWrite((jobs) => this.#rows.finishAll(jobs));
+    this.#batches = new JobBatches({
+      rows: this.#rows,
+      doneMarks: this.#doneMarks,
+      atomically,
+      logger,
+      signal: this.#abort.signal,
+      loggerOf: (job) => this.#loggerOf(job),
+      context: (job, logger, markDone) => this.#context(job, logger, () => undefined, markDone),
+    });
     this.#lanes = [{ queue: new PQueue({ concurrency: settings.concurrency }), concurrency: settings.concurrency, where: { lane: null }, backlog: false }];
   }
 
@@ -341,90 +345,13 @@ export class JobRunner {
     }
   }
 
-  /**
-   * Runs a batch in one storage transaction: through its type's `batchHandler` in one savepoint when it has
-   * one, else (or when that throws) each job in a savepoint of its own; each job is marked done in the
-   * transaction, so a job is done exactly when its writes are committed. Its lease is not renewed: the batch
-   * holds the storage until it commits, so a renewal could only land after it.
-   */
+  /** Runs a batch (JobBatches), then logs its jobs' ends and writes its failures. */
   async #executeBatch(type: JobType, batch: readonly JobRecord[]): Promise<void> {
     for (const job of batch) this.#claimed.delete(job.id);
-    /** The "job done" lines, logged once the batch has committed. */
-    let done: Array<() => void> = [];
-    let failures: Array<{ job: JobRecord; error: unknown }> = [];
-    try {
-      await this.atomically(async () => {
-        const bulk = new BulkWrites();
-        const live: JobRecord[] = [];
-        for (const job of batch) {
-          if (job.attempts > job.maxAttempts) await this.#rows.finish(job, "dead", "lease expired on every attempt", this.#loggerOf(job));
-          else live.push(job);
-        }
-        // A batch of one job gains nothing from a handler of many: it runs as a job alone would.
-        const whole = type.batchHandler && live.length > 1 ? await this.#runWhole(type.batchHandler, live, bulk) : undefined;
-        if (whole) done = whole;
-        else for (const job of live) await this.#runInBatch(type.handler, job, bulk, done, failures);
-        await bulk.write();
-      });
-    } catch (error) {
-      // The commit failed: nothing of the batch was stored, and every job of it runs again.
-      done = [];
-      failures = batch.map((job) => ({ job, error }));
-    }
+    const { done, failures } = await this.#batches.run(type, batch);
     for (const log of done) log();
     for (const { job, error } of failures) await this.#failed(job, error, this.#loggerOf(job));
     this.#wakeForBacklog();
-  }
-
-  /**
-   * The batch's jobs through one call of `batchHandler`, in a savepoint with their done marks: the "job done"
-   * lines to log once committed, or undefined when it threw (its savepoint rolled back, nothing of it kept).
-   */
-  async #runWhole(batchHandler: BatchHandler<unknown>, jobs: readonly JobRecord[], bulk: BulkWrites): Promise<Array<() => void> | undefined> {
-    const started = performance.now();
-    try {
-      const outcomes = await bulk.member((group) =>
-        this.atomically(async () => {
-          const outcomes = await batchHandler(
-            jobs.map((job) => ({ payload: job.payload, job, attempt: job.attempts })),
-            { logger: this.logger, signal: this.#abort.signal },
-          );
-          if (outcomes && outcomes.length !== jobs.length) throw new TypeError(`a batchHandler answered ${outcomes.length} outcomes for ${jobs.length} jobs`);
-          for (const job of jobs) group.defer(this.#doneMarks, job);
-          return outcomes;
-        }),
-      );
-      const ms = Math.round(performance.now() - started);
-      return jobs.map((job, i) => () => this.#loggerOf(job).info("job done", { ...(outcomes?.[i] as JobOutcome | undefined), batch: jobs.length, ms }));
-    } catch (error) {
-      this.logger.warn("a batch's work failed: its jobs run again one at a time", { jobType: jobs[0]!.type, jobs: jobs.length, error });
-      return undefined;
-    }
-  }
-
-  /** One job of a batch in a savepoint of its own, its done mark with the batch's. */
-  async #runInBatch(handler: JobHandler<unknown>, job: JobRecord, bulk: BulkWrites, done: Array<() => void>, failures: Array<{ job: JobRecord; error: unknown }>): Promise<void> {
-    const logger = this.#loggerOf(job);
-    const started = performance.now();
-    try {
-      let markedDone = false;
-      const outcome = await bulk.member((group) =>
-        this.atomically(async () => {
-          // With the batch's other done marks, in one statement before its commit.
-          const finish = async () => {
-            if (!markedDone) group.defer(this.#doneMarks, job);
-            markedDone = true;
-          };
-          const outcome = await handler(job.payload, this.#context(job, logger, () => undefined, finish));
-          await finish();
-          return outcome;
-        }),
-      );
-      const ms = Math.round(performance.now() - started);
-      done.push(() => logger.info("job done", { ...outcome, ms }));
-    } catch (error) {
-      failures.push({ job, error });
-    }
   }
 
   #context(job: JobRecord, logger: Logger, releaseSlot: () => void, markDone: JobContext["markDone"]): JobContext {
