@@ -24,15 +24,12 @@ export class Notices {
   ) {}
 
   /**
-   * `send` for many notices, none with a repeat window (`onePerKindWithinMs`): each company read once and
-   * each of its wordings once, its texts recorded by one `Outbox.sendMany`.
+   * `send` for many notices: each company read once and each of its wordings once, its texts recorded by
+   * one `Outbox.sendMany` (in one write; one after the other when they have a repeat window).
    */
   async sendMany(notices: readonly Notice[]): Promise<void> {
     const byCompany = new Map<string, Notice[]>();
-    for (const notice of notices) {
-      if (notice.onePerKindWithinMs) throw new TypeError("sendMany takes notices without a repeat window");
-      byCompany.set(notice.companyId, [...(byCompany.get(notice.companyId) ?? []), notice]);
-    }
+    for (const notice of notices) byCompany.set(notice.companyId, [...(byCompany.get(notice.companyId) ?? []), notice]);
     for (const [companyId, ofCompany] of byCompany) {
       const company = await this.accounts.getCompany(companyId);
       if (!company) continue; // deleted meanwhile: nobody to speak for
@@ -48,6 +45,7 @@ export class Notices {
           body: renderTemplate(text, { company: company.name, contact: company.contactEmail || company.domain }),
           kind: notice.kind,
           idempotencyKey: notice.idempotencyKey,
+          onePerKindWithinMs: notice.onePerKindWithinMs,
           company,
         });
       }

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import type { Identifier } from "../profiles/index.ts";
+import type { OptInJob } from "./opt-ins.ts";
 import type { ExternalIdentifiers, Subscriber, SubscriptionChannel } from "./records.ts";
 import type { UserRef } from "./schemas.ts";
 import { channelsOf } from "./users.ts";
@@ -9,6 +10,17 @@ const MAX_CUSTOM_IDENTIFIERS_KEPT = 50;
 /** The channels of the user's addresses, restricted to `only` when given. */
 export function subscribedChannels(user: UserRef, only: readonly SubscriptionChannel[] | undefined): SubscriptionChannel[] {
   return channelsOf(user).filter((channel) => !only || only.includes(channel));
+}
+
+/** The fields of a subscriber an opt-in sets: `subscriber`'s (when it has one) with the opt-in's over them. */
+export function profileOf(job: OptInJob, subscriber: Subscriber | undefined, now: number) {
+  return {
+    externalIdentifiers: mergeIdentifiers(subscriber?.externalIdentifiers, job.externalIdentifiers),
+    locale: job.locale,
+    firstName: job.user.firstName ?? subscriber?.firstName,
+    lastName: job.user.lastName ?? subscriber?.lastName,
+    updatedAt: now,
+  };
 }
 
 /** Whether `patch` changes a field of `subscriber` besides its updatedAt. */

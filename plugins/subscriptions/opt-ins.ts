@@ -16,8 +16,8 @@ import {
 import { confirmRequestKind, noticeLocale, welcomeKind, type NoticeKind } from "./notice-templates.ts";
 import type { Notices } from "./notices.ts";
 import type { ChangeSource, ExternalIdentifiers, Locale, Subscriber, SubscriptionChannel, SubscriptionKind } from "./records.ts";
-import { FreshOptIns, optInChangeId, runsOfDistinctAddresses, type OptInRun } from "./fresh-opt-ins.ts";
-import { changesSubscriber, identifiersOf, mergeIdentifiers, subscribedChannels } from "./opt-in-fields.ts";
+import { changeOf, OptInBatch, optInChangeId, runsOfDistinctAddresses, targetOf, type OptInRun } from "./opt-in-batch.ts";
+import { changesSubscriber, identifiersOf, profileOf, subscribedChannels } from "./opt-in-fields.ts";
 import { parseOptInRequest, type OptInRequest, type UserRef, type ValidOptInRequest } from "./schemas.ts";
 import type { SignUpUnit, SignUpUnits, SubscriptionType } from "./sign-up-units.ts";
 import type { SubscriptionEmails } from "./subscription-emails.ts";
@@ -96,7 +96,7 @@ export const OPT_IN_BATCH_SIZE = 64;
  */
 @injectable()
 export class OptIns {
-  readonly #fresh: FreshOptIns;
+  readonly #batch: OptInBatch;
 
   constructor(
     @inject(STORAGE) private readonly storage: Storage,
@@ -112,7 +112,7 @@ export class OptIns {
     @inject(SUBSCRIPTIONS_SETTINGS) private readonly settings: Required<SubscriptionsPluginOptions>,
     @inject(SUBSCRIPTION_EMAILS) private readonly emails: SubscriptionEmails,
   ) {
-    this.#fresh = new FreshOptIns(store, profiles, notices, emails);
+    this.#batch = new OptInBatch(store, notices, emails, settings.repeatTextWindowMs);
   }
 
   async accept(companyId: string, request: OptInRequest, options: OptInOptions = {}): Promise<OptInAccepted> {
@@ -189,14 +189,20 @@ export class OptIns {
   /**
    * The jobs of a batch (the job runner's batchHandler, inside its transaction), with what `process` does
    * for each, in order for each address: in runs of jobs of distinct addresses, each run's fresh opt-ins
-   * (FreshOptIns) written together, its other jobs one after another; each run's events emitted in job order.
+   * and repeats written together (OptInBatch), its other jobs one after another; each job's identifiers
+   * linked in job order, and each run's events emitted in job order.
    */
   async processMany(runs: readonly OptInRun[]): Promise<void> {
     for (const run of runsOfDistinctAddresses(runs)) {
+      const now = this.clock.now();
       const events = new Map<OptInJob, PendingEvent[]>(run.map(({ job }) => [job, []]));
-      const fresh = await this.#fresh.freshOf(run);
-      for (const { job, firstRun } of run) if (!fresh.has(job)) await this.#apply(job, events.get(job)!, firstRun);
-      await this.#fresh.write(run.flatMap(({ job }) => (fresh.has(job) ? [job] : [])), this.clock.now(), (job) => events.get(job)!);
+      const plan = await this.#batch.plan(run, now);
+      for (const { job, firstRun } of run) {
+        if (plan.alone.has(job)) await this.#apply(job, events.get(job)!, firstRun);
+        // In the job's transaction: a link that fails fails the batch, which runs again one job at a time.
+        else await this.profiles.link(job.companyId, identifiersOf(job.user, job.externalIdentifiers), { withinTransaction: true });
+      }
+      await this.#batch.write(plan, now, (job) => events.get(job)!);
       await emitAll(this.events, [...events.values()].flat());
     }
   }
@@ -215,7 +221,7 @@ export class OptIns {
     await this.profiles.link(job.companyId, identifiersOf(job.user, job.externalIdentifiers), { withinTransaction: true });
     const owners = await this.#owners(job, now);
     for (const channel of todo) {
-      const { notice, repeated } = await this.#optIn(job, channel, owners[channel]!, changeId(channel), now, events);
+      const { notice, repeated } = await this.#optIn(job, channel, owners[channel]!, now, events);
       if (channel === "TEXT") {
         await this.notices.send({
           companyId: job.companyId,
@@ -237,23 +243,13 @@ export class OptIns {
     job: OptInJob,
     channel: SubscriptionChannel,
     owner: Subscriber,
-    changeId: string,
     now: number,
     events: PendingEvent[],
   ): Promise<{ notice: NoticeKind; repeated: boolean }> {
     const address = addressOf(job.user, channel);
     const existing = await this.store.subscription(job.companyId, channel, address, job.type);
-    const change = {
-      key: changeId,
-      source: job.source,
-      at: now,
-      signUpUnitId: job.signUpUnitId,
-      ...(job.externalIdentifiers ? { externalIdentifiers: job.externalIdentifiers } : {}),
-      locale: job.locale,
-    };
-    // A text is confirmed by a Y reply, an email (when its sign-up unit asks) by the link of a confirmation email.
-    const confirmFirst = !job.singleOptIn && (channel === "TEXT" || job.emailDoubleOptIn === true);
-    const target = confirmFirst ? "pending" : "active";
+    const change = changeOf(job, channel, now);
+    const target = targetOf(job, channel);
     const firstNotice = target === "pending" ? confirmRequestKind(job.type) : welcomeKind(job.type);
     if (!existing) {
       const created = await this.store.createSubscription(
@@ -314,13 +310,7 @@ export class OptIns {
     const { companyId, user } = job;
     const byPhone = user.phone !== undefined ? await this.store.subscriberByPhone(companyId, user.phone) : undefined;
     const byEmail = user.email !== undefined ? await this.store.subscriberByEmail(companyId, user.email) : undefined;
-    const profile = (subscriber?: Subscriber) => ({
-      externalIdentifiers: mergeIdentifiers(subscriber?.externalIdentifiers, job.externalIdentifiers),
-      locale: job.locale,
-      firstName: user.firstName ?? subscriber?.firstName,
-      lastName: user.lastName ?? subscriber?.lastName,
-      updatedAt: now,
-    });
+    const profile = (subscriber?: Subscriber) => profileOf(job, subscriber, now);
     const create = (address: UserRef) => this.store.createSubscriber({ companyId, ...address, ...profile(), createdAt: now });
     let base = byPhone ?? byEmail;
     if (!base) {

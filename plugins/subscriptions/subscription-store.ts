@@ -201,6 +201,11 @@ export class SubscriptionStore {
     return next;
   }
 
+  /** Records changes that leave their subscriptions as they are (repeated opt-ins), in one write. */
+  async recordChanges(recorded: ReadonlyArray<{ subscription: Subscription; change: ChangeInput }>): Promise<void> {
+    await this.changes.upsertMany(recorded.map(({ subscription, change }) => changeRecord(change, changeAbout(subscription, subscription.state))));
+  }
+
   /** Records an attempt on a subscription that does not exist (an unsubscribe of someone never subscribed). */
   async recordWithoutSubscription(companyId: string, channel: SubscriptionChannel, address: string, type: SubscriptionType, change: ChangeInput): Promise<void> {
     await this.changes.insert(changeRecord(change, { companyId, channel, address, type }));

@@ -29,6 +29,12 @@ const MIXED: Array<{ body: Json; otherCompany?: boolean }> = [
   { body: { user: { phone: PHONES[4] } }, otherCompany: true },
   { body: { user: { phone: PHONES[0] } }, otherCompany: true },
   { body: { user: { phone: PHONES[5], lastName: "Lovelace" }, singleOptIn: true } },
+  // Repeats: of both addresses of one subscriber, and of a phone with another kind of text due.
+  { body: { user: { phone: PHONES[1], email: EMAILS[0], firstName: "Ada" }, externalIdentifiers: { clientUserId: "u-1" } } },
+  { body: { user: { phone: PHONES[2] } } },
+  // A subscriber's locale changed through its email, then a repeat through its phone that changes it back.
+  { body: { user: { email: EMAILS[0] }, locale: { language: "fr", country: "CA" } } },
+  { body: { user: { phone: PHONES[1] } } },
 ];
 
 /** Posts `MIXED` (once one phone is already subscribed) and processes it: what it stored, texted and emitted, without ids. */
@@ -40,6 +46,7 @@ async function processMixed(options: { batches: boolean; storage: () => Promise<
   });
   const t = await startTestKit({ storage, plugins: [...defaultPlugins(), profilesPlugin()], config: { rateLimits: { "opt-in": 100 } } });
   const other = await t.kit.provisionCompany({ name: "Other" });
+  await t.kit.plugin("subscriptions").signUpUnits.create({ companyId: t.company.companyId, type: "MARKETING", language: "fr", country: "CA" });
   const events: Array<[string, SubscriptionEvent]> = [];
   for (const name of ["subscription.created", "subscription.confirmed"] as const) t.kit.events.on(name, (event) => void events.push([name, event]));
   await optIn(t, { user: { phone: PHONES[3] } });
@@ -103,7 +110,7 @@ const storages = {
 };
 
 describe("opt-in jobs in a batch (OptIns.processMany)", () => {
-  for (const [name, storage] of Object.entries(storages)) it(`${name}: store, text and emit what the same opt-ins processed one at a time do, the fresh ones written together`, async () => {
+  for (const [name, storage] of Object.entries(storages)) it(`${name}: store, text and emit what the same opt-ins processed one at a time do, the fresh ones and the repeats written together`, async () => {
     const batched = await processMixed({ batches: true, storage });
     const alone = await processMixed({ batches: false, storage });
     assert.ok(batched.batchWrites > 0, "the batch wrote its fresh opt-ins' subscriptions together");
@@ -112,10 +119,13 @@ describe("opt-in jobs in a batch (OptIns.processMany)", () => {
     assert.deepEqual(batched.events, alone.events);
     assert.deepEqual(batched.texts, alone.texts);
     // What both did: nine subscriptions (seven of the first company), each created once; the first phone texted
-    // once by each company, its repeat recorded only; the already subscribed phone's repeat recorded only.
+    // once by each company, its repeats recorded only, but for the third phone's already-subscribed text; the
+    // subscriber's locale back to en-US.
     assert.deepEqual(batched.state.subscriptions.map((row) => JSON.parse(row).company).sort(), [...Array<string>(7).fill("company 0"), "company 1", "company 1"]);
     assert.deepEqual(batched.events.map(([name]) => name), Array<string>(9).fill("subscription.created"));
-    assert.deepEqual(batched.texts.map((texts) => texts.length), [2, 1, 1, 1, 1, 1]);
-    assert.equal(batched.state.changes.filter((row) => JSON.parse(row).action === "opt_in_repeated").length, 3);
+    assert.deepEqual(batched.texts.map((texts) => texts.length), [2, 1, 2, 1, 1, 1]);
+    assert.equal(batched.state.changes.filter((row) => JSON.parse(row).action === "opt_in_repeated").length, 8);
+    const subscriber = batched.state.subscribers.map((row) => JSON.parse(row)).find((each) => each.email === EMAILS[0]);
+    assert.deepEqual(subscriber?.locale, { language: "en", country: "US" });
   });
 });
