@@ -77,11 +77,12 @@ export class OptInBatch {
     private readonly repeatTextWindowMs: number,
   ) {}
 
-  /** Reads what the run's first runs need, and sorts its jobs. */
+  /** Reads the subscribers and subscriptions of the run's addresses, and sorts its jobs. */
   async plan(runs: readonly OptInRun[], now: number): Promise<RunPlan> {
     const subscribers = new Map<string, Subscriber>();
     const subscriptions = new Map<string, Subscription>();
-    for (const [companyId, jobs] of byCompany(runs.filter((run) => run.firstRun).map((run) => run.job))) {
+    // Every job's, those run again included: the subscribers they may change hold back the repeats of them.
+    for (const [companyId, jobs] of byCompany(runs.map((run) => run.job))) {
       const phones = jobs.flatMap((job) => (job.user.phone !== undefined ? [job.user.phone] : []));
       const emails = jobs.flatMap((job) => (job.user.email !== undefined ? [job.user.email] : []));
       for (const subscriber of await this.store.subscribersHolding(companyId, "phone", phones)) subscribers.set(`${companyId} phone ${subscriber.phone}`, subscriber);
