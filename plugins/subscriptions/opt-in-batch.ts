@@ -1,3 +1,4 @@
+import { inject, injectable } from "../../src/index.ts";
 import { confirmRequestKind, noticeLocale, welcomeKind } from "./notice-templates.ts";
 import type { Notice, Notices } from "./notices.ts";
 import { changesSubscriber, profileOf, subscribedChannels } from "./opt-in-fields.ts";
@@ -6,6 +7,8 @@ import type { Subscriber, Subscription, SubscriptionChannel, SubscriptionState }
 import type { SubscriptionEmails } from "./subscription-emails.ts";
 import { subscriptionEvent, type PendingEvent } from "./subscription-events.ts";
 import type { ChangeInput, NewSubscriptionFields, SubscriptionStore } from "./subscription-store.ts";
+import type { SubscriptionsPluginOptions } from "./subscriptions-plugin.ts";
+import { NOTICES, SUBSCRIPTION_EMAILS, SUBSCRIPTION_STORE, SUBSCRIPTIONS_SETTINGS } from "./tokens.ts";
 import { addressOf } from "./users.ts";
 
 /** A job of a batch, and whether it is its first run (nothing of an earlier run can be stored). */
@@ -69,12 +72,14 @@ export interface RunPlan {
  * Every other job (a renewal, a confirmation, a new address for a known subscriber, a job run again) is
  * left to `OptIns.process`.
  */
+@injectable()
 export class OptInBatch {
   constructor(
-    private readonly store: SubscriptionStore,
-    private readonly notices: Notices,
-    private readonly emails: SubscriptionEmails,
-    private readonly repeatTextWindowMs: number,
+    @inject(SUBSCRIPTION_STORE) private readonly store: SubscriptionStore,
+    @inject(NOTICES) private readonly notices: Notices,
+    @inject(SUBSCRIPTION_EMAILS) private readonly emails: SubscriptionEmails,
+    /** repeatTextWindowMs: a repeat's text goes out at most once per phone and kind within it. */
+    @inject(SUBSCRIPTIONS_SETTINGS) private readonly settings: Required<SubscriptionsPluginOptions>,
   ) {}
 
   /** Reads the subscribers and subscriptions of the run's addresses, and sorts its jobs. */
@@ -161,7 +166,7 @@ export class OptInBatch {
       const kind = subscription.state === "pending" ? confirmRequestKind(job.type) : "already_subscribed";
       if (subscription.channel === "TEXT") {
         // The attempt is recorded and answered (interface 4.4 rule 3), but a burst of them sends one text.
-        texts.push({ companyId: job.companyId, to: subscription.address, kind, locale: noticeLocale(job.locale), idempotencyKey: change.key, onePerKindWithinMs: this.repeatTextWindowMs });
+        texts.push({ companyId: job.companyId, to: subscription.address, kind, locale: noticeLocale(job.locale), idempotencyKey: change.key, onePerKindWithinMs: this.settings.repeatTextWindowMs });
       } else if (subscription.state === "pending") {
         await this.emails.sendConfirmation(job.companyId, subscription.address, job.type, change.key);
       }

@@ -16,7 +16,7 @@ import {
 import { confirmRequestKind, noticeLocale, welcomeKind, type NoticeKind } from "./notice-templates.ts";
 import type { Notices } from "./notices.ts";
 import type { ChangeSource, ExternalIdentifiers, Locale, Subscriber, SubscriptionChannel, SubscriptionKind } from "./records.ts";
-import { changeOf, OptInBatch, optInChangeId, runsOfDistinctAddresses, targetOf, type OptInRun } from "./opt-in-batch.ts";
+import { changeOf, optInChangeId, runsOfDistinctAddresses, targetOf, type OptInBatch, type OptInRun } from "./opt-in-batch.ts";
 import { changesSubscriber, identifiersOf, profileOf, subscribedChannels } from "./opt-in-fields.ts";
 import { parseOptInRequest, type OptInRequest, type UserRef, type ValidOptInRequest } from "./schemas.ts";
 import type { SignUpUnit, SignUpUnits, SubscriptionType } from "./sign-up-units.ts";
@@ -24,7 +24,7 @@ import type { SubscriptionEmails } from "./subscription-emails.ts";
 import { emitAll, subscriptionEvent, type PendingEvent } from "./subscription-events.ts";
 import type { SubscriptionStore } from "./subscription-store.ts";
 import type { SubscriptionsPluginOptions } from "./subscriptions-plugin.ts";
-import { NOTICES, SIGN_UP_UNITS_SERVICE, SUBSCRIBER_PROFILES, SUBSCRIPTION_EMAILS, SUBSCRIPTION_STORE, SUBSCRIPTIONS_SETTINGS, type SubscriberProfiles } from "./tokens.ts";
+import { NOTICES, OPT_IN_BATCH, SIGN_UP_UNITS_SERVICE, SUBSCRIBER_PROFILES, SUBSCRIPTION_EMAILS, SUBSCRIPTION_STORE, SUBSCRIPTIONS_SETTINGS, type SubscriberProfiles } from "./tokens.ts";
 import { addressOf } from "./users.ts";
 
 export type CreationStatus = "NEWLY_CREATED" | "PREVIOUSLY_CREATED";
@@ -97,8 +97,6 @@ export const OPT_IN_BATCH_SIZE = 64;
  */
 @injectable()
 export class OptIns {
-  readonly #batch: OptInBatch;
-
   constructor(
     @inject(STORAGE) private readonly storage: Storage,
     @inject(CLOCK) private readonly clock: Clock,
@@ -112,9 +110,8 @@ export class OptIns {
     /** repeatTextWindowMs: a repeated opt-in is answered by text at most once per phone and kind within it. */
     @inject(SUBSCRIPTIONS_SETTINGS) private readonly settings: Required<SubscriptionsPluginOptions>,
     @inject(SUBSCRIPTION_EMAILS) private readonly emails: SubscriptionEmails,
-  ) {
-    this.#batch = new OptInBatch(store, notices, emails, settings.repeatTextWindowMs);
-  }
+    @inject(OPT_IN_BATCH) private readonly batch: OptInBatch,
+  ) {}
 
   async accept(companyId: string, request: OptInRequest, options: OptInOptions = {}): Promise<OptInAccepted> {
     const { payload, answer } = await this.#prepare(companyId, request, options);
@@ -197,13 +194,13 @@ export class OptIns {
     for (const run of runsOfDistinctAddresses(runs)) {
       const now = this.clock.now();
       const events = new Map<OptInJob, PendingEvent[]>(run.map(({ job }) => [job, []]));
-      const plan = await this.#batch.plan(run, now);
+      const plan = await this.batch.plan(run, now);
       for (const { job, firstRun } of run) {
         if (plan.alone.has(job)) await this.#apply(job, events.get(job)!, firstRun);
         // In the job's transaction: a link that fails fails the batch, which runs again one job at a time.
         else await this.profiles.link(job.companyId, identifiersOf(job.user, job.externalIdentifiers), { withinTransaction: true });
       }
-      await this.#batch.write(plan, now, (job) => events.get(job)!);
+      await this.batch.write(plan, now, (job) => events.get(job)!);
       await emitAll(this.events, [...events.values()].flat());
     }
   }
