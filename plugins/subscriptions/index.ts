@@ -50,4 +50,4 @@ export {
   type EmailLinkPurpose,
 } from "./email-links.ts";
 export { SubscriptionEmails, type SubscriberEmail } from "./subscription-emails.ts";
-export type { SubscriptionStore, ChangeInput } from "./subscription-store.ts";
+export type { SubscriptionStore, ChangeInput, NewSubscriptionFields } from "./subscription-store.ts";

@@ -106,6 +106,25 @@ export class SubscriptionStore {
     );
   }
 
+  /** The company's subscribers holding any of these phones (or emails): one query per chunk of addresses. */
+  async subscribersHolding(companyId: string, field: "phone" | "email", addresses: readonly string[]): Promise<Subscriber[]> {
+    const found: Subscriber[] = [];
+    for (let start = 0; start < addresses.length; start += ADDRESSES_PER_QUERY) {
+      const where = { companyId, [field]: { in: addresses.slice(start, start + ADDRESSES_PER_QUERY) } };
+      found.push(...(await this.subscribers.find({ where })).items);
+    }
+    return found;
+  }
+
+  /** The company's subscriptions on `channel` at any of these addresses, of every type: one query per chunk of addresses. */
+  async subscriptionsAt(companyId: string, channel: SubscriptionChannel, addresses: readonly string[]): Promise<Subscription[]> {
+    const found: Subscription[] = [];
+    for (let start = 0; start < addresses.length; start += ADDRESSES_PER_QUERY) {
+      found.push(...(await this.subscriptions.find({ where: { companyId, channel, address: { in: addresses.slice(start, start + ADDRESSES_PER_QUERY) } } })).items);
+    }
+    return found;
+  }
+
   subscription(companyId: string, channel: SubscriptionChannel, address: string, type: SubscriptionType): Promise<Subscription | undefined> {
     return this.subscriptions.findOne({ companyId, channel, address, type });
   }
@@ -126,27 +145,33 @@ export class SubscriptionStore {
     return this.subscribers.insert({ id: sortableId(fields.createdAt), ...fields });
   }
 
+  /** `createSubscriber` for many, in one write. */
+  async createSubscribers(fields: ReadonlyArray<Omit<Subscriber, "id">>): Promise<Subscriber[]> {
+    const created = fields.map((each) => ({ id: sortableId(each.createdAt), ...each }));
+    await this.subscribers.upsertMany(created);
+    return created;
+  }
+
   updateSubscriber(id: string, patch: Patch<Subscriber>): Promise<Subscriber | undefined> {
     return this.subscribers.update(id, patch);
   }
 
   /** Creates a subscription in its first state and records the change. */
   async createSubscription(
-    fields: Pick<Subscription, "companyId" | "subscriberId" | "type" | "channel" | "address" | "signUpUnitId">,
+    fields: NewSubscriptionFields,
     change: ChangeInput & { to: SubscriptionState },
   ): Promise<Subscription> {
-    const subscription = await this.subscriptions.insert({
-      id: sortableId(change.at),
-      ...fields,
-      state: change.to,
-      subscribedAt: change.at,
-      ...(change.to === "active" ? { confirmedAt: change.at } : {}),
-      source: change.source,
-      createdAt: change.at,
-      updatedAt: change.at,
-    });
+    const subscription = await this.subscriptions.insert(newSubscription(fields, change));
     await this.#record(subscription, undefined, change);
     return subscription;
+  }
+
+  /** `createSubscription` for many (none of them existing yet): the subscriptions in one write, their change records in another. */
+  async createSubscriptions(created: ReadonlyArray<{ fields: NewSubscriptionFields; change: ChangeInput & { to: SubscriptionState } }>): Promise<Subscription[]> {
+    const subscriptions = created.map(({ fields, change }) => newSubscription(fields, change));
+    await this.subscriptions.upsertMany(subscriptions);
+    await this.changes.upsertMany(subscriptions.map((subscription, i) => changeRecord(created[i]!.change, changeAbout(subscription, undefined))));
+    return subscriptions;
   }
 
   /**
@@ -176,24 +201,48 @@ export class SubscriptionStore {
     return next;
   }
 
+  /** Records changes that leave their subscriptions as they are (repeated opt-ins), in one write. */
+  async recordChanges(recorded: ReadonlyArray<{ subscription: Subscription; change: ChangeInput }>): Promise<void> {
+    await this.changes.upsertMany(recorded.map(({ subscription, change }) => changeRecord(change, changeAbout(subscription, subscription.state))));
+  }
+
   /** Records an attempt on a subscription that does not exist (an unsubscribe of someone never subscribed). */
   async recordWithoutSubscription(companyId: string, channel: SubscriptionChannel, address: string, type: SubscriptionType, change: ChangeInput): Promise<void> {
     await this.changes.insert(changeRecord(change, { companyId, channel, address, type }));
   }
 
   async #record(subscription: Subscription, from: SubscriptionState | undefined, change: ChangeInput): Promise<void> {
-    await this.changes.insert(
-      changeRecord(change, {
-        companyId: subscription.companyId,
-        subscriberId: subscription.subscriberId,
-        subscriptionId: subscription.id,
-        type: subscription.type,
-        channel: subscription.channel,
-        address: subscription.address,
-        ...(from !== undefined ? { from } : {}),
-      }),
-    );
+    await this.changes.insert(changeRecord(change, changeAbout(subscription, from)));
   }
+}
+
+/** What a new subscription is made of besides its first change. */
+export type NewSubscriptionFields = Pick<Subscription, "companyId" | "subscriberId" | "type" | "channel" | "address" | "signUpUnitId">;
+
+function newSubscription(fields: NewSubscriptionFields, change: ChangeInput & { to: SubscriptionState }): Subscription {
+  return {
+    id: sortableId(change.at),
+    ...fields,
+    state: change.to,
+    subscribedAt: change.at,
+    ...(change.to === "active" ? { confirmedAt: change.at } : {}),
+    source: change.source,
+    createdAt: change.at,
+    updatedAt: change.at,
+  };
+}
+
+/** The subscription a change record is about, and the state it moved from. */
+function changeAbout(subscription: Subscription, from: SubscriptionState | undefined): Pick<SubscriptionChange, "companyId" | "channel" | "address"> & Partial<SubscriptionChange> {
+  return {
+    companyId: subscription.companyId,
+    subscriberId: subscription.subscriberId,
+    subscriptionId: subscription.id,
+    type: subscription.type,
+    channel: subscription.channel,
+    address: subscription.address,
+    ...(from !== undefined ? { from } : {}),
+  };
 }
 
 function changeRecord(

@@ -6,6 +6,7 @@ import { emailLinkRoutes } from "./email-routes.ts";
 import { InboundTexts } from "./inbound-texts.ts";
 import { NoticeTemplates } from "./notice-templates.ts";
 import { Notices } from "./notices.ts";
+import { OptInBatch } from "./opt-in-batch.ts";
 import { OptIns } from "./opt-ins.ts";
 import { subscriptionCollections } from "./records.ts";
 import { subscriptionRoutes } from "./routes.ts";
@@ -20,6 +21,7 @@ import {
   INBOUND_TEXTS,
   NOTICE_TEMPLATES,
   NOTICES,
+  OPT_IN_BATCH,
   OPT_INS,
   SENDER_NUMBERS_SERVICE,
   SIGN_UP_UNITS_SERVICE,
@@ -108,6 +110,7 @@ export function subscriptionsPlugin(options: SubscriptionsPluginOptions = {}) {
       container.bind(SUBSCRIBER_DIRECTORY, { useClass: SubscriberDirectory });
       container.bind(EMAIL_LINKS, { useClass: EmailLinks });
       container.bind(SUBSCRIPTION_EMAILS, { useClass: SubscriptionEmails });
+      container.bind(OPT_IN_BATCH, { useClass: OptInBatch });
       container.bind(OPT_INS, { useClass: OptIns });
       container.bind(UNSUBSCRIBES, { useClass: Unsubscribes });
       container.bind(INBOUND_TEXTS, { useClass: InboundTexts });

@@ -1,4 +1,4 @@
-import { CLOCK, EVENTS, inject, injectable, JOBS, retryConcurrentChanges, STORAGE, type Clock, type DataSubject, type EventBus, type JobDefinition, type JobHandler, type Jobs, type OutboxMessage, type Storage } from "../../src/index.ts";
+import { CLOCK, EVENTS, inject, injectable, JOBS, retryConcurrentChanges, STORAGE, type Clock, type BatchedJob, type DataSubject, type EventBus, type JobDefinition, type JobHandler, type Jobs, type OutboxMessage, type Storage } from "../../src/index.ts";
 import type { EmailLinkClaims } from "./email-links.ts";
 import { eligibilityOf, NOT_SUBSCRIBED, type Eligibility, type SubscriptionEligibility } from "./eligibility.ts";
 import type { InboundResult, InboundText, InboundTexts } from "./inbound-texts.ts";
@@ -240,7 +240,11 @@ export class SubscriptionsService {
   jobHandlers(): Record<typeof OPT_IN_JOB | typeof UNSUBSCRIBE_JOB, JobHandler<never> | JobDefinition<never>> {
     return {
       // A first attempt: no earlier run committed anything (an attempt given back was rolled back whole).
-      [OPT_IN_JOB]: { handler: (payload: OptInJob, context) => this.#optIns.process(payload, { firstRun: context.attempt === 1 }), batchSize: OPT_IN_BATCH_SIZE },
+      [OPT_IN_JOB]: {
+        handler: (payload: OptInJob, context) => this.#optIns.process(payload, { firstRun: context.attempt === 1 }),
+        batchHandler: (jobs: readonly BatchedJob<OptInJob>[]) => this.#optIns.processMany(jobs.map(({ payload, attempt }) => ({ job: payload, firstRun: attempt === 1 }))),
+        batchSize: OPT_IN_BATCH_SIZE,
+      },
       [UNSUBSCRIBE_JOB]: (payload: UnsubscribeJob) => this.#unsubscribes.process(payload),
     };
   }

@@ -4,6 +4,7 @@ import type { EmailLinks } from "./email-links.ts";
 import type { InboundTexts } from "./inbound-texts.ts";
 import type { NoticeTemplates } from "./notice-templates.ts";
 import type { Notices } from "./notices.ts";
+import type { OptInBatch } from "./opt-in-batch.ts";
 import type { OptIns } from "./opt-ins.ts";
 import type { SenderNumbers } from "./sender-numbers.ts";
 import type { SignUpUnits } from "./sign-up-units.ts";
@@ -26,6 +27,8 @@ export const NOTICE_TEMPLATES = defineToken<NoticeTemplates>("NoticeTemplates", 
 export const NOTICES = defineToken<Notices>("Notices", [PROVIDER]);
 export const SUBSCRIPTION_STORE = defineToken<SubscriptionStore>("SubscriptionStore", [PROVIDER]);
 export const OPT_INS = defineToken<OptIns>("OptIns", [PROVIDER]);
+/** Writes the fresh opt-ins and repeats of a batch of opt-in jobs together. */
+export const OPT_IN_BATCH = defineToken<OptInBatch>("OptInBatch", [PROVIDER]);
 export const UNSUBSCRIBES = defineToken<Unsubscribes>("Unsubscribes", [PROVIDER]);
 export const INBOUND_TEXTS = defineToken<InboundTexts>("InboundTexts", [PROVIDER]);
 export const SUBSCRIBER_DIRECTORY = defineToken<SubscriberDirectory>("SubscriberDirectory", [PROVIDER]);

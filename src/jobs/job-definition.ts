@@ -36,6 +36,27 @@ export type JobOutcome = Readonly<Record<string, string | number | boolean>>;
 
 export type JobHandler<P> = (payload: P, context: JobContext) => Promise<void | JobOutcome>;
 
+/** One job of a batch, as a {@link BatchHandler} is given it. */
+export interface BatchedJob<P> {
+  payload: P;
+  job: JobRecord;
+  /** 1 on the first run. */
+  attempt: number;
+}
+
+/** What a batch's handler is given beside its jobs: their logger's parent and the kit's stop. */
+export interface BatchContext {
+  logger: Logger;
+  /** Aborted when the kit stops. */
+  signal: AbortSignal;
+}
+
+/**
+ * Does the work of a whole batch in one call (`JobDefinition.batchHandler`), and answers one outcome per
+ * job, in the order given (or nothing: no outcome to log).
+ */
+export type BatchHandler<P> = (jobs: readonly BatchedJob<P>[], context: BatchContext) => Promise<ReadonlyArray<void | JobOutcome> | void>;
+
 /** A job type's handler, whether its jobs run in batches, and whether they have slots of their own. */
 export interface JobDefinition<P> {
   handler: JobHandler<P>;
@@ -54,6 +75,20 @@ export interface JobDefinition<P> {
    * processes each job runs in a transaction of its own, with its done mark.
    */
   batchSize?: number;
+  /**
+   * The work of a whole batch (`batchSize`) in one call, for work that costs less done for many jobs at
+   * once (one read of each kind for the batch's keys, each table's rows in one write, one company read).
+   * It runs inside the batch's transaction in one savepoint, and the batch's done marks are written in
+   * the same transaction: a job is done exactly when the batch's writes commit, and a crash before that
+   * leaves every job of it queued. When it throws (one job's work failed, or a concurrent write got in
+   * its way), its savepoint is rolled back whole and the batch runs again at once one job at a time
+   * through `handler`, each in a savepoint of its own: the job whose work fails undoes its own writes
+   * only, has its attempt counted and its error logged, and is retried alone after its backoff, while the
+   * others commit. So it must do exactly what `handler` would do for each job; `handler` still runs a
+   * job claimed alone (a batch of one, and every job when other processes share the storage, `pollMs`,
+   * where no batch forms).
+   */
+  batchHandler?: BatchHandler<P>;
   /**
    * Jobs of this type run in slots of their own, this many at once, beside
    * the runner's `concurrency`: for jobs that wait on a remote service (a

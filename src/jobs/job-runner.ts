@@ -1,11 +1,12 @@
 import { setMaxListeners } from "node:events";
 import PQueue from "p-queue";
-import { BulkWrite, BulkWrites, GroupCommit, type GroupWrite } from "../kernel/group-commit.ts";
+import { BulkWrite, GroupCommit, type GroupWrite } from "../kernel/group-commit.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { Logger } from "../ports/logger.ts";
 import type { Scheduler } from "../ports/scheduler.ts";
 import type { Collection, Where } from "../ports/storage.ts";
-import type { JobContext, JobDefinition, JobHandler, JobRunnerSettings } from "./job-definition.ts";
+import { JobBatches, type JobType } from "./job-batches.ts";
+import type { JobContext, JobDefinition, JobRunnerSettings } from "./job-definition.ts";
 import type { JobRecord } from "./job-record.ts";
 import { JobRows } from "./job-rows.ts";
 
@@ -32,7 +33,7 @@ interface Lane {
  * never a timer per job.
  */
 export class JobRunner {
-  readonly #types = new Map<string, Required<Omit<JobDefinition<unknown>, "slots">>>();
+  readonly #types = new Map<string, JobType>();
   /** The runner's own slots first, then those of each type that has its own. */
   readonly #lanes: Lane[];
   readonly #rows: JobRows;
@@ -66,6 +67,7 @@ export class JobRunner {
    * batch): written in one statement there, before its commit.
    */
   readonly #doneMarks: BulkWrite<JobRecord>;
+  readonly #batches: JobBatches;
 
   constructor(
     jobs: Collection<JobRecord>,
@@ -79,6 +81,15 @@ export class JobRunner {
     this.#rows = new JobRows(jobs, clock, settings);
     this.#failures = new GroupCommit({ transaction: atomically });
     this.#doneMarks = new BulkWrite((jobs) => this.#rows.finishAll(jobs));
+    this.#batches = new JobBatches({
+      rows: this.#rows,
+      doneMarks: this.#doneMarks,
+      atomically,
+      logger,
+      signal: this.#abort.signal,
+      loggerOf: (job) => this.#loggerOf(job),
+      context: (job, logger, markDone) => this.#context(job, logger, () => undefined, markDone),
+    });
     this.#lanes = [{ queue: new PQueue({ concurrency: settings.concurrency }), concurrency: settings.concurrency, where: { lane: null }, backlog: false }];
   }
 
@@ -86,8 +97,9 @@ export class JobRunner {
     if (this.#types.has(type)) throw new Error(`a handler for job type "${type}" is already registered`);
     const batchSize = definition.batchSize ?? 1;
     if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new RangeError(`job type "${type}": batchSize must be a whole number of at least 1, got ${String(batchSize)}`);
+    if (definition.batchHandler && batchSize < 2) throw new RangeError(`job type "${type}": a batchHandler needs a batchSize of at least 2`);
     if (definition.slots !== undefined) this.#addLane(type, definition.slots);
-    this.#types.set(type, { handler: definition.handler, batchSize });
+    this.#types.set(type, { handler: definition.handler, batchSize, ...(definition.batchHandler ? { batchHandler: definition.batchHandler } : {}) });
   }
 
   #addLane(type: string, slots: number): void {
@@ -277,7 +289,7 @@ export class JobRunner {
   #start(lane: Lane, task: JobRecord[]): void {
     for (const job of task) this.#claimed.set(job.id, job);
     const type = this.#types.get(task[0]!.type);
-    void lane.queue.add(() => (type && type.batchSize > 1 ? this.#executeBatch(type.handler, task) : this.#execute(task[0]!)));
+    void lane.queue.add(() => (type && type.batchSize > 1 ? this.#executeBatch(type, task) : this.#execute(task[0]!)));
   }
 
   #arm(at: number | null): void {
@@ -333,53 +345,10 @@ export class JobRunner {
     }
   }
 
-  /**
-   * Runs a batch in one storage transaction: each job in a savepoint of its own, marked done in it, so a
-   * job is done exactly when its writes are committed. Its lease is not renewed: the batch holds the
-   * storage until it commits, so a renewal could only land after it.
-   */
-  async #executeBatch(handler: JobHandler<unknown>, batch: readonly JobRecord[]): Promise<void> {
+  /** Runs a batch (JobBatches), then logs its jobs' ends and writes its failures. */
+  async #executeBatch(type: JobType, batch: readonly JobRecord[]): Promise<void> {
     for (const job of batch) this.#claimed.delete(job.id);
-    /** The "job done" lines, logged once the batch has committed. */
-    let done: Array<() => void> = [];
-    let failures: Array<{ job: JobRecord; error: unknown }> = [];
-    try {
-      await this.atomically(async () => {
-        const bulk = new BulkWrites();
-        for (const job of batch) {
-          const logger = this.#loggerOf(job);
-          if (job.attempts > job.maxAttempts) {
-            await this.#rows.finish(job, "dead", "lease expired on every attempt", logger);
-            continue;
-          }
-          const started = performance.now();
-          try {
-            let markedDone = false;
-            const outcome = await bulk.member((group) =>
-              this.atomically(async () => {
-                // With the batch's other done marks, in one statement before its commit.
-                const finish = async () => {
-                  if (!markedDone) group.defer(this.#doneMarks, job);
-                  markedDone = true;
-                };
-                const outcome = await handler(job.payload, this.#context(job, logger, () => undefined, finish));
-                await finish();
-                return outcome;
-              }),
-            );
-            const ms = Math.round(performance.now() - started);
-            done.push(() => logger.info("job done", { ...outcome, ms }));
-          } catch (error) {
-            failures.push({ job, error });
-          }
-        }
-        await bulk.write();
-      });
-    } catch (error) {
-      // The commit failed: nothing of the batch was stored, and every job of it runs again.
-      done = [];
-      failures = batch.map((job) => ({ job, error }));
-    }
+    const { done, failures } = await this.#batches.run(type, batch);
     for (const log of done) log();
     for (const { job, error } of failures) await this.#failed(job, error, this.#loggerOf(job));
     this.#wakeForBacklog();
