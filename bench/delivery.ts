@@ -10,8 +10,6 @@
 // BENCH_CPU_PROFILE=<dir> writes a CPU profile of each measured side of part 1 there (the queueing and the
 // other parts left out); the sampling slows both sides, so its rounds' figures are not the bench's.
 // Every figure is printed with the load average; JSON goes to bench/results/delivery.json.
-import { mkdirSync, writeFileSync } from "node:fs";
-import { Session } from "node:inspector/promises";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { createRequire } from "node:module";
@@ -25,6 +23,7 @@ import { MessagesApi, TEST_ACCOUNT_SID, TEST_AUTH_TOKEN } from "../test/support/
 import { createServerKit } from "../server/server-kit.ts";
 import { startExampleProcess } from "../test/support/example-process.ts";
 import { temporaryDirectory } from "../test/support/temp-dir.ts";
+import { profiled } from "./cpu-profile.ts";
 import { sqliteCommits } from "./sqlite-commits.ts";
 import { report, startServerProcess, stopServerProcess } from "./support.ts";
 
@@ -46,23 +45,6 @@ const cpuMicros = () => {
   return usage.user + usage.system;
 };
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-/** Runs `work` under the CPU profiler when BENCH_CPU_PROFILE names a directory, writing `<name>.cpuprofile` there. */
-async function profiled<R>(name: string, work: () => Promise<R>): Promise<R> {
-  const directory = process.env.BENCH_CPU_PROFILE;
-  if (!directory) return work();
-  const session = new Session();
-  session.connect();
-  await session.post("Profiler.enable");
-  await session.post("Profiler.start");
-  try {
-    return await work();
-  } finally {
-    const { profile } = await session.post("Profiler.stop");
-    mkdirSync(directory, { recursive: true });
-    writeFileSync(join(directory, `${name}.cpuprofile`), JSON.stringify(profile));
-    session.disconnect();
-  }
-}
 const phone = (index: number) => `+1914${String(5_000_000 + index).padStart(7, "0")}`;
 
 interface Round {

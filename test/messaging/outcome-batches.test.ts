@@ -1,36 +1,15 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import Database from "better-sqlite3";
 import { memorySms, type MemorySms } from "../../adapters/sms/memory/index.ts";
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
 import { SmsSendError, type OutboxMessage } from "../../src/index.ts";
 import { OUTBOX_COLLECTION } from "../../src/messaging/outbox-record.ts";
+import { statementsOf } from "../support/sqlite-statements.ts";
 import { temporaryDirectory } from "../support/temp-dir.ts";
 import { startTestKit, type TestKit } from "../support/test-kit.ts";
 
 const TEXTS = 16;
-
-type Execute = (this: Database.Statement, ...args: unknown[]) => unknown;
-const statementPrototype = Object.getPrototypeOf(new Database(":memory:").prepare("SELECT 1")) as Record<"run" | "get" | "all" | "iterate", Execute>;
-
-/** Runs `work`, returning the SQL of every statement SQLite executed meanwhile, in order. */
-async function statementsOf(work: () => Promise<void>): Promise<string[]> {
-  const originals = { run: statementPrototype.run, get: statementPrototype.get, all: statementPrototype.all, iterate: statementPrototype.iterate };
-  const executed: string[] = [];
-  for (const method of ["run", "get", "all", "iterate"] as const) {
-    statementPrototype[method] = function (this: Database.Statement, ...args: unknown[]) {
-      executed.push(this.source);
-      return originals[method].apply(this, args);
-    };
-  }
-  try {
-    await work();
-  } finally {
-    Object.assign(statementPrototype, originals);
-  }
-  return executed;
-}
 
 /** The statements of the first transaction in `statements`, BEGIN to COMMIT. */
 function firstTransaction(statements: readonly string[]): string[] {
