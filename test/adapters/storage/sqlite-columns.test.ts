@@ -4,6 +4,7 @@ import { describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
 import { JsonText, UniqueConstraintError, type Doc, type WithJsonText } from "../../../src/ports/storage.ts";
+import { watchStatements } from "../../support/sqlite-statements.ts";
 import { temporaryDirectory } from "../../support/temp-dir.ts";
 
 interface Thing extends Doc {
@@ -27,24 +28,13 @@ interface Task extends Doc {
 
 /** For each UPDATE statement run during `work`, the index entries it writes (IdxInsert in its program). */
 async function indexEntriesWritten(work: () => Promise<void>): Promise<number[]> {
-  type Execute = (this: Database.Statement, ...args: unknown[]) => unknown;
-  const prototype = Object.getPrototypeOf(new Database(":memory:").prepare("SELECT 1")) as Record<"run" | "get", Execute>;
-  const originals = { run: prototype.run, get: prototype.get };
   const written: number[] = [];
   // An update runs with `get` when it answers the row it wrote (UPDATE … RETURNING).
-  for (const method of ["run", "get"] as const) {
-    prototype[method] = function (this: Database.Statement, ...args: unknown[]) {
-      if (this.source.startsWith("UPDATE")) {
-        written.push(this.database.prepare(`EXPLAIN ${this.source}`).all(...args).filter((op) => (op as { opcode: string }).opcode === "IdxInsert").length);
-      }
-      return originals[method].apply(this, args);
-    };
-  }
-  try {
-    await work();
-  } finally {
-    Object.assign(prototype, originals);
-  }
+  await watchStatements(work, (statement, args) => {
+    if (statement.source.startsWith("UPDATE")) {
+      written.push(statement.database.prepare(`EXPLAIN ${statement.source}`).all(...args).filter((op) => (op as { opcode: string }).opcode === "IdxInsert").length);
+    }
+  });
   return written;
 }
 

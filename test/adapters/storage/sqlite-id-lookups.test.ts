@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import Database from "better-sqlite3";
 import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
 import type { Doc } from "../../../src/ports/storage.ts";
+import { watchStatements } from "../../support/sqlite-statements.ts";
 import { temporaryDirectory } from "../../support/temp-dir.ts";
 
 interface Task extends Doc {
@@ -13,23 +13,13 @@ interface Task extends Doc {
 
 /** The query plans of the statements naming rows by a list of ids that run during `work`. */
 async function plansOfIdLists(work: () => Promise<void>): Promise<string[]> {
-  const prototype = Object.getPrototypeOf(new Database(":memory:").prepare("SELECT 1")) as Record<"all" | "get" | "run", (this: Database.Statement, ...args: unknown[]) => unknown>;
-  const originals = { all: prototype.all, get: prototype.get, run: prototype.run };
   const plans: string[] = [];
-  for (const method of ["all", "get", "run"] as const) {
-    prototype[method] = function (this: Database.Statement, ...args: unknown[]) {
-      if (!this.source.startsWith("EXPLAIN") && /\bid IN \(/.test(this.source)) {
-        const plan = this.database.prepare(`EXPLAIN QUERY PLAN ${this.source}`).raw(false).pluck(false).all(...args) as Array<{ detail: string }>;
-        plans.push(plan.map((step) => step.detail).join("; "));
-      }
-      return originals[method].apply(this, args);
-    };
-  }
-  try {
-    await work();
-  } finally {
-    Object.assign(prototype, originals);
-  }
+  await watchStatements(work, (statement, args) => {
+    if (!statement.source.startsWith("EXPLAIN") && /\bid IN \(/.test(statement.source)) {
+      const plan = statement.database.prepare(`EXPLAIN QUERY PLAN ${statement.source}`).raw(false).pluck(false).all(...args) as Array<{ detail: string }>;
+      plans.push(plan.map((step) => step.detail).join("; "));
+    }
+  });
   return plans;
 }
 
