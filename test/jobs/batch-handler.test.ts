@@ -4,12 +4,12 @@ import { describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { fakeClock } from "../../adapters/clock/index.ts";
 import { manualScheduler } from "../../adapters/scheduler/manual/index.ts";
-import { memoryStorage } from "../../adapters/storage/memory/index.ts";
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
 import type { BatchedJob, JobRecord, Storage, Where } from "../../src/index.ts";
 import { withCollectionMethod } from "../support/storage-wrappers.ts";
 import { temporaryDirectory } from "../support/temp-dir.ts";
 import { kitWithJobs } from "../support/job-kit.ts";
+import { localStorages } from "../support/local-storages.ts";
 
 const NOTES = "notes";
 
@@ -63,10 +63,7 @@ async function batchHandlerKit(options: BatchHandlerKitOptions = {}) {
   return { kit, scheduler, log, enqueue, notes, statuses };
 }
 
-const adapters = {
-  memory: () => memoryStorage(),
-  sqlite: () => sqliteStorage({ filename: join(temporaryDirectory("job-batch-handler"), "kit.db") }),
-};
+const adapters = localStorages("job-batch-handler");
 
 describe("a job type's batchHandler (JobDefinition.batchHandler)", () => {
   for (const [adapter, storage] of Object.entries(adapters)) {

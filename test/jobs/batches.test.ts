@@ -1,14 +1,12 @@
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { describe, it } from "node:test";
 import { fakeClock } from "../../adapters/clock/index.ts";
 import { manualScheduler } from "../../adapters/scheduler/manual/index.ts";
 import { memoryStorage } from "../../adapters/storage/memory/index.ts";
-import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
 import type { JobContext, JobRecord, Storage, Where } from "../../src/index.ts";
 import { withCollectionMethod } from "../support/storage-wrappers.ts";
-import { temporaryDirectory } from "../support/temp-dir.ts";
 import { kitWithJobs } from "../support/job-kit.ts";
+import { localStorages } from "../support/local-storages.ts";
 
 const NOTES = "notes";
 
@@ -51,10 +49,7 @@ async function batchKit(options: BatchKitOptions = {}) {
   return { kit, clock, scheduler, log, enqueue, notes, statuses };
 }
 
-const adapters = {
-  memory: () => memoryStorage(),
-  sqlite: () => sqliteStorage({ filename: join(temporaryDirectory("job-batches"), "kit.db") }),
-};
+const adapters = localStorages("job-batches");
 
 describe("batched job types (JobDefinition.batchSize)", () => {
   for (const [adapter, storage] of Object.entries(adapters)) {

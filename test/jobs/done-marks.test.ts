@@ -1,14 +1,11 @@
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { describe, it } from "node:test";
 import { fakeClock } from "../../adapters/clock/index.ts";
 import { manualScheduler } from "../../adapters/scheduler/manual/index.ts";
-import { memoryStorage } from "../../adapters/storage/memory/index.ts";
-import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
 import { GroupCommit, type JobHandler, type JobRecord, type Storage } from "../../src/index.ts";
 import { withCollectionMethod } from "../support/storage-wrappers.ts";
-import { temporaryDirectory } from "../support/temp-dir.ts";
 import { kitWithJobs } from "../support/job-kit.ts";
+import { localStorages } from "../support/local-storages.ts";
 
 const OUTCOMES = "outcomes";
 
@@ -28,10 +25,7 @@ function notingDoneMarks(storage: Storage): { storage: Storage; doneMarks: numbe
   return { storage: noting, doneMarks };
 }
 
-const adapters = {
-  memory: () => memoryStorage(),
-  sqlite: () => sqliteStorage({ filename: join(temporaryDirectory("done-marks"), "kit.db") }),
-};
+const adapters = localStorages("done-marks");
 
 describe("done marks of jobs that finish in one group commit", () => {
   for (const [adapter, makeStorage] of Object.entries(adapters)) {

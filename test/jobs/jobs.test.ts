@@ -68,6 +68,18 @@ async function failingClaimKit(pollMs?: number) {
   return { ...kit, claims, failClaim: (n: number) => (failNextClaim = n), loseClaims: (n: number) => (lostClaims = n) };
 }
 
+/** What a worker that died mid-job leaves behind in a SQLite file: a "work" job running, leased for a minute. */
+async function jobLeftRunning(name: string) {
+  const file = join(temporaryDirectory(name), "kit.db");
+  const clock = fakeClock("2026-03-01T00:00:00.000Z");
+  const crashed = jobKit({}, { file, clock });
+  await crashed.kit.start();
+  const job = await crashed.kit.jobs.enqueue({ type: "work", payload: null });
+  await crashed.kit.storage.collection<JobRecord>("reachkit_jobs").update(job.id, { status: "running", attempts: 1, leaseUntil: clock.now() + 60_000 });
+  await crashed.kit.stop();
+  return { file, clock, job };
+}
+
 const FIVE_JOBS = ["job-0", "job-1", "job-2", "job-3", "job-4"];
 
 /** Five jobs due in an hour, then the wake an hour later, whose n-th claiming statement fails. */
@@ -215,15 +227,8 @@ describe("durable jobs", () => {
   });
 
   it("takes over a job whose worker died once its lease runs out", async () => {
-    const file = join(temporaryDirectory("lease"), "kit.db");
-    const clock = fakeClock("2026-03-01T00:00:00.000Z");
+    const { file, clock, job } = await jobLeftRunning("lease");
     const runs: number[] = [];
-    const crashed = jobKit({}, { file, clock });
-    await crashed.kit.start();
-    const job = await crashed.kit.jobs.enqueue({ type: "work", payload: null });
-    // What a worker that died mid-job leaves behind: running, with a lease.
-    await crashed.kit.storage.collection<JobRecord>("reachkit_jobs").update(job.id, { status: "running", attempts: 1, leaseUntil: clock.now() + 60_000 });
-    await crashed.kit.stop();
     const survivor = jobKit({ work: async () => void runs.push(clock.now()) }, { file, clock });
     await survivor.kit.start();
     await survivor.scheduler.advance(59_999);
@@ -235,14 +240,8 @@ describe("durable jobs", () => {
   });
 
   it("as the sole runner of its storage, queues a job left running by a dead process at once, not when its lease runs out", async () => {
-    const file = join(temporaryDirectory("sole"), "kit.db");
-    const clock = fakeClock("2026-03-01T00:00:00.000Z");
+    const { file, clock, job } = await jobLeftRunning("sole");
     const runs: number[] = [];
-    const crashed = jobKit({}, { file, clock });
-    await crashed.kit.start();
-    const job = await crashed.kit.jobs.enqueue({ type: "work", payload: null, key: "only" });
-    await crashed.kit.storage.collection<JobRecord>("reachkit_jobs").update(job.id, { status: "running", attempts: 1, leaseUntil: clock.now() + 60_000 });
-    await crashed.kit.stop();
     const restarted = jobKit({ work: async () => void runs.push(clock.now()) }, { file, clock });
     await restarted.kit.start({ soleJobRunner: true });
     await restarted.scheduler.advance(0);

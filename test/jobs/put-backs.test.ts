@@ -1,15 +1,12 @@
 import assert from "node:assert/strict";
 import { AsyncLocalStorage } from "node:async_hooks";
-import { join } from "node:path";
 import { describe, it } from "node:test";
 import { fakeClock } from "../../adapters/clock/index.ts";
 import { manualScheduler } from "../../adapters/scheduler/manual/index.ts";
-import { memoryStorage } from "../../adapters/storage/memory/index.ts";
-import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
 import { RunLaterError, type JobHandler, type JobRecord, type Storage } from "../../src/index.ts";
 import { withCollectionMethod, wrapStorage } from "../support/storage-wrappers.ts";
-import { temporaryDirectory } from "../support/temp-dir.ts";
 import { kitWithJobs } from "../support/job-kit.ts";
+import { localStorages } from "../support/local-storages.ts";
 
 const HOUR = 3_600_000;
 
@@ -31,10 +28,7 @@ function notingPutBacks(storage: Storage): { storage: Storage; putBackCommits: n
   return { storage: noting, putBackCommits };
 }
 
-const adapters = {
-  memory: () => memoryStorage(),
-  sqlite: () => sqliteStorage({ filename: join(temporaryDirectory("put-backs"), "kit.db") }),
-};
+const adapters = localStorages("put-backs");
 
 describe("jobs put back to run later", () => {
   for (const [adapter, makeStorage] of Object.entries(adapters)) {
