@@ -156,8 +156,8 @@ export class JobRows {
     return times.length > 0 ? Math.min(...times) : null;
   }
 
-  /** The next due time of a queued job of these lanes, if any. */
-  async nextDueAt(lanes: readonly Where<JobRecord>[]): Promise<number | null> {
+  /** The earliest run time of a queued job of these lanes, if any (not a retry's due time: see row-drains' `nextDueAt`). */
+  async earliestQueuedRunAt(lanes: readonly Where<JobRecord>[]): Promise<number | null> {
     const next = await Promise.all(lanes.map((lane) => this.jobs.findOne({ ...lane, status: "queued" }, [{ field: "runAt" }])));
     const times = next.flatMap((job) => (job ? [job.runAt] : []));
     return times.length > 0 ? Math.min(...times) : null;

@@ -235,7 +235,7 @@ export class JobRunner {
     const waiting = this.#lanes.filter((lane) => !lane.backlog);
     if (waiting.length === this.#lanes.length) return this.#arm(await this.#rows.nextWakeAt());
     if (waiting.length === 0) return;
-    const at = await this.#rows.nextDueAt(waiting.map((lane) => lane.where));
+    const at = await this.#rows.earliestQueuedRunAt(waiting.map((lane) => lane.where));
     if (at !== null && at !== this.#armedAt) this.#arm(at);
   }
 

@@ -73,7 +73,7 @@ describe("the jobs collection's indexes on SQLite", () => {
       assert.ok(claimed);
       await rows.renewLease(claimed);
       assert.ok((await rows.nextWakeAt()) !== null);
-      assert.ok((await rows.nextDueAt([{ lane: null }, { lane: "laned" }])) !== null);
+      assert.ok((await rows.earliestQueuedRunAt([{ lane: null }, { lane: "laned" }])) !== null);
       await rows.giveBack(claimed);
       clock.advance(120_000);
       await rows.requeueExpiredLeases();
