@@ -64,11 +64,11 @@ export class RecipientWindows {
     return new RecipientWindows(answered, duplicateWindowMs);
   }
 
-  /** Why `record` (a message of `message`, not stored yet) is suppressed, or undefined when it may go. */
-  suppression(record: OutboxMessage, message: WindowedMessage): string | undefined {
+  /** Why `message` (not stored yet) is suppressed, or undefined when it may go. */
+  suppression(message: WindowedMessage): string | undefined {
     for (const check of checksOf(message, this.duplicateWindowMs)) {
       if (!this.answered.has(checkKey(check)) && !this.#queued.has(likeKey(check.to, check.alike, check.value))) continue;
-      return check.alike === "body" ? "duplicate: the same message went to this number recently" : `repeat: a ${record.kind} text went to this number recently`;
+      return check.alike === "body" ? "duplicate: the same message went to this number recently" : `repeat: a ${message.kind} text went to this number recently`;
     }
     return undefined;
   }

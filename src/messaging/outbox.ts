@@ -153,9 +153,9 @@ export class Outbox {
 
   /**
    * Records texts of one company and queues their delivery in one transaction (a campaign's page, a batch of
-   * opt-ins' answers): one read of the idempotency keys already taken, one of the company, one of what went to
-   * the recipients of texts that ask for a duplicate or repeat window, one write of the messages (queued and
-   * suppressed), and each sender's drain armed once.
+   * opt-ins' answers): one read of the idempotency keys already taken, one of the company, for texts that ask
+   * for a duplicate or repeat window one look-up per number and body or kind (their numbers held in sorted
+   * order to the commit), one write of the messages (queued and suppressed), and each sender's drain armed once.
    * Answers the stored messages in order, each as `send` would one after the other (an earlier message for a
    * key already taken, in storage or earlier in the list; a text suppressed by one stored or earlier in the list).
    */
@@ -199,16 +199,16 @@ export class Outbox {
         const earlier = message.idempotencyKey !== undefined ? byKey.get(message.idempotencyKey) : undefined;
         if (earlier) return earlier;
         const record = build(message, sortableId(now), now, company);
-        const suppressed = windows?.suppression(record, message);
+        const suppressed = windows?.suppression(message);
         const kept: OutboxMessage = suppressed === undefined ? { ...record, dueAt: runAt ?? now } : { ...record, status: "suppressed", reason: suppressed };
         byKey.set(kept.idempotencyKey, kept);
         windows?.add(kept);
         written.push(kept);
         return kept;
       });
-      // One message (a `send`): a plain insert, which fails where a new id would replace a stored message.
+      // One message (a `send`): the single-row insert, as ever; a list, the multi-row write.
       if (written.length === 1) await this.#messages.insert(written[0]!);
-      else await this.#messages.upsertMany(written);
+      else if (written.length > 1) await this.#messages.upsertMany(written);
       await this.#queueDelivery(written.filter((message) => message.status === "queued"));
       return answers;
     });
