@@ -15,8 +15,6 @@ import {
 export interface LinkOptions {
   /** Identifiers that name no profile holding a phone or an email answer 400 (a write about someone unknown). */
   requireContact?: boolean;
-  /** The caller runs the link inside a transaction of its own (a job's): see `IdentityGraph.link`. */
-  withinTransaction?: boolean;
 }
 
 /** How often a link is tried again when a concurrent request linked one of its identifiers first. */
@@ -54,10 +52,10 @@ export class IdentityGraph {
    * a new profile when none is known, the merge of several when they were
    * apart. With `requireContact`, identifiers that name no profile holding a
    * phone or an email answer 400 and nothing is stored. A known person
-   * costs one read. With `withinTransaction` the caller runs this in a
-   * transaction of its own: on a storage whose transactions run one at a
-   * time nothing can link these identifiers between the read and the
-   * writes, so they are written without a savepoint of their own.
+   * costs one read. Called inside a transaction (a job's) on a storage
+   * whose transactions run one at a time, nothing can link these identifiers
+   * between the read and the writes: they are written in the caller's
+   * transaction, without a savepoint of their own.
    */
   async link(companyId: string, identifiers: readonly Identifier[], options: LinkOptions = {}): Promise<string> {
     const keys = [...new Set(identifiers.map(identifierKey))];
@@ -73,7 +71,7 @@ export class IdentityGraph {
     }
     if (options.requireContact && !identifiers.some(isContact) && profileIds.size === 0) throw unknownUser();
     // The caller's transaction holds the storage from the read on: no race to retry, no savepoint to undo it.
-    if (options.withinTransaction && !this.storage.transactionsRunConcurrently) return this.#linkNow(companyId, identifiers, keys, known, options.requireContact ?? false);
+    if (this.#holdsStorage()) return this.#linkNow(companyId, identifiers, keys, known, options.requireContact ?? false);
     for (let attempt = 1; ; attempt++) {
       // A person none of whose identifiers is known needs no second read in the transaction: an identifier
       // linked meanwhile fails its insert (UniqueConstraintError) and the next attempt reads them again. Known
@@ -86,6 +84,50 @@ export class IdentityGraph {
         if (!(error instanceof UniqueConstraintError) || attempt >= LINK_ATTEMPTS) throw error;
       }
     }
+  }
+
+  /**
+   * `link` for many people of one company, each in turn (`people[i]` the identifiers of one), for callers that
+   * need no profile id back (a batch of opt-ins): one read of all their identifiers, then a person all of whose
+   * identifiers one profile holds costs nothing more, and the new people (none of their identifiers known, none
+   * shared with another of the list) are written together, their profiles in one write and their identifiers in
+   * another. Anyone else is linked by `link`, in list order. In the caller's transaction, when it has one.
+   */
+  async linkMany(companyId: string, people: ReadonlyArray<readonly Identifier[]>): Promise<void> {
+    const keysOf = people.map((identifiers) => [...new Set(identifiers.map(identifierKey))]);
+    const peopleWithKey = new Map<string, number>();
+    for (const keys of keysOf) for (const key of keys) peopleWithKey.set(key, (peopleWithKey.get(key) ?? 0) + 1);
+    const link = async () => {
+      const known = new Map((await this.#known(companyId, [...peopleWithKey.keys()])).map((record) => [record.key, record]));
+      const now = this.clock.now();
+      const profiles: ProfileRecord[] = [];
+      const identifiers: IdentifierRecord[] = [];
+      const others: Array<readonly Identifier[]> = [];
+      people.forEach((person, i) => {
+        const keys = keysOf[i]!;
+        const holders = new Set(keys.map((key) => known.get(key)?.profileId));
+        if (holders.size === 1 && !holders.has(undefined)) return;
+        if (holders.size === 1 && keys.every((key) => peopleWithKey.get(key) === 1)) {
+          const profileId = sortableId(now);
+          profiles.push({ id: profileId, companyId, createdAt: now, updatedAt: now });
+          const written = new Set<string>();
+          for (const identifier of person) {
+            const key = identifierKey(identifier);
+            if (written.has(key)) continue; // named twice
+            written.add(key);
+            identifiers.push({ id: sortableId(now), companyId, key, ...identifier, profileId, linkedAt: now });
+          }
+          return;
+        }
+        others.push(person);
+      });
+      if (profiles.length > 0) {
+        await this.profiles.upsertMany(profiles);
+        await this.identifiers.upsertMany(identifiers);
+      }
+      for (const person of others) await this.link(companyId, person);
+    };
+    await (this.storage.inTransaction?.() ? link() : this.storage.transaction(link));
   }
 
   /** The live profile an identifier belongs to, if any. */
@@ -122,6 +164,14 @@ export class IdentityGraph {
     removed += await this.attributes.deleteWhere({ companyId, profileId });
     removed += await this.identifiers.deleteWhere({ companyId, profileId });
     return removed + (await this.profiles.deleteWhere({ companyId, id: profileId }));
+  }
+
+  /**
+   * Whether the caller's transaction holds the storage from a read to the writes that follow it: inside a
+   * transaction, on a storage whose transactions run one at a time.
+   */
+  #holdsStorage(): boolean {
+    return this.storage.inTransaction?.() === true && !this.storage.transactionsRunConcurrently;
   }
 
   async #known(companyId: string, keys: readonly string[]): Promise<IdentifierRecord[]> {

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { EVENTS, inject, injectable, parseOrThrow, STORAGE, type DataSubject, type EventBus, type Storage } from "../../src/index.ts";
 import type { EventTimeline, RecordedEvent, RecordOptions, TimelinePage } from "./event-timeline.ts";
-import type { IdentityGraph, LinkOptions } from "./identity-graph.ts";
+import type { IdentityGraph } from "./identity-graph.ts";
 import type { ProfileAttribute, ProfileAttributes } from "./profile-attributes.ts";
 import type { AttributeValue, EventKind, Identifier, IdentifierKind } from "./records.ts";
 import { profileSchemas } from "./schemas.ts";
@@ -66,8 +66,13 @@ export class ProfilesService {
   }
 
   /** Links identifiers already validated (another plugin's, such as a subscriber's); returns the profile. */
-  link(companyId: string, identifiers: readonly Identifier[], options?: Pick<LinkOptions, "withinTransaction">): Promise<string> {
-    return this.identity.link(companyId, identifiers, options);
+  link(companyId: string, identifiers: readonly Identifier[]): Promise<string> {
+    return this.identity.link(companyId, identifiers);
+  }
+
+  /** `link` for many people of one company (`people[i]` the identifiers of one), in one read and a write or two: see `IdentityGraph.linkMany`. */
+  linkMany(companyId: string, people: ReadonlyArray<readonly Identifier[]>): Promise<void> {
+    return this.identity.linkMany(companyId, people);
   }
 
   async recordCustomEvent(companyId: string, request: CustomEventRequest, options?: RecordOptions): Promise<RecordedEvent> {

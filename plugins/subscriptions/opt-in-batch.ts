@@ -197,7 +197,8 @@ function staysAsItIs(job: OptInJob, channel: SubscriptionChannel, subscription: 
   return subscription.state === "active" || (subscription.state === "pending" && targetOf(job, channel) === "pending");
 }
 
-function byCompany(jobs: readonly OptInJob[]): Map<string, OptInJob[]> {
+/** Jobs by their company, in order. */
+export function byCompany(jobs: readonly OptInJob[]): Map<string, OptInJob[]> {
   const grouped = new Map<string, OptInJob[]>();
   for (const job of jobs) grouped.set(job.companyId, [...(grouped.get(job.companyId) ?? []), job]);
   return grouped;

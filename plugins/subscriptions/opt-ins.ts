@@ -16,7 +16,7 @@ import {
 import { confirmRequestKind, noticeLocale, welcomeKind, type NoticeKind } from "./notice-templates.ts";
 import type { Notices } from "./notices.ts";
 import type { ChangeSource, ExternalIdentifiers, Locale, Subscriber, SubscriptionChannel, SubscriptionKind } from "./records.ts";
-import { changeOf, optInChangeId, runsOfDistinctAddresses, targetOf, type OptInBatch, type OptInRun } from "./opt-in-batch.ts";
+import { byCompany, changeOf, optInChangeId, runsOfDistinctAddresses, targetOf, type OptInBatch, type OptInRun } from "./opt-in-batch.ts";
 import { changesSubscriber, identifiersOf, profileOf, subscribedChannels } from "./opt-in-fields.ts";
 import { parseOptInRequest, type OptInRequest, type UserRef, type ValidOptInRequest } from "./schemas.ts";
 import type { SignUpUnit, SignUpUnits, SubscriptionType } from "./sign-up-units.ts";
@@ -195,11 +195,22 @@ export class OptIns {
       const now = this.clock.now();
       const events = new Map<OptInJob, PendingEvent[]>(run.map(({ job }) => [job, []]));
       const plan = await this.batch.plan(run, now);
+      // The written-together jobs' identifiers, linked together between the jobs processed alone (which link their own).
+      let toLink: OptInJob[] = [];
+      const linkTogether = async () => {
+        // In the batch's transaction: a link that fails fails the batch, which runs again one job at a time.
+        for (const [companyId, jobs] of byCompany(toLink)) await this.profiles.linkMany(companyId, jobs.map((job) => identifiersOf(job.user, job.externalIdentifiers)));
+        toLink = [];
+      };
       for (const { job, firstRun } of run) {
-        if (plan.alone.has(job)) await this.#apply(job, events.get(job)!, firstRun);
-        // In the job's transaction: a link that fails fails the batch, which runs again one job at a time.
-        else await this.profiles.link(job.companyId, identifiersOf(job.user, job.externalIdentifiers), { withinTransaction: true });
+        if (!plan.alone.has(job)) {
+          toLink.push(job);
+          continue;
+        }
+        await linkTogether();
+        await this.#apply(job, events.get(job)!, firstRun);
       }
+      await linkTogether();
       await this.batch.write(plan, now, (job) => events.get(job)!);
       await emitAll(this.events, [...events.values()].flat());
     }
@@ -216,7 +227,7 @@ export class OptIns {
     for (const channel of subscribedChannels(job.user, job.channels)) if (firstRun || !(await this.store.recorded(changeId(channel)))) todo.push(channel);
     if (todo.length === 0) return; // an earlier run of this job did it all
     // In the job's transaction: a link that fails fails the job, which runs again.
-    await this.profiles.link(job.companyId, identifiersOf(job.user, job.externalIdentifiers), { withinTransaction: true });
+    await this.profiles.link(job.companyId, identifiersOf(job.user, job.externalIdentifiers));
     const owners = await this.#owners(job, now);
     for (const channel of todo) {
       const { notice, repeated } = await this.#optIn(job, channel, owners[channel]!, now, events);

@@ -36,7 +36,7 @@ import {
 } from "./tokens.ts";
 import { Unsubscribes } from "./unsubscribes.ts";
 
-const NO_PROFILES: SubscriberProfiles = { link: async () => undefined };
+const NO_PROFILES: SubscriberProfiles = { link: async () => undefined, linkMany: async () => undefined };
 
 /** The in-process service of the subscriptions plugin (`kit.plugin("subscriptions")`). */
 export type SubscriptionsApi = SubscriptionsService;

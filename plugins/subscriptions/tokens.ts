@@ -38,7 +38,8 @@ export const SUBSCRIPTION_EMAILS = defineToken<SubscriptionEmails>("Subscription
 
 /** Links an opt-in's identifiers to one profile: the profiles plugin's service in a kit that has it. */
 export interface SubscriberProfiles {
-  /** `withinTransaction`: the caller holds a transaction (see the profiles plugin's `IdentityGraph.link`). */
-  link(companyId: string, identifiers: readonly Identifier[], options?: { withinTransaction?: boolean }): Promise<unknown>;
+  link(companyId: string, identifiers: readonly Identifier[]): Promise<unknown>;
+  /** `link` for many people of one company, each in turn (`people[i]` the identifiers of one). */
+  linkMany(companyId: string, people: ReadonlyArray<readonly Identifier[]>): Promise<unknown>;
 }
 export const SUBSCRIBER_PROFILES = defineToken<SubscriberProfiles>("SubscriberProfiles", [PROVIDER]);

@@ -14,6 +14,7 @@ import { MessageStatuses } from "./message-statuses.ts";
 import { emailRecordFields, type OutboundEmailMessage } from "./outbound-email.ts";
 import { IN_FLIGHT_RECHECK_MS, OutboxDeliveries } from "./outbox-deliveries.ts";
 import { OutboxDrains, type DrainPayload } from "./outbox-drains.ts";
+import { isWindowed, RecipientWindows, type WindowedMessage } from "./outbox-windows.ts";
 import { channelOf, OUTBOX_COLLECTION, OUTBOX_STATUSES, type OutboxMessage, type OutboxStatus } from "./outbox-record.ts";
 
 export interface MessagingSettings {
@@ -106,8 +107,8 @@ function ofOneCompany(messages: readonly { companyId: string }[], method: string
  */
 export const OUTBOX_SEND_JOB = "reachkit.outbox.send";
 
-/** The statuses of a message that reached its number, or may yet: what a duplicate or a repeat is judged against. */
-const WENT_OR_GOING: readonly OutboxStatus[] = ["queued", "sent", "delivered"];
+/** What the outbox records of any message, text or email. */
+type RecordedMessage = WindowedMessage & { companyId: string; idempotencyKey?: string; company?: Company };
 
 /**
  * Every outbound SMS and email goes through here: persisted first, queued
@@ -151,22 +152,15 @@ export class Outbox {
   }
 
   /**
-   * Records texts of one company and queues their delivery in one transaction (a campaign's page): one read of
-   * the idempotency keys already taken, one of the company, one write of the messages, and each sender's drain
-   * armed once.
-   * Answers the stored messages in order, each as `send` would (an earlier message for a key already taken, in
-   * storage or earlier in the list). Texts that ask for a duplicate or repeat window hold their recipient and
-   * look back one at a time, so a list with one of them is recorded one text after the other.
+   * Records texts of one company and queues their delivery in one transaction (a campaign's page, a batch of
+   * opt-ins' answers): one read of the idempotency keys already taken, one of the company, for texts that ask
+   * for a duplicate or repeat window one look-up per number and body or kind (their numbers held in sorted
+   * order to the commit), one write of the messages (queued and suppressed), and each sender's drain armed once.
+   * Answers the stored messages in order, each as `send` would one after the other (an earlier message for a
+   * key already taken, in storage or earlier in the list; a text suppressed by one stored or earlier in the list).
    */
   async sendMany(messages: readonly OutboundMessage[]): Promise<OutboxMessage[]> {
     if (!ofOneCompany(messages, "sendMany")) return [];
-    if (messages.some((message) => message.suppressDuplicates || message.onePerKindWithinMs)) {
-      return this.storage.transaction(async () => {
-        const stored: OutboxMessage[] = [];
-        for (const message of messages) stored.push(await this.#sendText(message));
-        return stored;
-      });
-    }
     return this.#recordMany(messages, (message, id, now, company) => this.#textRecord(message, id, now, company));
   }
 
@@ -182,35 +176,50 @@ export class Outbox {
     return this.#recordMany(messages, (message, id, now, company) => ({ ...queuedRecord(id, now, message), ...fieldsOf.get(message)!(company) }));
   }
 
-  /** The batched write of sendMany and sendEmailMany: messages of one company, none with a duplicate or repeat window. */
-  async #recordMany<M extends { companyId: string; idempotencyKey?: string; company?: Company }>(messages: readonly M[], build: (message: M, id: string, now: number, company: Company | undefined) => OutboxMessage): Promise<OutboxMessage[]> {
+  /**
+   * Stores messages of one company built by `build` (each unless its key was taken), suppressed or queued for
+   * their senders' drains (due at `runAt`, else now), in one transaction and one write.
+   */
+  async #recordMany<M extends RecordedMessage>(
+    messages: readonly M[],
+    build: (message: M, id: string, now: number, company: Company | undefined) => OutboxMessage,
+    runAt?: number,
+  ): Promise<OutboxMessage[]> {
     const companyId = messages[0]!.companyId;
     const now = this.clock.now();
-    const queued: OutboxMessage[] = [];
+    const written: OutboxMessage[] = [];
     const stored = await this.storage.transaction(async () => {
       const keys = [...new Set(messages.flatMap((message) => (message.idempotencyKey !== undefined ? [message.idempotencyKey] : [])))];
       const taken = keys.length === 0 ? [] : (await this.#messages.find({ where: { companyId, idempotencyKey: { in: keys } } })).items;
       const byKey = new Map(taken.map((message) => [message.idempotencyKey, message]));
       const company = await this.#companyOf(messages[0]!);
+      const windowed = messages.filter((message) => isWindowed(message) && !(message.idempotencyKey !== undefined && byKey.has(message.idempotencyKey)));
+      const windows = windowed.length === 0 ? undefined : await RecipientWindows.read(this.#messages, companyId, windowed, now, this.settings.duplicateWindowMs);
       const answers = messages.map((message) => {
         const earlier = message.idempotencyKey !== undefined ? byKey.get(message.idempotencyKey) : undefined;
         if (earlier) return earlier;
-        const record = { ...build(message, sortableId(now), now, company), dueAt: now };
-        byKey.set(record.idempotencyKey, record);
-        queued.push(record);
-        return record;
+        const record = build(message, sortableId(now), now, company);
+        const suppressed = windows?.suppression(message);
+        const kept: OutboxMessage = suppressed === undefined ? { ...record, dueAt: runAt ?? now } : { ...record, status: "suppressed", reason: suppressed };
+        byKey.set(kept.idempotencyKey, kept);
+        windows?.add(kept);
+        written.push(kept);
+        return kept;
       });
-      await this.#messages.upsertMany(queued);
-      await this.#queueDelivery(queued);
+      // One message (a `send`): the single-row insert, as ever; a list, the multi-row write.
+      if (written.length === 1) await this.#messages.insert(written[0]!);
+      else if (written.length > 1) await this.#messages.upsertMany(written);
+      await this.#queueDelivery(written.filter((message) => message.status === "queued"));
       return answers;
     });
-    // Counted once committed, as in #record.
-    for (let i = 0; i < queued.length; i++) this.reached("queued");
+    // Counted once committed: the caller's transaction, when there is one, is not known here.
+    for (const message of written) this.reached(message.status);
     return stored;
   }
 
-  #sendText(message: OutboundMessage, runAt?: number): Promise<OutboxMessage> {
-    return this.#record(message, runAt, (id, now, company) => this.#textRecord(message, id, now, company));
+  async #sendText(message: OutboundMessage, runAt?: number): Promise<OutboxMessage> {
+    const [stored] = await this.#recordMany([message], (text, id, now, company) => this.#textRecord(text, id, now, company), runAt);
+    return stored!;
   }
 
   #textRecord(message: OutboundMessage, id: string, now: number, company: Company | undefined): OutboxMessage {
@@ -229,8 +238,8 @@ export class Outbox {
    * Throws a TypeError for a header the message may not set.
    */
   async sendEmail(message: OutboundEmailMessage): Promise<OutboxMessage> {
-    const fields = emailRecordFields(message, this.settings.emailFrom);
-    return this.#record(message, undefined, (id, now, company) => ({ ...queuedRecord(id, now, message), ...fields(company) }));
+    const [stored] = await this.sendEmailMany([message]);
+    return stored!;
   }
 
   /**
@@ -253,45 +262,6 @@ export class Outbox {
   /** The message's company: the one its caller read (when it is the message's), else read here. */
   async #companyOf(message: { companyId: string; company?: Company }): Promise<Company | undefined> {
     return message.company?.id === message.companyId ? message.company : await this.accounts()?.getCompany(message.companyId);
-  }
-
-  /** Stores a message built by `build` (unless its key was seen), suppressed or queued for its sender's drain. */
-  async #record(
-    message: { companyId: string; idempotencyKey?: string; suppressDuplicates?: boolean; onePerKindWithinMs?: number; company?: Company },
-    runAt: number | undefined,
-    build: (id: string, now: number, company: Company | undefined) => OutboxMessage,
-  ): Promise<OutboxMessage> {
-    const now = this.clock.now();
-    let stored: "queued" | "suppressed" | undefined;
-    const result = await this.storage.transaction(async () => {
-      if (message.idempotencyKey !== undefined) {
-        const existing = await this.#messages.findOne({ companyId: message.companyId, idempotencyKey: message.idempotencyKey });
-        if (existing) return existing;
-      }
-      const id = sortableId(now);
-      const company = await this.#companyOf(message);
-      const record = build(id, now, company);
-      const windowed = message.suppressDuplicates || message.onePerKindWithinMs;
-      // One at a time per recipient from here to the commit: two messages at once look for one like them one
-      // after the other, not both finding none (a recipient may have no message yet, so a key is held).
-      if (windowed) await this.#messages.lockKey(JSON.stringify([record.companyId, record.to]));
-      if (message.suppressDuplicates && (await this.#sentRecently(record, this.settings.duplicateWindowMs, "body"))) {
-        stored = "suppressed";
-        return this.#messages.insert({ ...record, status: "suppressed", reason: "duplicate: the same message went to this number recently" });
-      }
-      if (message.onePerKindWithinMs && (await this.#sentRecently(record, message.onePerKindWithinMs, "kind"))) {
-        stored = "suppressed";
-        return this.#messages.insert({ ...record, status: "suppressed", reason: `repeat: a ${record.kind} text went to this number recently` });
-      }
-      const queued = { ...record, dueAt: runAt ?? now };
-      await this.#messages.insert(queued);
-      await this.#queueDelivery([queued]);
-      stored = "queued";
-      return queued;
-    });
-    // Counted once committed: the caller's transaction, when there is one, is not known here.
-    if (stored) this.reached(stored);
-    return result;
   }
 
   async get(id: string): Promise<OutboxMessage | undefined> {
@@ -375,25 +345,6 @@ export class Outbox {
    */
   applyReceipt(receipt: DeliveryReceipt): Promise<void> {
     return this.#statuses.applyReceipt(receipt);
-  }
-
-  /**
-   * Whether a message with `record`'s body or kind went, or is queued to go, to its number within the last
-   * `windowMs`. Storage filters and stops at the first: the suppressed attempts a burst leaves are neither
-   * read nor parsed (each repeated opt-in had read every earlier attempt at its number).
-   */
-  async #sentRecently(record: OutboxMessage, windowMs: number, alike: "body" | "kind"): Promise<boolean> {
-    const where: Where<OutboxMessage> = {
-      companyId: record.companyId,
-      to: record.to,
-      createdAt: { gte: record.createdAt - windowMs },
-      status: { in: WENT_OR_GOING },
-      [alike]: record[alike],
-    };
-    // Oldest first, in the order of the (to, companyId, createdAt) index and its id: storage stops at the first match
-    // without sorting. A burst's text is the oldest of its window and every later attempt is suppressed behind it, so
-    // it is the first row read; newest first read every suppressed attempt since it (a repeat grew dearer each time).
-    return (await this.#messages.findOne(where, [{ field: "createdAt" }, { field: "id" }])) !== undefined;
   }
 }
 

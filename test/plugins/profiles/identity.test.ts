@@ -159,18 +159,18 @@ describe("the merge rule", () => {
   it("links a new person inside the caller's transaction on SQLite without a transaction (savepoint) of its own, and is undone with it", async () => {
     let transactions = 0;
     const sqlite = sqliteStorage({ filename: join(temporaryDirectory("identity-link"), "reachkit.db") });
-    const storage = wrapStorage(sqlite, { transaction: (fn) => (transactions++, sqlite.transaction(fn)) });
+    const storage = wrapStorage(sqlite, { transaction: (fn) => (transactions++, sqlite.transaction(fn)), inTransaction: () => sqlite.inTransaction!() });
     const t = await startProfilesKit({ storage });
     const profiles = t.kit.plugin("profiles");
     const person = [{ kind: "phone", value: PHONE }, { kind: "email", value: EMAIL }] as const;
     transactions = 0;
-    await storage.transaction(() => profiles.link(t.company.companyId, person, { withinTransaction: true }));
+    await storage.transaction(() => profiles.link(t.company.companyId, person));
     assert.equal(transactions, 1, "the caller's transaction alone");
     const profile = (await profileOf(t, "phone", PHONE))!;
     assert.equal((await profileOf(t, "email", EMAIL))?.id, profile.id);
     const other = [{ kind: "phone", value: "+19148440002" }] as const;
     await assert.rejects(storage.transaction(async () => {
-      await profiles.link(t.company.companyId, other, { withinTransaction: true });
+      await profiles.link(t.company.companyId, other);
       throw new Error("the caller fails after the link");
     }), /the caller fails/);
     assert.equal(await profiles.find(t.company.companyId, other[0]), undefined);
