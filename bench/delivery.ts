@@ -1,7 +1,8 @@
 // bench:delivery — texts through the Twilio adapter to a local Messages API.
 //   1. Throughput: rounds of queued texts delivered by a kit (SQLite outbox, durable jobs, Twilio adapter)
-//      beside a bare loop posting the same forms with the same HTTP client (the twilio library's
-//      RequestClient) at the same concurrency, alternated; messages per second and CPU per message.
+//      beside a bare loop posting the adapter's very requests (same forms, same headers) with the same HTTP
+//      client (the twilio library's RequestClient) at the same concurrency, alternated; messages per second
+//      and CPU per message. docs/delivery-throughput.md: where a text's CPU goes, and the figures.
 //   2. A sender limited to 30 texts a second, held for 60 s: the rate measured over the window.
 //   3. The self-hosted server killed with SIGKILL half-way through a backlog, then restarted:
 //      texts sent twice and texts lost, counted at the Messages API.
