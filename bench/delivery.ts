@@ -1,7 +1,8 @@
 // bench:delivery — texts through the Twilio adapter to a local Messages API.
 //   1. Throughput: rounds of queued texts delivered by a kit (SQLite outbox, durable jobs, Twilio adapter)
-//      beside a bare loop posting the same forms with the same HTTP client (the twilio library's
-//      RequestClient) at the same concurrency, alternated; messages per second and CPU per message.
+//      beside a bare loop posting the adapter's very requests (same forms, same headers) with the same HTTP
+//      client (the twilio library's RequestClient) at the same concurrency, alternated; messages per second
+//      and CPU per message. docs/delivery-throughput.md: where a text's CPU goes, and the figures.
 //   2. A sender limited to 30 texts a second, held for 60 s: the rate measured over the window.
 //   3. The self-hosted server killed with SIGKILL half-way through a backlog, then restarted:
 //      texts sent twice and texts lost, counted at the Messages API.
@@ -16,7 +17,7 @@ import { createRequire } from "node:module";
 import type twilioSdk from "twilio";
 import { nodeScheduleScheduler } from "../adapters/scheduler/node-schedule/index.ts";
 import { sqliteStorage } from "../adapters/storage/sqlite/index.ts";
-import { twilioSms } from "../adapters/sms/twilio/index.ts";
+import { messagesApiHeaders, twilioSms } from "../adapters/sms/twilio/index.ts";
 import { accountsPlugin } from "../plugins/accounts/index.ts";
 import { createReachkit, silentLogger, systemClock, type Reachkit, type SmsSender } from "../src/index.ts";
 import { MessagesApi, TEST_ACCOUNT_SID, TEST_AUTH_TOKEN } from "../test/support/messages-api.ts";
@@ -118,10 +119,11 @@ async function deliver(dataDir: string, sms: SmsSender, count: number, ratePerSe
   return result;
 }
 
-/** The same forms posted with the same client the adapter uses, `CONCURRENCY` at a time. */
+/** The adapter's requests (same forms, same headers) posted with the same client, `CONCURRENCY` at a time; each answer's sid read as the adapter reads it. */
 async function bareLoop(apiUrl: string, count: number, offset: number): Promise<{ seconds: number; cpu: number }> {
   const client = new twilio.RequestClient();
   const uri = `${apiUrl}/2010-04-01/Accounts/${TEST_ACCOUNT_SID}/Messages.json`;
+  const headers = messagesApiHeaders();
   let next = 0;
   const started = performance.now();
   const cpu = cpuMicros();
@@ -134,11 +136,12 @@ async function bareLoop(apiUrl: string, count: number, offset: number): Promise<
           uri,
           username: TEST_ACCOUNT_SID,
           password: TEST_AUTH_TOKEN,
-          headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" },
+          headers,
           data: { To: phone(index), From: FROM, Body: `Bench text ${index}: your order has shipped.`, StatusCallback: `http://127.0.0.1:3000/sms/status/bench-${index}` },
         });
         if (response.statusCode !== 201) throw new Error(`the Messages API answered ${response.statusCode}`);
-        JSON.parse(typeof response.body === "string" ? response.body : JSON.stringify(response.body));
+        const created = (typeof response.body === "string" ? JSON.parse(response.body) : response.body) as { sid?: unknown };
+        if (typeof created.sid !== "string") throw new Error("the Messages API answered without a message sid");
       }
     }),
   );

@@ -1,1 +1,1 @@
-export { twilioSms, TWILIO_STATUS_PATH, type TwilioSmsOptions } from "./twilio-sms.ts";
+export { messagesApiHeaders, twilioSms, TWILIO_STATUS_PATH, type TwilioSmsOptions } from "./twilio-sms.ts";

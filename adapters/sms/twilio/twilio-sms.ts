@@ -66,7 +66,7 @@ export function twilioSms(options: TwilioSmsOptions): SmsSender {
     httpClient: options.apiUrl === undefined ? httpClient : rebased(httpClient, options.apiUrl),
   });
   const messagesUri = `${(options.apiUrl ?? TWILIO_API_URL).replace(/\/+$/, "")}/2010-04-01/Accounts/${encodeURIComponent(options.accountSid)}/Messages.json`;
-  const headers = { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json", "Accept-Charset": "utf-8", "User-Agent": userAgent() };
+  const headers = messagesApiHeaders();
 
   /**
    * The Messages API's create, posted through the library's HTTP client: what `client.messages.create` sends,
@@ -162,10 +162,11 @@ export function twilioSms(options: TwilioSmsOptions): SmsSender {
 
 const TWILIO_API_URL = "https://api.twilio.com";
 
-/** The User-Agent the library's client sends. */
-function userAgent(): string {
+/** The headers the library's `messages.create` posts with (its RequestClient adds Connection and Authorization). */
+export function messagesApiHeaders(): Record<string, string> {
   const { version } = createRequire(import.meta.url)("twilio/package.json") as { version: string };
-  return `twilio-node/${version} (${process.platform} ${process.arch}) node/${process.version}`;
+  const userAgent = `twilio-node/${version} (${process.platform} ${process.arch}) node/${process.version}`;
+  return { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json", "Accept-Charset": "utf-8", "User-Agent": userAgent };
 }
 
 /** The library's HTTP client, its requests sent to `apiUrl` instead of Twilio's hosts. */
