@@ -56,7 +56,7 @@ export class DeliverySender {
         maxRedirections: 0,
         ...(stop ? { signal: stop } : {}),
       });
-      const responseBody = await readStart(answer.body);
+      const responseBody = await readStart(answer.body, answer.headers["content-length"]);
       const delivered = answer.statusCode >= 200 && answer.statusCode < 300;
       return { delivered, status: answer.statusCode, latencyMs: latency(), responseBody, ...(delivered ? {} : { error: `the receiver answered ${answer.statusCode}` }) };
     } catch (error) {
@@ -69,8 +69,15 @@ export class DeliverySender {
   }
 }
 
-/** The first RESPONSE_BODY_KEPT bytes of an answer, read to its end when it is short (so the connection stays open). */
-async function readStart(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
+/**
+ * The first RESPONSE_BODY_KEPT bytes of an answer, read to its end when it is short (so the connection stays open).
+ * An answer that says it is short is read whole at once: reading it through an async iterator cost about a
+ * tenth of the HTTP client's CPU per delivery.
+ */
+async function readStart(body: AsyncIterable<Buffer> & { destroy(): void; arrayBuffer(): Promise<ArrayBuffer> }, contentLength: string | string[] | undefined): Promise<string> {
+  if (typeof contentLength === "string" && Number(contentLength) <= RESPONSE_BODY_READ) {
+    return Buffer.from(await body.arrayBuffer()).subarray(0, RESPONSE_BODY_KEPT).toString("utf8");
+  }
   const kept: Buffer[] = [];
   let keptBytes = 0;
   let read = 0;

@@ -4,7 +4,6 @@ export { Deliveries, DELIVER_JOB, type DeliverJob, type DeliveryLogOptions } fro
 export { DRAIN_JOB, WebhookDrains, webhookDrainKey, type WebhookDrainPayload } from "./delivery-drains.ts";
 export { SigningKeys, DEFAULT_KEY_OVERLAP_MS, MAX_KEY_OVERLAP_MS, type SigningKeyView } from "./signing-keys.ts";
 export { DeliverySender, RESPONSE_BODY_KEPT, type AttemptResult } from "./delivery-sender.ts";
-export { TurnWrites } from "./turn-writes.ts";
 export { signatureHeaders, newSigningKey } from "./signing.ts";
 export { SENT_EVENTS, NOT_YET_SENT_EVENTS, EVENT_ALIASES, KNOWN_EVENTS } from "./event-catalog.ts";
 export { externalId, type WebhookEvent, type SubscriberLookup } from "./payloads.ts";

@@ -2,6 +2,7 @@ import { JsonText } from "../../../src/index.ts";
 import { isPlainObject } from "../shared/documents.ts";
 import { COLUMN_VALUE_SQL, pushColumnParams } from "./columns.ts";
 import type { DeclaredCollection } from "./schema.ts";
+import { ShapeNode } from "./shape-cache.ts";
 
 /**
  * A patch as the SET clause of one UPDATE over every row it applies to. Read,
@@ -21,39 +22,79 @@ export interface PatchSql {
   bytes: number;
 }
 
+/** The SET clauses of a collection's patches, by shape (built once per shape: hot paths run a few). */
+const shapes = new WeakMap<DeclaredCollection, ShapeNode>();
+const MERGE = Symbol("one merge patch");
+const REMOVE = Symbol("removed field");
+const SET = Symbol("set field");
+
 /**
  * The SET clause of `patch`, or undefined for a patch that names `id` (whose
  * check against each document's id takes the row-by-row path).
  *
- * Each value is bound as its JSON text through `json(?)`, so it is stored as
- * `JSON.stringify` writes it; a value `JSON.stringify` leaves out (undefined, a
- * function) removes its field, as it would from a rewritten document. Each
- * field is named by a bound path `$."<field>"` with the field's JSON
- * escapes, which SQLite reads back (a field with `.`, `[`, `"` or `\` is that
- * one top-level field). Only the columns of fields the patch names are set:
- * an UPDATE rewrites the index entries of every column it sets.
+ * Each value is written as `JSON.stringify` writes it; a value `JSON.stringify`
+ * leaves out (undefined, a function) removes its field, as it would from a
+ * rewritten document. A patch whose values are neither objects (which a merge
+ * patch would merge into the stored ones rather than replace), null (which it
+ * would remove) nor {@link JsonText} is bound as one JSON object for
+ * `json_patch`, its removed fields null: SQLite parses and writes the document
+ * once, where a `json_remove` and a `json_set` of one bound path and value per
+ * field (what the other patches bind: `$."<field>"`, the field's JSON escapes,
+ * and `json(?)`) parse it twice and each value again. Only the columns of
+ * fields the patch names are set: an UPDATE rewrites the index entries of every
+ * column it sets.
  */
 export function patchSql(collection: DeclaredCollection, patch: unknown): PatchSql | undefined {
   if (!isPlainObject(patch)) throw new TypeError("a patch must be an object");
   if (Object.hasOwn(patch, "id")) return undefined;
-  const removals: string[] = [];
-  const assignments: string[] = [];
-  const named = new Set<string>();
+  const fields = Object.keys(patch);
+  const texts = fields.map((field) => {
+    const value = patch[field];
+    return value instanceof JsonText ? value.text : (JSON.stringify(value) as string | undefined);
+  });
+  const merge = fields.every((field, index) => !(patch[field] instanceof JsonText) && (texts[index] === undefined || (texts[index] !== "null" && !texts[index]!.startsWith("{"))));
+  let node = shapeRoot(collection).to(merge ? MERGE : SET);
+  for (const [index, field] of fields.entries()) node = merge ? node.to(field) : node.to(field).to(texts[index] === undefined ? REMOVE : SET);
+  const sets = (node.sql ??= setClause(collection, fields, texts, merge));
+  const params: unknown[] = [];
   let bytes = 0;
-  for (const [field, value] of Object.entries(patch)) {
-    named.add(field);
-    const path = `$.${JSON.stringify(field)}`;
-    const json = value instanceof JsonText ? value.text : (JSON.stringify(value) as string | undefined);
-    if (json === undefined) removals.push(path);
-    else assignments.push(path, json);
-    bytes += path.length + (json?.length ?? 0);
+  if (merge) {
+    const members = fields.map((field, index) => `${JSON.stringify(field)}:${texts[index] ?? "null"}`);
+    const text = `{${members.join(",")}}`;
+    params.push(text);
+    bytes = text.length;
+  } else {
+    const removals: string[] = [];
+    const assignments: string[] = [];
+    for (const [index, field] of fields.entries()) {
+      const path = `$.${JSON.stringify(field)}`;
+      const json = texts[index];
+      if (json === undefined) removals.push(path);
+      else assignments.push(path, json);
+      bytes += path.length + (json?.length ?? 0);
+    }
+    params.push(...removals, ...assignments);
   }
-  let doc = "doc";
-  if (removals.length > 0) doc = `json_remove(${doc}${", ?".repeat(removals.length)})`;
-  if (assignments.length > 0) doc = `json_set(${doc}${", ?, json(?)".repeat(assignments.length / 2)})`;
-  const columns = collection.columns.filter((column) => named.has(column.field));
-  const params: unknown[] = [...removals, ...assignments];
-  pushColumnParams(params, patch, columns);
-  const sets = [`doc = ${doc}`, ...columns.map((column) => `${column.sql} = ${COLUMN_VALUE_SQL}`)].join(", ");
+  pushColumnParams(params, patch, namedColumns(collection, fields));
   return { sets, params, bytes };
+}
+
+function shapeRoot(collection: DeclaredCollection): ShapeNode {
+  let root = shapes.get(collection);
+  if (root === undefined) shapes.set(collection, (root = new ShapeNode()));
+  return root;
+}
+
+const namedColumns = (collection: DeclaredCollection, fields: readonly string[]) => collection.columns.filter((column) => fields.includes(column.field));
+
+function setClause(collection: DeclaredCollection, fields: readonly string[], texts: ReadonlyArray<string | undefined>, merge: boolean): string {
+  let doc = "doc";
+  if (merge) doc = "json_patch(doc, ?)";
+  else {
+    const removals = texts.filter((text) => text === undefined).length;
+    const assignments = texts.length - removals;
+    if (removals > 0) doc = `json_remove(${doc}${", ?".repeat(removals)})`;
+    if (assignments > 0) doc = `json_set(${doc}${", ?, json(?)".repeat(assignments)})`;
+  }
+  return [`doc = ${doc}`, ...namedColumns(collection, fields).map((column) => `${column.sql} = ${COLUMN_VALUE_SQL}`)].join(", ");
 }

@@ -279,9 +279,9 @@ describe("a webhook's drain", () => {
     let failingDelivery: string | undefined;
     let commitFailed = false;
     // The first delivered outcome's transaction fails as its commit would: everything it wrote is undone.
-    const failing = withCollectionMethod(storage, "update", (update, collection) => async (id, patch, options) => {
-      if (collection === DELIVERIES && (patch as Partial<DeliveryRecord>).status === "delivered" && failingDelivery === undefined) failingDelivery = id;
-      return update(id, patch, options);
+    const failing = withCollectionMethod(storage, "updateWhere", (updateWhere, collection) => async (where, patch) => {
+      if (collection === DELIVERIES && (patch as Partial<DeliveryRecord>).status === "delivered" && failingDelivery === undefined) failingDelivery = (where as { id: string }).id;
+      return updateWhere(where, patch);
     });
     t = await startWebhookKit({
       storage: wrapStorage(failing, {
