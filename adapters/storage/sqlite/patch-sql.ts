@@ -1,8 +1,8 @@
 import { JsonText } from "../../../src/index.ts";
 import { isPlainObject } from "../shared/documents.ts";
-import { COLUMN_VALUE_SQL, pushColumnParams } from "./columns.ts";
+import { COLUMN_VALUE_SQL, pushColumnParams, type FieldColumn } from "./columns.ts";
 import type { DeclaredCollection } from "./schema.ts";
-import { ShapeNode } from "./shape-cache.ts";
+import { ShapeCache, type ShapeNode } from "./shape-cache.ts";
 
 /**
  * A patch as the SET clause of one UPDATE over every row it applies to. Read,
@@ -22,8 +22,12 @@ export interface PatchSql {
   bytes: number;
 }
 
-/** The SET clauses of a collection's patches, by shape (built once per shape: hot paths run a few). */
-const shapes = new WeakMap<DeclaredCollection, ShapeNode>();
+/**
+ * The SET clauses of a collection's patches, by shape (built once per shape: hot paths run a few), with
+ * the columns each sets; bounded, as field names may vary.
+ */
+const shapes = new ShapeCache(2_000);
+const columnsOf = new WeakMap<ShapeNode, readonly FieldColumn[]>();
 const MERGE = Symbol("one merge patch");
 const REMOVE = Symbol("removed field");
 const SET = Symbol("set field");
@@ -53,21 +57,26 @@ export function patchSql(collection: DeclaredCollection, patch: unknown): PatchS
     return value instanceof JsonText ? value.text : (JSON.stringify(value) as string | undefined);
   });
   const merge = fields.every((field, index) => !(patch[field] instanceof JsonText) && (texts[index] === undefined || (texts[index] !== "null" && !texts[index]!.startsWith("{"))));
-  let node = shapeRoot(collection).to(merge ? MERGE : SET);
-  for (const [index, field] of fields.entries()) node = merge ? node.to(field) : node.to(field).to(texts[index] === undefined ? REMOVE : SET);
-  const sets = (node.sql ??= setClause(collection, fields, texts, merge));
+  let node = shapes.root(collection).to(merge ? MERGE : SET);
+  for (let index = 0; index < fields.length; index++) node = merge ? node.to(fields[index]) : node.to(fields[index]).to(texts[index] === undefined ? REMOVE : SET);
+  if (node.sql === undefined) {
+    const shape = patchShape(collection, fields, texts, merge);
+    shapes.store(node, shape.sets);
+    columnsOf.set(node, shape.columns);
+  }
   const params: unknown[] = [];
   let bytes = 0;
   if (merge) {
-    const members = fields.map((field, index) => `${JSON.stringify(field)}:${texts[index] ?? "null"}`);
-    const text = `{${members.join(",")}}`;
+    let text = "{";
+    for (let index = 0; index < fields.length; index++) text += `${index === 0 ? "" : ","}${JSON.stringify(fields[index])}:${texts[index] ?? "null"}`;
+    text += "}";
     params.push(text);
     bytes = text.length;
   } else {
     const removals: string[] = [];
     const assignments: string[] = [];
-    for (const [index, field] of fields.entries()) {
-      const path = `$.${JSON.stringify(field)}`;
+    for (let index = 0; index < fields.length; index++) {
+      const path = `$.${JSON.stringify(fields[index])}`;
       const json = texts[index];
       if (json === undefined) removals.push(path);
       else assignments.push(path, json);
@@ -75,19 +84,17 @@ export function patchSql(collection: DeclaredCollection, patch: unknown): PatchS
     }
     params.push(...removals, ...assignments);
   }
-  pushColumnParams(params, patch, namedColumns(collection, fields));
-  return { sets, params, bytes };
+  pushColumnParams(params, patch, columnsOf.get(node)!);
+  return { sets: node.sql!, params, bytes };
 }
 
-function shapeRoot(collection: DeclaredCollection): ShapeNode {
-  let root = shapes.get(collection);
-  if (root === undefined) shapes.set(collection, (root = new ShapeNode()));
-  return root;
+/** The SET clause of a patch shape, and the columns of the fields it names (their parameters follow the document's). */
+interface PatchShape {
+  sets: string;
+  columns: readonly FieldColumn[];
 }
 
-const namedColumns = (collection: DeclaredCollection, fields: readonly string[]) => collection.columns.filter((column) => fields.includes(column.field));
-
-function setClause(collection: DeclaredCollection, fields: readonly string[], texts: ReadonlyArray<string | undefined>, merge: boolean): string {
+function patchShape(collection: DeclaredCollection, fields: readonly string[], texts: ReadonlyArray<string | undefined>, merge: boolean): PatchShape {
   let doc = "doc";
   if (merge) doc = "json_patch(doc, ?)";
   else {
@@ -96,5 +103,6 @@ function setClause(collection: DeclaredCollection, fields: readonly string[], te
     if (removals > 0) doc = `json_remove(${doc}${", ?".repeat(removals)})`;
     if (assignments > 0) doc = `json_set(${doc}${", ?, json(?)".repeat(assignments)})`;
   }
-  return [`doc = ${doc}`, ...namedColumns(collection, fields).map((column) => `${column.sql} = ${COLUMN_VALUE_SQL}`)].join(", ");
+  const columns = collection.columns.filter((column) => fields.includes(column.field));
+  return { sets: [`doc = ${doc}`, ...columns.map((column) => `${column.sql} = ${COLUMN_VALUE_SQL}`)].join(", "), columns };
 }
