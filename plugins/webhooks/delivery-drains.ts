@@ -1,6 +1,7 @@
 import PQueue from "p-queue";
 import {
   CLOCK,
+  GroupCommit,
   inject,
   injectable,
   JOBS,
@@ -9,7 +10,6 @@ import {
   STORAGE,
   type Clock,
   type Collection,
-  type GroupCommit,
   type JobContext,
   type JobOutcome,
   type Jobs,
@@ -21,7 +21,7 @@ import { DELIVERIES, type DeliveryRecord, type WebhookRecord } from "./records.t
 import { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from "./retry-schedule.ts";
 import { signatureHeaders } from "./signing.ts";
 import type { SigningKeys } from "./signing-keys.ts";
-import { WEBHOOK_REGISTRY, WEBHOOK_SENDER, WEBHOOK_SIGNING_KEYS, WEBHOOK_TURN_WRITES, WEBHOOKS_SETTINGS, type WebhooksSettings } from "./tokens.ts";
+import { WEBHOOK_REGISTRY, WEBHOOK_SENDER, WEBHOOK_SIGNING_KEYS, WEBHOOKS_SETTINGS, type WebhooksSettings } from "./tokens.ts";
 import type { WebhookRegistry } from "./webhook-registry.ts";
 
 /** The job that sends one webhook's pending deliveries, one live per webhook. */
@@ -69,6 +69,8 @@ export function postSigned(sender: DeliverySender, clock: Clock, webhook: Webhoo
 @injectable()
 export class WebhookDrains {
   private readonly deliveries: Collection<DeliveryRecord>;
+  /** The in-flight marks and outcomes asked in one turn: one commit for them all. */
+  private readonly outcomes: GroupCommit;
   readonly #drains: RowDrains<DeliveryRecord, WebhookDrainPayload, DeliveryOutcome>;
   readonly #queues = new Map<string, PQueue>();
 
@@ -80,10 +82,9 @@ export class WebhookDrains {
     @inject(WEBHOOK_SIGNING_KEYS) private readonly signingKeys: SigningKeys,
     @inject(WEBHOOK_SENDER) private readonly sender: DeliverySender,
     @inject(WEBHOOKS_SETTINGS) private readonly settings: WebhooksSettings,
-    /** The in-flight marks and outcomes asked in one turn: one commit for them all. */
-    @inject(WEBHOOK_TURN_WRITES) private readonly outcomes: GroupCommit,
   ) {
     this.deliveries = storage.collection(DELIVERIES);
+    this.outcomes = new GroupCommit(storage, { savepoints: false });
     this.#drains = new RowDrains(
       {
         jobType: DRAIN_JOB,

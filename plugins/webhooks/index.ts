@@ -10,5 +10,5 @@ export { externalId, type WebhookEvent, type SubscriberLookup } from "./payloads
 export { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from "./retry-schedule.ts";
 export { RefusedTargetError, refusedRange, urlProblem } from "./target-policy.ts";
 export { WEBHOOKS, DELIVERIES, SIGNING_KEYS, type WebhookRecord, type DeliveryRecord, type DeliveryStatus, type SigningKeyRecord } from "./records.ts";
-export { WEBHOOKS_SETTINGS, WEBHOOK_REGISTRY, WEBHOOK_DELIVERIES, WEBHOOK_DRAINS, WEBHOOK_SIGNING_KEYS, WEBHOOK_SENDER, WEBHOOK_SUBSCRIBERS, WEBHOOK_TURN_WRITES, type WebhooksSettings } from "./tokens.ts";
+export { WEBHOOKS_SETTINGS, WEBHOOK_REGISTRY, WEBHOOK_DELIVERIES, WEBHOOK_DRAINS, WEBHOOK_SIGNING_KEYS, WEBHOOK_SENDER, WEBHOOK_SUBSCRIBERS, type WebhooksSettings } from "./tokens.ts";
 export { EXAMPLE_WEBHOOK_ID } from "./openapi.ts";

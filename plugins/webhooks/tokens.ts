@@ -1,4 +1,4 @@
-import { defineToken, type GroupCommit } from "../../src/index.ts";
+import { defineToken } from "../../src/index.ts";
 import type { Deliveries } from "./deliveries.ts";
 import type { WebhookDrains } from "./delivery-drains.ts";
 import type { DeliverySender } from "./delivery-sender.ts";
@@ -31,7 +31,5 @@ export const WEBHOOK_SIGNING_KEYS = defineToken<SigningKeys>("WebhookSigningKeys
 export const WEBHOOK_DELIVERIES = defineToken<Deliveries>("WebhookDeliveries", [PROVIDER]);
 export const WEBHOOK_DRAINS = defineToken<WebhookDrains>("WebhookDrains", [PROVIDER]);
 export const WEBHOOK_SENDER = defineToken<DeliverySender>("WebhookSender", [PROVIDER]);
-/** The drains' in-flight marks and outcomes asked in one turn, committed together without a savepoint each. */
-export const WEBHOOK_TURN_WRITES = defineToken<GroupCommit>("WebhookTurnWrites", [PROVIDER]);
 /** Finds the subscriber an event names, when the kit has the subscriptions plugin. */
 export const WEBHOOK_SUBSCRIBERS = defineToken<SubscriberLookup>("WebhookSubscribers", [PROVIDER]);

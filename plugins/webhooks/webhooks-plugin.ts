@@ -1,4 +1,4 @@
-import { ACCOUNTS, definePlugin, GroupCommit, STORAGE, type EventName, type JobHandler } from "../../src/index.ts";
+import { ACCOUNTS, definePlugin, type EventName, type JobHandler } from "../../src/index.ts";
 import { ACCOUNTS_SERVICE } from "../accounts/index.ts";
 import { SUBSCRIPTIONS_SERVICE } from "../subscriptions/index.ts";
 import { webhookCommands } from "./commands.ts";
@@ -16,7 +16,6 @@ import {
   WEBHOOK_SENDER,
   WEBHOOK_SIGNING_KEYS,
   WEBHOOK_SUBSCRIBERS,
-  WEBHOOK_TURN_WRITES,
   WEBHOOKS_SETTINGS,
   type WebhooksSettings,
 } from "./tokens.ts";
@@ -70,7 +69,6 @@ export function webhooksPlugin(options: WebhooksPluginOptions = {}) {
       container.bind(WEBHOOK_SIGNING_KEYS, { useClass: SigningKeys });
       container.bind(WEBHOOK_REGISTRY, { useClass: WebhookRegistry });
       container.bind(WEBHOOK_SENDER, { useClass: DeliverySender });
-      container.bind(WEBHOOK_TURN_WRITES, { useFactory: (c) => new GroupCommit(c.resolve(STORAGE), { savepoints: false }) });
       container.bind(WEBHOOK_DRAINS, { useClass: WebhookDrains });
       container.bind(WEBHOOK_DELIVERIES, { useClass: Deliveries });
       // Subscription events name their subscriber by address; without the subscriptions plugin there are none.
