@@ -1,10 +1,14 @@
-// bench:webhooks: 10,000 events fanned out to 3 local receivers (a process of their own),
-// deliveries per second beside a bare loop that POSTs the same bodies with the same HTTP
-// client (undici, the same agent settings and per-receiver concurrency), in alternated
-// rounds; then the same with one receiver answering after 10 s: the rate of each of the two
-// others, beside its rate when all three are fast, and the kit's CPU and commits per event in both.
-// BENCH_PARTS=throughput or slow runs one part. BENCH_CPU_PROFILE=<dir> writes a CPU profile of each
-// round's kit side (its events and deliveries) there; the sampling slows it, so those rounds' figures are not the bench's.
+// bench:webhooks: 10,000 events fanned out to 3 local receivers (a process of their own).
+// 1. Throughput, measured as bench:delivery measures its queued texts: a kit with its jobs stopped
+//    records the events first, each in its own transaction (the emission phase: events per second and CPU
+//    per event); then a kit starts on that database and the timed window runs from its start until the
+//    receivers have every delivery (the delivery phase). Its deliveries per second, beside a bare loop that
+//    POSTs the same bodies with the same HTTP client (undici, the same agent settings and per-receiver
+//    concurrency), in alternated rounds, give the ratio; the end-to-end figure (both phases' time) is printed too.
+// 2. One receiver answering after 10 s, events emitted live while the kit delivers: the rate of each of the two
+//    others, beside its rate when all three are fast, and the kit's CPU and commits per event in both.
+// BENCH_PARTS=throughput or slow runs one part. BENCH_CPU_PROFILE=<dir> writes a CPU profile of each round's
+// emission and delivery phases there; the sampling slows them, so those rounds' figures are not the bench's.
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -74,7 +78,7 @@ interface Side {
   seconds: number;
   deliveriesPerSecond: number;
   cpuMicrosPerDelivery: number;
-  /** SQLite commits that wrote, per delivery (the kit's side; the event's own transaction included). */
+  /** SQLite commits that wrote, per delivery (the kit's side: in the delivery phase its drains' commits; live, the events' own too). */
   commitsPerDelivery?: number;
   /** Each measured receiver's deliveries per second (the kit's side). */
   perReceiver?: number[];
@@ -103,43 +107,124 @@ async function bare(receivers: Receivers): Promise<Side> {
   return { seconds: round1(seconds), deliveriesPerSecond: Math.round(delivered / seconds), cpuMicrosPerDelivery: round1((used.user + used.system) / delivered) };
 }
 
-/** A kit on SQLite with three webhooks; emits EVENTS events, each in its own transaction, and times until `receiversDone`. */
-async function reachkit(receivers: Receivers, measured: readonly number[]): Promise<Side> {
-  const directory = mkdtempSync(join(tmpdir(), "bench-webhooks-"));
-  const kit = createReachkit({
+function benchKit(directory: string) {
+  return createReachkit({
     storage: sqliteStorage({ filename: join(directory, "reachkit.db") }),
     scheduler: nodeScheduleScheduler(),
     logger: silentLogger(),
     secret: SECRET,
     plugins: [accountsPlugin(), webhooksPlugin({ allowPrivateTargets: true })],
   });
+}
+
+type Kit = ReturnType<typeof benchKit>;
+
+/** A company with a webhook at each receiver: its id. */
+async function subscribe(kit: Kit, receivers: Receivers): Promise<string> {
+  const { output } = await kit.provisionCompany({ name: "Acme" });
+  const apiKey = (output as { apiKey: string }).apiKey;
+  for (const url of receivers.urls) {
+    const created = await kit.inject({ method: "POST", url: "/v1/webhooks", headers: { authorization: `Bearer ${apiKey}` }, body: { url, events: ["privacy.request.processed"] } });
+    if (created.status !== 201) throw new Error(`create webhook: ${created.status} ${created.body}`);
+  }
+  return (output as { companyId: string }).companyId;
+}
+
+/** Emits EVENTS events, each in its own transaction: what the kit spent, in microseconds of CPU and wall time. */
+async function emit(kit: Kit, companyId: string): Promise<{ cpuMicros: number; ms: number }> {
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  for (let n = 0; n < EVENTS; n++) {
+    await kit.storage.transaction(() => kit.events.emit("privacy.request.processed", { companyId, requestId: `r-${n}`, removedRecords: 3, at: 1772366400000 + n }));
+  }
+  const used = process.cpuUsage(cpu);
+  return { cpuMicros: used.user + used.system, ms: performance.now() - started };
+}
+
+/** The emission phase of a throughput round. */
+interface Emission {
+  seconds: number;
+  eventsPerSecond: number;
+  cpuMicrosPerEvent: number;
+  commitsPerEvent: number;
+}
+
+/**
+ * A throughput round's kit side: EVENTS events recorded by a kit with its jobs stopped (the emission phase),
+ * then a kit started on them, timed from its start until the receivers have every delivery (the delivery phase).
+ */
+async function recordedThenDelivered(receivers: Receivers, round: number): Promise<{ emission: Emission; delivery: Side; endToEnd: Side }> {
+  const directory = mkdtempSync(join(tmpdir(), "bench-webhooks-"));
+  try {
+    const recorder = benchKit(directory);
+    await recorder.start({ runJobs: false });
+    let emitted: { cpuMicros: number; ms: number };
+    const commitsBeforeEmission = sqliteCommits();
+    try {
+      const companyId = await subscribe(recorder, receivers);
+      emitted = await profiled(`reachkit-emission-${round}`, () => emit(recorder, companyId));
+    } finally {
+      await recorder.stop();
+    }
+    const emission: Emission = {
+      seconds: round1(emitted.ms / 1000),
+      eventsPerSecond: Math.round(EVENTS / (emitted.ms / 1000)),
+      cpuMicrosPerEvent: round1(emitted.cpuMicros / EVENTS),
+      commitsPerEvent: Math.round(((sqliteCommits() - commitsBeforeEmission) / EVENTS) * 100) / 100,
+    };
+    const delivery = await profiled(`reachkit-delivery-${round}`, async () => {
+      const kit = benchKit(directory);
+      const before = await receivers.counts();
+      const commitsBefore = sqliteCommits();
+      const cpu = process.cpuUsage();
+      const started = performance.now();
+      try {
+        await kit.start();
+        const took = await until(receivers, [0, 1, 2], before, EVENTS, started);
+        return sideOf(Math.max(...took), process.cpuUsage(cpu), sqliteCommits() - commitsBefore, took);
+      } finally {
+        await kit.stop();
+      }
+    });
+    const delivered = 3 * EVENTS;
+    const endToEndSeconds = emitted.ms / 1000 + delivery.seconds;
+    const endToEnd: Side = {
+      seconds: round1(endToEndSeconds),
+      deliveriesPerSecond: Math.round(delivered / endToEndSeconds),
+      cpuMicrosPerDelivery: round1(delivery.cpuMicrosPerDelivery + emitted.cpuMicros / delivered),
+    };
+    return { emission, delivery, endToEnd };
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+/** A side's figures from its elapsed milliseconds, CPU and commits, and each measured receiver's milliseconds. */
+function sideOf(elapsedMs: number, used: NodeJS.CpuUsage, commits: number, took: readonly number[]): Side {
+  const delivered = took.length * EVENTS;
+  return {
+    seconds: round1(elapsedMs / 1000),
+    deliveriesPerSecond: Math.round(delivered / (elapsedMs / 1000)),
+    cpuMicrosPerDelivery: round1((used.user + used.system) / delivered),
+    commitsPerDelivery: Math.round((commits / delivered) * 100) / 100,
+    perReceiver: took.map((ms) => Math.round(EVENTS / (ms / 1000))),
+  };
+}
+
+/** A kit on SQLite with three webhooks; emits EVENTS events, each in its own transaction, while it delivers, and times until the `measured` receivers have theirs. */
+async function live(receivers: Receivers, measured: readonly number[]): Promise<Side> {
+  const directory = mkdtempSync(join(tmpdir(), "bench-webhooks-"));
+  const kit = benchKit(directory);
   await kit.start();
   try {
-    const { output } = await kit.provisionCompany({ name: "Acme" });
-    const apiKey = (output as { apiKey: string }).apiKey;
-    for (const url of receivers.urls) {
-      const created = await kit.inject({ method: "POST", url: "/v1/webhooks", headers: { authorization: `Bearer ${apiKey}` }, body: { url, events: ["privacy.request.processed"] } });
-      if (created.status !== 201) throw new Error(`create webhook: ${created.status} ${created.body}`);
-    }
-    const companyId = (output as { companyId: string }).companyId;
+    const companyId = await subscribe(kit, receivers);
     const before = await receivers.counts();
     const commitsBefore = sqliteCommits();
     const cpu = process.cpuUsage();
     const started = performance.now();
-    for (let n = 0; n < EVENTS; n++) {
-      await kit.storage.transaction(() => kit.events.emit("privacy.request.processed", { companyId, requestId: `r-${n}`, removedRecords: 3, at: 1772366400000 + n }));
-    }
+    await emit(kit, companyId);
     const took = await until(receivers, measured, before, EVENTS, started);
-    const elapsed = Math.max(...took);
-    const used = process.cpuUsage(cpu);
-    const delivered = measured.length * EVENTS;
-    return {
-      seconds: round1(elapsed / 1000),
-      deliveriesPerSecond: Math.round(delivered / (elapsed / 1000)),
-      cpuMicrosPerDelivery: round1((used.user + used.system) / delivered),
-      commitsPerDelivery: Math.round(((sqliteCommits() - commitsBefore) / delivered) * 100) / 100,
-      perReceiver: took.map((ms) => Math.round(EVENTS / (ms / 1000))),
-    };
+    return sideOf(Math.max(...took), process.cpuUsage(cpu), sqliteCommits() - commitsBefore, took);
   } finally {
     await kit.stop();
     rmSync(directory, { recursive: true, force: true });
@@ -147,18 +232,25 @@ async function reachkit(receivers: Receivers, measured: readonly number[]): Prom
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const ratioOf = (kit: Side, bareSide: Side) => Math.round((kit.deliveriesPerSecond / bareSide.deliveriesPerSecond) * 100) / 100;
 
 async function main(): Promise<void> {
   const loadAtStart = load();
   const fast = await startReceivers();
-  const rounds: Array<{ bare: Side; reachkit: Side; load: number[] }> = [];
+  const rounds: Array<{ bare: Side; delivery: Side; emission: Emission; endToEnd: Side; load: number[]; at: string }> = [];
   try {
     for (let round = 0; PARTS.has("throughput") && round < ROUNDS; round++) {
-      const order = round % 2 === 0 ? (["bare", "reachkit"] as const) : (["reachkit", "bare"] as const);
-      const result: Partial<Record<"bare" | "reachkit", Side>> = {};
-      for (const side of order) result[side] = side === "bare" ? await bare(fast) : await profiled(`reachkit-${round + 1}`, () => reachkit(fast, [0, 1, 2]));
-      rounds.push({ bare: result.bare!, reachkit: result.reachkit!, load: load() });
-      console.error(`round ${round + 1}: bare ${result.bare!.deliveriesPerSecond}/s, reachkit ${result.reachkit!.deliveriesPerSecond}/s, load ${load().join(" ")}`);
+      const bareFirst = round % 2 === 0;
+      const bareBefore = bareFirst ? await bare(fast) : undefined;
+      const kit = await recordedThenDelivered(fast, round + 1);
+      const bareSide = bareBefore ?? (await bare(fast));
+      rounds.push({ bare: bareSide, ...kit, load: load(), at: new Date().toISOString() });
+      console.error(
+        `round ${round + 1}: delivery phase ${kit.delivery.deliveriesPerSecond}/s (${kit.delivery.cpuMicrosPerDelivery} µs CPU per delivery), ` +
+          `bare ${bareSide.deliveriesPerSecond}/s (${bareSide.cpuMicrosPerDelivery} µs), ratio ${ratioOf(kit.delivery, bareSide)}; ` +
+          `emission ${kit.emission.eventsPerSecond} events/s (${kit.emission.cpuMicrosPerEvent} µs CPU per event); ` +
+          `end to end ${kit.endToEnd.deliveriesPerSecond}/s; load ${load().join(" ")}, ${new Date().toISOString()}`,
+      );
     }
   } finally {
     await fast.stop();
@@ -176,7 +268,7 @@ async function main(): Promise<void> {
     const healthyRun = async (env: Record<string, string>) => {
       const receivers = await startReceivers(env);
       try {
-        const side = await reachkit(receivers, [0, 1]);
+        const side = await live(receivers, [0, 1]);
         return { rates: side.perReceiver!, cpuMicrosPerEvent: Math.round(side.cpuMicrosPerDelivery * 2), commitsPerEvent: Math.round(side.commitsPerDelivery! * 2 * 100) / 100 };
       } finally {
         await receivers.stop();
@@ -199,8 +291,7 @@ async function main(): Promise<void> {
     );
   }
   const throughput = rounds.length > 0;
-  const bareRate = median(rounds.map((r) => r.bare.deliveriesPerSecond));
-  const kitRate = median(rounds.map((r) => r.reachkit.deliveriesPerSecond));
+  const medianOf = (figure: (round: (typeof rounds)[number]) => number) => median(rounds.map(figure));
   const healthy = [0, 1].map((receiver) => {
     const allFast = median(healthyRounds.map((r) => r.allFast[receiver]!));
     const oneSlow = median(healthyRounds.map((r) => r.oneSlow[receiver]!));
@@ -215,11 +306,20 @@ async function main(): Promise<void> {
     events: EVENTS,
     receivers: 3,
     concurrencyPerReceiver: CONCURRENCY,
-    deliveriesPerSecond: throughput ? { reachkit: kitRate, bare: bareRate, ratio: Math.round((kitRate / bareRate) * 100) / 100 } : undefined,
-    commitsPerDelivery: throughput ? median(rounds.map((r) => r.reachkit.commitsPerDelivery!)) : undefined,
-    cpuMicrosPerDelivery: throughput
-      ? { reachkit: median(rounds.map((r) => r.reachkit.cpuMicrosPerDelivery)), bare: median(rounds.map((r) => r.bare.cpuMicrosPerDelivery)) }
+    deliveryPhase: throughput
+      ? {
+          deliveriesPerSecond: { reachkit: medianOf((r) => r.delivery.deliveriesPerSecond), bare: medianOf((r) => r.bare.deliveriesPerSecond) },
+          ratioPerRound: rounds.map((r) => ratioOf(r.delivery, r.bare)),
+          ratio: medianOf((r) => ratioOf(r.delivery, r.bare)),
+          target: 0.7,
+          cpuMicrosPerDelivery: { reachkit: medianOf((r) => r.delivery.cpuMicrosPerDelivery), bare: medianOf((r) => r.bare.cpuMicrosPerDelivery) },
+          commitsPerDelivery: medianOf((r) => r.delivery.commitsPerDelivery!),
+        }
       : undefined,
+    emissionPhase: throughput
+      ? { eventsPerSecond: medianOf((r) => r.emission.eventsPerSecond), cpuMicrosPerEvent: medianOf((r) => r.emission.cpuMicrosPerEvent), commitsPerEvent: medianOf((r) => r.emission.commitsPerEvent) }
+      : undefined,
+    endToEnd: throughput ? { deliveriesPerSecond: medianOf((r) => r.endToEnd.deliveriesPerSecond), cpuMicrosPerDelivery: medianOf((r) => r.endToEnd.cpuMicrosPerDelivery) } : undefined,
     oneReceiverSlow: healthyRounds.length > 0 ? healthy : undefined,
     perEventOneSlow: healthyRounds.length > 0 ? { cpuMicros: perEvent("cpuMicrosPerEvent"), commits: perEvent("commitsPerEvent") } : undefined,
     rounds,

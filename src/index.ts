@@ -36,7 +36,7 @@ export { DuplicateBindingError, type ContainerFacade, type Binding, type BindOpt
 export { resolveConfig, DEFAULT_BODY_LIMIT_BYTES, type ReachkitConfig, type ReachkitConfigInput } from "./kernel/config.ts";
 export { systemClock } from "./kernel/system-clock.ts";
 export { sortableId, isSortableId } from "./kernel/ids.ts";
-export { BatchWrite, BulkWrite, GroupCommit, GROUP_COMMIT, type GroupWrite } from "./kernel/group-commit.ts";
+export { BatchWrite, BulkWrite, GroupCommit, GROUP_COMMIT, type GroupCommitOptions, type GroupWrite } from "./kernel/group-commit.ts";
 export { ConcurrentChangeError, retryConcurrentChanges } from "./kernel/concurrent-changes.ts";
 
 export * from "./ports/index.ts";

@@ -4,12 +4,11 @@ export { Deliveries, DELIVER_JOB, type DeliverJob, type DeliveryLogOptions } fro
 export { DRAIN_JOB, WebhookDrains, webhookDrainKey, type WebhookDrainPayload } from "./delivery-drains.ts";
 export { SigningKeys, DEFAULT_KEY_OVERLAP_MS, MAX_KEY_OVERLAP_MS, type SigningKeyView } from "./signing-keys.ts";
 export { DeliverySender, RESPONSE_BODY_KEPT, type AttemptResult } from "./delivery-sender.ts";
-export { TurnWrites } from "./turn-writes.ts";
 export { signatureHeaders, newSigningKey } from "./signing.ts";
 export { SENT_EVENTS, NOT_YET_SENT_EVENTS, EVENT_ALIASES, KNOWN_EVENTS } from "./event-catalog.ts";
 export { externalId, type WebhookEvent, type SubscriberLookup } from "./payloads.ts";
 export { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from "./retry-schedule.ts";
 export { RefusedTargetError, refusedRange, urlProblem } from "./target-policy.ts";
 export { WEBHOOKS, DELIVERIES, SIGNING_KEYS, type WebhookRecord, type DeliveryRecord, type DeliveryStatus, type SigningKeyRecord } from "./records.ts";
-export { WEBHOOKS_SETTINGS, WEBHOOK_REGISTRY, WEBHOOK_DELIVERIES, WEBHOOK_DRAINS, WEBHOOK_SIGNING_KEYS, WEBHOOK_SENDER, WEBHOOK_SUBSCRIBERS, WEBHOOK_TURN_WRITES, type WebhooksSettings } from "./tokens.ts";
+export { WEBHOOKS_SETTINGS, WEBHOOK_REGISTRY, WEBHOOK_DELIVERIES, WEBHOOK_DRAINS, WEBHOOK_SIGNING_KEYS, WEBHOOK_SENDER, WEBHOOK_SUBSCRIBERS, type WebhooksSettings } from "./tokens.ts";
 export { EXAMPLE_WEBHOOK_ID } from "./openapi.ts";

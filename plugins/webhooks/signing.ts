@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHmac, createSecretKey, randomBytes, type KeyObject } from "node:crypto";
 
 /** The prefix of a signing key, as Standard Webhooks libraries expect it. */
 const KEY_PREFIX = "whsec_";
@@ -26,15 +26,37 @@ export function signatureHeaders(keys: readonly string[], id: string, timestampS
   if (oldest === undefined) throw new Error("no signing key");
   const signed = `${id}.${timestampSeconds}.${body}`;
   return {
-    "x-attentive-hmac-sha256": createHmac("sha256", oldest).update(body).digest("hex"),
+    "x-attentive-hmac-sha256": createHmac("sha256", hmacKeys(oldest).asText).update(body).digest("hex"),
     "webhook-id": id,
     "webhook-timestamp": String(timestampSeconds),
-    "webhook-signature": keys.map((key) => `v1,${createHmac("sha256", keyBytes(key)).update(signed).digest("base64")}`).join(" "),
+    "webhook-signature": keys.map((key) => `v1,${createHmac("sha256", hmacKeys(key).bytes).update(signed).digest("base64")}`).join(" "),
   };
 }
 
-function keyBytes(key: string): Buffer {
-  return Buffer.from(key.startsWith(KEY_PREFIX) ? key.slice(KEY_PREFIX.length) : key, "base64");
+/** A signing key as each HMAC takes it: the text it is shown as (the reference's header), its bytes (Standard Webhooks). */
+interface HmacKeys {
+  asText: KeyObject;
+  bytes: KeyObject;
+}
+
+/**
+ * Made once per key rather than at every delivery: an HMAC keyed with a KeyObject skips the key's
+ * conversion (and the base64 decoding of its bytes), a fifth to a third of a delivery's signing.
+ * An application signs with one key, two during a rotation's overlap: the map stays small, and is
+ * emptied should keys pile up in a long-lived process.
+ */
+const hmacKeyCache = new Map<string, HmacKeys>();
+const HMAC_KEYS_KEPT = 1024;
+
+function hmacKeys(key: string): HmacKeys {
+  let keys = hmacKeyCache.get(key);
+  if (keys === undefined) {
+    if (hmacKeyCache.size >= HMAC_KEYS_KEPT) hmacKeyCache.clear();
+    const bytes = Buffer.from(key.startsWith(KEY_PREFIX) ? key.slice(KEY_PREFIX.length) : key, "base64");
+    keys = { asText: createSecretKey(Buffer.from(key, "utf8")), bytes: createSecretKey(bytes) };
+    hmacKeyCache.set(key, keys);
+  }
+  return keys;
 }
 
 /** Keys are stored sealed (AES-256-GCM) with a key derived from the kit secret: a copy of the database alone does not give them away. */

@@ -4,7 +4,6 @@ import type { WebhookDrains } from "./delivery-drains.ts";
 import type { DeliverySender } from "./delivery-sender.ts";
 import type { SigningKeys } from "./signing-keys.ts";
 import type { SubscriberLookup } from "./payloads.ts";
-import type { TurnWrites } from "./turn-writes.ts";
 import type { WebhookRegistry } from "./webhook-registry.ts";
 
 /** The webhooks plugin's settings, defaults applied (see `webhooksPlugin`). */
@@ -32,6 +31,5 @@ export const WEBHOOK_SIGNING_KEYS = defineToken<SigningKeys>("WebhookSigningKeys
 export const WEBHOOK_DELIVERIES = defineToken<Deliveries>("WebhookDeliveries", [PROVIDER]);
 export const WEBHOOK_DRAINS = defineToken<WebhookDrains>("WebhookDrains", [PROVIDER]);
 export const WEBHOOK_SENDER = defineToken<DeliverySender>("WebhookSender", [PROVIDER]);
-export const WEBHOOK_TURN_WRITES = defineToken<TurnWrites>("WebhookTurnWrites", [PROVIDER]);
 /** Finds the subscriber an event names, when the kit has the subscriptions plugin. */
 export const WEBHOOK_SUBSCRIBERS = defineToken<SubscriberLookup>("WebhookSubscribers", [PROVIDER]);

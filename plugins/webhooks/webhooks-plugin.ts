@@ -16,11 +16,9 @@ import {
   WEBHOOK_SENDER,
   WEBHOOK_SIGNING_KEYS,
   WEBHOOK_SUBSCRIBERS,
-  WEBHOOK_TURN_WRITES,
   WEBHOOKS_SETTINGS,
   type WebhooksSettings,
 } from "./tokens.ts";
-import { TurnWrites } from "./turn-writes.ts";
 import { WebhookRegistry } from "./webhook-registry.ts";
 
 /** What `kit.plugin("webhooks")` gives a host app. */
@@ -71,7 +69,6 @@ export function webhooksPlugin(options: WebhooksPluginOptions = {}) {
       container.bind(WEBHOOK_SIGNING_KEYS, { useClass: SigningKeys });
       container.bind(WEBHOOK_REGISTRY, { useClass: WebhookRegistry });
       container.bind(WEBHOOK_SENDER, { useClass: DeliverySender });
-      container.bind(WEBHOOK_TURN_WRITES, { useClass: TurnWrites });
       container.bind(WEBHOOK_DRAINS, { useClass: WebhookDrains });
       container.bind(WEBHOOK_DELIVERIES, { useClass: Deliveries });
       // Subscription events name their subscriber by address; without the subscriptions plugin there are none.

@@ -10,6 +10,18 @@ type Member = { write: (group: GroupWrite) => Promise<unknown>; settle: (outcome
 interface Unit {
   members: Member[];
   write: (group: GroupWrite) => Promise<readonly unknown[]>;
+  /** Whether it runs in a savepoint of its own when it shares the group's transaction (a batch always does: its items are written again alone when it throws). */
+  savepoint: boolean;
+}
+
+export interface GroupCommitOptions {
+  /**
+   * Whether each write of a group runs in a savepoint of its own (default true), so that one that throws
+   * rolls back alone. Without, a write that throws still fails its caller alone, but what it wrote
+   * before it threw commits with the group: for writes that are one statement each, or whose partial
+   * effect is harmless. A batch write keeps its savepoint.
+   */
+  savepoints?: boolean;
 }
 
 /**
@@ -44,6 +56,11 @@ interface Unit {
  * another async context, so a caller inside its own transaction would wait
  * for it forever.
  *
+ * Writes that are one statement each, or whose partial effect is harmless (a
+ * webhook's delivery outcomes), may go without their savepoints
+ * (`savepoints: false`): inside one, SQLite copies every page a write touches,
+ * which cost about as much again as the write itself.
+ *
  * On a storage whose transactions run side by side
  * (`transactionsRunConcurrently`, PostgreSQL) each write runs in a transaction
  * of its own at once instead: there a group would make the writes wait for
@@ -57,7 +74,10 @@ export class GroupCommit {
   /** Ends the wait of the group not yet committing (set while it waits for the turn's end). */
   #commitNow: (() => void) | undefined;
 
-  constructor(private readonly storage: Pick<Storage, "transaction" | "transactionsRunConcurrently">) {}
+  constructor(
+    private readonly storage: Pick<Storage, "transaction" | "transactionsRunConcurrently">,
+    private readonly options: GroupCommitOptions = {},
+  ) {}
 
   /**
    * Runs `write` in the next shared transaction; resolves with its result once that transaction committed.
@@ -125,7 +145,7 @@ export class GroupCommit {
   }
 
   async #commit(group: readonly Member[]): Promise<Outcome[]> {
-    const units = unitsOf(group);
+    const units = unitsOf(group, this.options.savepoints ?? true);
     const outcomes = new Map<Member, Outcome>();
     if (units.length === 1) {
       // Alone: its own transaction, without a savepoint.
@@ -144,7 +164,7 @@ export class GroupCommit {
         const bulk = new BulkWrites();
         for (const unit of units) {
           try {
-            const values = await bulk.member((member) => this.storage.transaction(() => unit.write(member)));
+            const values = await bulk.member((member) => (unit.savepoint ? this.storage.transaction(() => unit.write(member)) : unit.write(member)));
             unit.members.forEach((member, index) => outcomes.set(member, { ok: true, value: values[index] }));
           } catch (error) {
             if (unit.members.length === 1) outcomes.set(unit.members[0]!, { ok: false, error });
@@ -174,12 +194,12 @@ export class GroupCommit {
 }
 
 /** A group's writes in order: each member's own, and each batch's items together where its first item was asked. */
-function unitsOf(group: readonly Member[]): Unit[] {
+function unitsOf(group: readonly Member[], savepoints: boolean): Unit[] {
   const units: Unit[] = [];
   const batches = new Map<BatchWrite<unknown, unknown>, Unit>();
   for (const member of group) {
     if ("write" in member) {
-      units.push({ members: [member], write: async (handle) => [await member.write(handle)] });
+      units.push({ members: [member], write: async (handle) => [await member.write(handle)], savepoint: savepoints });
       continue;
     }
     const unit = batches.get(member.batch);
@@ -187,7 +207,7 @@ function unitsOf(group: readonly Member[]): Unit[] {
       unit.members.push(member);
       continue;
     }
-    const batched: Unit = { members: [member], write: () => member.batch.writeAll(batched.members.map((each) => (each as Extract<Member, { batch: unknown }>).item)) };
+    const batched: Unit = { members: [member], write: () => member.batch.writeAll(batched.members.map((each) => (each as Extract<Member, { batch: unknown }>).item)), savepoint: true };
     batches.set(member.batch, batched);
     units.push(batched);
   }

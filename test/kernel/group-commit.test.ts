@@ -134,6 +134,32 @@ describe("GroupCommit", () => {
     await storage.close();
   });
 
+  it("without savepoints, a group's writes share its transaction with no nested one; a write that throws fails its caller alone", async () => {
+    const inner = sqliteStorage({ filename: ":memory:" });
+    await inner.ensureCollections([{ name: "items", indexes: [] }]);
+    let transactions = 0;
+    const storage = wrapStorage(inner, {
+      transaction(fn) {
+        transactions++;
+        return inner.transaction(fn);
+      },
+    });
+    const group = new GroupCommit(storage, { savepoints: false });
+    await insert(storage, "taken")();
+    transactions = 0;
+    // The second write is one statement that fails (its id is taken): nothing of it is stored.
+    const results = await Promise.allSettled([group.run(insert(storage, "a")), group.run(insert(storage, "taken")), group.run(insert(storage, "c"))]);
+    assert.deepEqual(
+      results.map((result) => result.status),
+      ["fulfilled", "rejected", "fulfilled"],
+    );
+    const stored = await storage.collection<Item>("items").find({});
+    assert.deepEqual(stored.items.map((item) => item.name).sort(), ["a", "c", "taken"]);
+    // With savepoints they would be four: the shared one and a nested one for each write.
+    assert.equal(transactions, 1);
+    await storage.close();
+  });
+
   it("on a storage whose transactions run side by side, each write commits in a transaction of its own; one that throws fails alone", async () => {
     // As PostgreSQL: a group would make the writes wait for each other on one connection.
     const inner = sqliteStorage({ filename: ":memory:" });

@@ -1,7 +1,8 @@
 import { JsonText } from "../../../src/index.ts";
 import { isPlainObject } from "../shared/documents.ts";
-import { COLUMN_VALUE_SQL, pushColumnParams } from "./columns.ts";
+import { COLUMN_VALUE_SQL, pushColumnParams, type FieldColumn } from "./columns.ts";
 import type { DeclaredCollection } from "./schema.ts";
+import { ShapeCache, type ShapeNode } from "./shape-cache.ts";
 
 /**
  * A patch as the SET clause of one UPDATE over every row it applies to. Read,
@@ -22,38 +23,86 @@ export interface PatchSql {
 }
 
 /**
+ * The SET clauses of a collection's patches, by shape (built once per shape: hot paths run a few), with
+ * the columns each sets; bounded, as field names may vary.
+ */
+const shapes = new ShapeCache(2_000);
+const columnsOf = new WeakMap<ShapeNode, readonly FieldColumn[]>();
+const MERGE = Symbol("one merge patch");
+const REMOVE = Symbol("removed field");
+const SET = Symbol("set field");
+
+/**
  * The SET clause of `patch`, or undefined for a patch that names `id` (whose
  * check against each document's id takes the row-by-row path).
  *
- * Each value is bound as its JSON text through `json(?)`, so it is stored as
- * `JSON.stringify` writes it; a value `JSON.stringify` leaves out (undefined, a
- * function) removes its field, as it would from a rewritten document. Each
- * field is named by a bound path `$."<field>"` with the field's JSON
- * escapes, which SQLite reads back (a field with `.`, `[`, `"` or `\` is that
- * one top-level field). Only the columns of fields the patch names are set:
- * an UPDATE rewrites the index entries of every column it sets.
+ * Each value is written as `JSON.stringify` writes it; a value `JSON.stringify`
+ * leaves out (undefined, a function) removes its field, as it would from a
+ * rewritten document. A patch whose values are neither objects (which a merge
+ * patch would merge into the stored ones rather than replace), null (which it
+ * would remove) nor {@link JsonText} is bound as one JSON object for
+ * `json_patch`, its removed fields null: SQLite parses and writes the document
+ * once, where a `json_remove` and a `json_set` of one bound path and value per
+ * field (what the other patches bind: `$."<field>"`, the field's JSON escapes,
+ * and `json(?)`) parse it twice and each value again. Only the columns of
+ * fields the patch names are set: an UPDATE rewrites the index entries of every
+ * column it sets.
  */
 export function patchSql(collection: DeclaredCollection, patch: unknown): PatchSql | undefined {
   if (!isPlainObject(patch)) throw new TypeError("a patch must be an object");
   if (Object.hasOwn(patch, "id")) return undefined;
-  const removals: string[] = [];
-  const assignments: string[] = [];
-  const named = new Set<string>();
-  let bytes = 0;
-  for (const [field, value] of Object.entries(patch)) {
-    named.add(field);
-    const path = `$.${JSON.stringify(field)}`;
-    const json = value instanceof JsonText ? value.text : (JSON.stringify(value) as string | undefined);
-    if (json === undefined) removals.push(path);
-    else assignments.push(path, json);
-    bytes += path.length + (json?.length ?? 0);
+  const fields = Object.keys(patch);
+  const texts = fields.map((field) => {
+    const value = patch[field];
+    return value instanceof JsonText ? value.text : (JSON.stringify(value) as string | undefined);
+  });
+  const merge = fields.every((field, index) => !(patch[field] instanceof JsonText) && (texts[index] === undefined || (texts[index] !== "null" && !texts[index]!.startsWith("{"))));
+  let node = shapes.root(collection).to(merge ? MERGE : SET);
+  for (let index = 0; index < fields.length; index++) node = merge ? node.to(fields[index]) : node.to(fields[index]).to(texts[index] === undefined ? REMOVE : SET);
+  if (node.sql === undefined) {
+    const shape = patchShape(collection, fields, texts, merge);
+    shapes.store(node, shape.sets);
+    columnsOf.set(node, shape.columns);
   }
+  const params: unknown[] = [];
+  let bytes = 0;
+  if (merge) {
+    let text = "{";
+    for (let index = 0; index < fields.length; index++) text += `${index === 0 ? "" : ","}${JSON.stringify(fields[index])}:${texts[index] ?? "null"}`;
+    text += "}";
+    params.push(text);
+    bytes = text.length;
+  } else {
+    const removals: string[] = [];
+    const assignments: string[] = [];
+    for (let index = 0; index < fields.length; index++) {
+      const path = `$.${JSON.stringify(fields[index])}`;
+      const json = texts[index];
+      if (json === undefined) removals.push(path);
+      else assignments.push(path, json);
+      bytes += path.length + (json?.length ?? 0);
+    }
+    params.push(...removals, ...assignments);
+  }
+  pushColumnParams(params, patch, columnsOf.get(node)!);
+  return { sets: node.sql!, params, bytes };
+}
+
+/** The SET clause of a patch shape, and the columns of the fields it names (their parameters follow the document's). */
+interface PatchShape {
+  sets: string;
+  columns: readonly FieldColumn[];
+}
+
+function patchShape(collection: DeclaredCollection, fields: readonly string[], texts: ReadonlyArray<string | undefined>, merge: boolean): PatchShape {
   let doc = "doc";
-  if (removals.length > 0) doc = `json_remove(${doc}${", ?".repeat(removals.length)})`;
-  if (assignments.length > 0) doc = `json_set(${doc}${", ?, json(?)".repeat(assignments.length / 2)})`;
-  const columns = collection.columns.filter((column) => named.has(column.field));
-  const params: unknown[] = [...removals, ...assignments];
-  pushColumnParams(params, patch, columns);
-  const sets = [`doc = ${doc}`, ...columns.map((column) => `${column.sql} = ${COLUMN_VALUE_SQL}`)].join(", ");
-  return { sets, params, bytes };
+  if (merge) doc = "json_patch(doc, ?)";
+  else {
+    const removals = texts.filter((text) => text === undefined).length;
+    const assignments = texts.length - removals;
+    if (removals > 0) doc = `json_remove(${doc}${", ?".repeat(removals)})`;
+    if (assignments > 0) doc = `json_set(${doc}${", ?, json(?)".repeat(assignments)})`;
+  }
+  const columns = collection.columns.filter((column) => fields.includes(column.field));
+  return { sets: [`doc = ${doc}`, ...columns.map((column) => `${column.sql} = ${COLUMN_VALUE_SQL}`)].join(", "), columns };
 }

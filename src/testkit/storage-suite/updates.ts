@@ -160,6 +160,38 @@ export function updateTests(withStorage: WithStorage): void {
         assert.deepEqual(await ids(counters.find({ where: { flag: true, nothing: null, large: 1e21 } })), ["a"]);
       }));
 
+    it("a patch of scalars and arrays replaces what its fields held, keeps the nulls inside its arrays, and a null it names is stored", () =>
+      withStorage(async (storage) => {
+        const counters = storage.collection<Loose>("counters");
+        const held = { keep: "k", held: { deep: { deeper: 1 } }, list: [1, 2, 3], gone: "x", "a.b": 1, a: { b: 2 } };
+        await counters.insert({ id: "a", ...held });
+        await counters.insert({ id: "b", ...held });
+        const patch: Record<string, string | number | boolean | unknown[] | undefined> = {
+          held: [null, { x: null }, "two"],
+          list: [4],
+          gone: undefined,
+          "a.b": "dot",
+          'say "hi"': "quote",
+          ["__proto__"]: "p",
+          text: "{ not an object }",
+          count: 3,
+          flag: false,
+        };
+        const updated = await counters.update("a", patch);
+        assert.equal(await counters.updateWhere({ id: "b" }, patch), 1);
+        const { gone: _removed, ...written } = patch;
+        for (const id of ["a", "b"]) {
+          const stored = (await counters.get(id))!;
+          assert.equal(Object.hasOwn(stored, "gone"), false);
+          assert.deepEqual(Object.fromEntries(Object.entries(stored)), { id, keep: "k", a: { b: 2 }, ...written });
+        }
+        assert.deepEqual(updated, await counters.get("a"));
+        assert.deepEqual(await ids(counters.find({ where: { count: 3, flag: false } })), ["a", "b"]);
+        assert.equal(await counters.updateWhere({ keep: "k" }, { count: null, list: undefined }), 2);
+        assert.deepEqual(await ids(counters.find({ where: { count: null, list: { exists: false } } })), ["a", "b"]);
+        assert.equal((await counters.get("a"))!.count, null);
+      }));
+
     it("update of indexed fields: the document is found by its new values; a unique violation leaves it as it was", () =>
       withStorage(async (storage) => {
         const people = storage.collection<Person>("people");

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { after, afterEach, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { Webhook } from "standardwebhooks";
 import { memoryStorage } from "../../../adapters/storage/memory/index.ts";
@@ -13,24 +13,16 @@ import type { JobRecord } from "../../../src/index.ts";
 import { temporaryDirectory } from "../../support/temp-dir.ts";
 import { withCollectionMethod, wrapStorage } from "../../support/storage-wrappers.ts";
 import type { Json } from "../../support/test-kit.ts";
-import { Receiver, singleOptIn, startWebhookKit, type WebhookKit } from "./support.ts";
+import { receiversClosedAfterEach, singleOptIn, startWebhookKit, type Receiver, type WebhookKit } from "./support.ts";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
 let t: WebhookKit | undefined;
-const receivers: Receiver[] = [];
-afterEach(async () => {
+const receiver = receiversClosedAfterEach(async () => {
   await t?.stop();
   t = undefined;
-  for (const receiver of receivers.splice(0)) await receiver.close();
 });
-
-async function receiver(key?: string): Promise<Receiver> {
-  const started = await Receiver.start(key);
-  receivers.push(started);
-  return started;
-}
 
 async function optIn(kit: WebhookKit, phone: string, extra: Json = {}) {
   const answer = await kit.request({ method: "POST", url: "/v1/subscriptions", body: singleOptIn(phone, extra) });
@@ -279,9 +271,9 @@ describe("a webhook's drain", () => {
     let failingDelivery: string | undefined;
     let commitFailed = false;
     // The first delivered outcome's transaction fails as its commit would: everything it wrote is undone.
-    const failing = withCollectionMethod(storage, "update", (update, collection) => async (id, patch, options) => {
-      if (collection === DELIVERIES && (patch as Partial<DeliveryRecord>).status === "delivered" && failingDelivery === undefined) failingDelivery = id;
-      return update(id, patch, options);
+    const failing = withCollectionMethod(storage, "updateWhere", (updateWhere, collection) => async (where, patch) => {
+      if (collection === DELIVERIES && (patch as Partial<DeliveryRecord>).status === "delivered" && failingDelivery === undefined) failingDelivery = (where as { id: string }).id;
+      return updateWhere(where, patch);
     });
     t = await startWebhookKit({
       storage: wrapStorage(failing, {
@@ -316,8 +308,4 @@ describe("a webhook's drain", () => {
     assert.deepEqual((await t.deliveries()).map((delivery) => delivery.status), ["delivered", "delivered"]);
     assert.deepEqual(await t.kit.jobs.list({ type: DRAIN_JOB, status: "queued" }), []);
   });
-});
-
-after(async () => {
-  for (const receiver of receivers) await receiver.close();
 });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { afterEach, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { join } from "node:path";
 import { memoryStorage } from "../../../adapters/storage/memory/index.ts";
 import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
@@ -8,21 +8,13 @@ import { statementsOf } from "../../support/sqlite-statements.ts";
 import { withCollectionMethod } from "../../support/storage-wrappers.ts";
 import { temporaryDirectory } from "../../support/temp-dir.ts";
 import type { Json } from "../../support/test-kit.ts";
-import { Receiver, singleOptIn, startWebhookKit, type WebhookKit } from "./support.ts";
+import { receiversClosedAfterEach, singleOptIn, startWebhookKit, type Receiver, type WebhookKit } from "./support.ts";
 
 let t: WebhookKit | undefined;
-const receivers: Receiver[] = [];
-afterEach(async () => {
+const receiver = receiversClosedAfterEach(async () => {
   await t?.stop();
   t = undefined;
-  for (const receiver of receivers.splice(0)) await receiver.close();
 });
-
-async function receiver(key?: string): Promise<Receiver> {
-  const started = await Receiver.start(key);
-  receivers.push(started);
-  return started;
-}
 
 async function optIn(kit: WebhookKit, phone: string) {
   const answer = await kit.request({ method: "POST", url: "/v1/subscriptions", body: singleOptIn(phone) });

@@ -1,30 +1,19 @@
 import assert from "node:assert/strict";
-import { afterEach, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { Webhook } from "standardwebhooks";
 import { fakeClock } from "../../../adapters/clock/index.ts";
 import { DELIVER_JOB, WEBHOOKS, webhookDrainKey, type WebhookRecord } from "../../../plugins/webhooks/index.ts";
 import type { Json } from "../../support/test-kit.ts";
 import { waitUntil } from "../../support/wait.ts";
-import { Receiver, singleOptIn, startWebhookKit, type WebhookKit } from "./support.ts";
+import { receiversClosedAfterEach, singleOptIn, startWebhookKit, type WebhookKit } from "./support.ts";
 
 const HOUR = 3_600_000;
 
 let t: WebhookKit | undefined;
-const receivers: Receiver[] = [];
-afterEach(async () => {
-  for (const receiver of receivers.splice(0)) {
-    receiver.answer = undefined;
-    await receiver.close();
-  }
+const receiver = receiversClosedAfterEach(async () => {
   await t?.stop();
   t = undefined;
 });
-
-async function receiver(key?: string): Promise<Receiver> {
-  const started = await Receiver.start(key);
-  receivers.push(started);
-  return started;
-}
 
 const optIn = (kit: WebhookKit, phone: string) => kit.request({ method: "POST", url: "/v1/subscriptions", body: singleOptIn(phone) });
 const waitFor = async (done: () => boolean) => {

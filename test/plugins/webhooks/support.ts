@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { afterEach } from "node:test";
 import { accountsPlugin } from "../../../plugins/accounts/index.ts";
 import { subscriptionsPlugin } from "../../../plugins/subscriptions/index.ts";
 import { DELIVERIES, webhooksPlugin, type DeliveryRecord, type WebhooksPluginOptions } from "../../../plugins/webhooks/index.ts";
@@ -71,6 +72,27 @@ export class Receiver {
     this.#server?.closeAllConnections();
     await new Promise((resolve) => this.#server?.close(resolve));
   }
+}
+
+/**
+ * Starts a test file's receivers (the function it answers), each closed after its test once `stopKit` has
+ * stopped the test's kit: the kit first, so its drains stop sending and abort a request a receiver holds,
+ * rather than see the receiver go away under them.
+ */
+export function receiversClosedAfterEach(stopKit: () => Promise<void>): (signingKey?: string) => Promise<Receiver> {
+  const started: Receiver[] = [];
+  afterEach(async () => {
+    await stopKit();
+    for (const receiver of started.splice(0)) {
+      receiver.answer = undefined;
+      await receiver.close();
+    }
+  });
+  return async (signingKey) => {
+    const receiver = await Receiver.start(signingKey);
+    started.push(receiver);
+    return receiver;
+  };
 }
 
 export interface WebhookKit extends TestKit {
