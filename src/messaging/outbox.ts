@@ -130,7 +130,7 @@ export class Outbox {
   constructor(
     private readonly storage: Storage,
     private readonly clock: Clock,
-    private readonly jobs: Jobs,
+    jobs: Jobs,
     sms: () => SmsSender | undefined,
     email: () => EmailSender | undefined,
     private readonly accounts: () => Accounts | undefined,

@@ -8,14 +8,20 @@ interface Item extends Doc {
   name: string;
 }
 
-/** A SQLite storage that counts its outermost transactions: the commits. */
-async function countingStorage(): Promise<{ storage: Storage; commits: () => number }> {
+/**
+ * A SQLite storage that counts its outermost transactions (the commits) and every transaction asked of it (nested
+ * ones, savepoints, included); `transactionsRunConcurrently` as PostgreSQL's when asked.
+ */
+async function countingStorage(options: { transactionsRunConcurrently?: boolean } = {}): Promise<{ storage: Storage; commits: () => number; transactions: () => number }> {
   const inner = sqliteStorage({ filename: ":memory:" });
   await inner.ensureCollections([{ name: "items", indexes: [] }]);
   let commits = 0;
+  let transactions = 0;
   let depth = 0;
   const storage = wrapStorage(inner, {
+    ...(options.transactionsRunConcurrently ? { transactionsRunConcurrently: true } : {}),
     async transaction(fn) {
+      transactions++;
       if (depth++ === 0) commits++;
       try {
         return await inner.transaction(fn);
@@ -24,7 +30,7 @@ async function countingStorage(): Promise<{ storage: Storage; commits: () => num
       }
     },
   });
-  return { storage, commits: () => commits };
+  return { storage, commits: () => commits, transactions: () => transactions };
 }
 
 const insert = (storage: Storage, name: string) => () => storage.collection<Item>("items").insert({ id: name, name });
@@ -135,18 +141,10 @@ describe("GroupCommit", () => {
   });
 
   it("without savepoints, a group's writes share its transaction with no nested one; a write that throws fails its caller alone", async () => {
-    const inner = sqliteStorage({ filename: ":memory:" });
-    await inner.ensureCollections([{ name: "items", indexes: [] }]);
-    let transactions = 0;
-    const storage = wrapStorage(inner, {
-      transaction(fn) {
-        transactions++;
-        return inner.transaction(fn);
-      },
-    });
+    const { storage, transactions } = await countingStorage();
     const group = new GroupCommit(storage, { savepoints: false });
     await insert(storage, "taken")();
-    transactions = 0;
+    const before = transactions();
     // The second write is one statement that fails (its id is taken): nothing of it is stored.
     const results = await Promise.allSettled([group.run(insert(storage, "a")), group.run(insert(storage, "taken")), group.run(insert(storage, "c"))]);
     assert.deepEqual(
@@ -156,22 +154,13 @@ describe("GroupCommit", () => {
     const stored = await storage.collection<Item>("items").find({});
     assert.deepEqual(stored.items.map((item) => item.name).sort(), ["a", "c", "taken"]);
     // With savepoints they would be four: the shared one and a nested one for each write.
-    assert.equal(transactions, 1);
+    assert.equal(transactions() - before, 1);
     await storage.close();
   });
 
   it("on a storage whose transactions run side by side, each write commits in a transaction of its own; one that throws fails alone", async () => {
     // As PostgreSQL: a group would make the writes wait for each other on one connection.
-    const inner = sqliteStorage({ filename: ":memory:" });
-    await inner.ensureCollections([{ name: "items", indexes: [] }]);
-    let transactions = 0;
-    const storage = wrapStorage(inner, {
-      transactionsRunConcurrently: true,
-      transaction(fn) {
-        transactions++;
-        return inner.transaction(fn);
-      },
-    });
+    const { storage, transactions } = await countingStorage({ transactionsRunConcurrently: true });
     const group = new GroupCommit(storage);
     const failing = async () => {
       await insert(storage, "b")();
@@ -185,7 +174,7 @@ describe("GroupCommit", () => {
     const stored = await storage.collection<Item>("items").find({});
     assert.deepEqual(stored.items.map((item) => item.name).sort(), ["a", "c"]);
     // Grouped, they would be four: the shared one and a nested one for each write.
-    assert.equal(transactions, 3);
+    assert.equal(transactions(), 3);
     await storage.close();
   });
 });
