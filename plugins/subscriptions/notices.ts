@@ -10,7 +10,10 @@ export interface Notice {
   kind: NoticeKind;
   locale: NoticeLocale;
   idempotencyKey: string;
-  /** At most one notice of this kind to this number within this many milliseconds; later ones are recorded as suppressed. */
+  /**
+   * At most one notice of this kind to this number within this many milliseconds, for an attempt the caller
+   * records itself (a repeated opt-in's or unsubscribe's change record): later ones are neither sent nor stored.
+   */
   onePerKindWithinMs?: number;
 }
 
@@ -61,7 +64,7 @@ function textOf(notice: Notice, text: string, company: Company): OutboundMessage
     body: renderTemplate(text, { company: company.name, contact: company.contactEmail || company.domain }),
     kind: notice.kind,
     idempotencyKey: notice.idempotencyKey,
-    onePerKindWithinMs: notice.onePerKindWithinMs,
+    ...(notice.onePerKindWithinMs ? { onePerKindWithinMs: notice.onePerKindWithinMs, recordSuppressed: false } : {}),
     company,
   };
 }

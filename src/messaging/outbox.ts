@@ -67,6 +67,12 @@ export interface OutboundMessage {
    * absent: no such limit.
    */
   onePerKindWithinMs?: number;
+  /**
+   * `false`: a message the windows suppress is answered (status `suppressed`) and counted, but not stored. For a
+   * caller that records the attempt itself (a repeated opt-in's change record): a burst of repeats then costs one
+   * stored text, not one row each. Default `true`.
+   */
+  recordSuppressed?: boolean;
   tags?: Record<string, string>;
   /**
    * The company as the caller has just read it (`Accounts.getCompany`): spares the outbox its own read of the
@@ -108,7 +114,7 @@ function ofOneCompany(messages: readonly { companyId: string }[], method: string
 export const OUTBOX_SEND_JOB = "reachkit.outbox.send";
 
 /** What the outbox records of any message, text or email. */
-type RecordedMessage = WindowedMessage & { companyId: string; idempotencyKey?: string; company?: Company };
+type RecordedMessage = WindowedMessage & { companyId: string; idempotencyKey?: string; recordSuppressed?: boolean; company?: Company };
 
 /**
  * Every outbound SMS and email goes through here: persisted first, queued
@@ -187,6 +193,7 @@ export class Outbox {
   ): Promise<OutboxMessage[]> {
     const companyId = messages[0]!.companyId;
     const now = this.clock.now();
+    const decided: OutboxMessage[] = [];
     const written: OutboxMessage[] = [];
     const stored = await this.storage.transaction(async () => {
       const keys = [...new Set(messages.flatMap((message) => (message.idempotencyKey !== undefined ? [message.idempotencyKey] : [])))];
@@ -203,7 +210,8 @@ export class Outbox {
         const kept: OutboxMessage = suppressed === undefined ? { ...record, dueAt: runAt ?? now } : { ...record, status: "suppressed", reason: suppressed };
         byKey.set(kept.idempotencyKey, kept);
         windows?.add(kept);
-        written.push(kept);
+        decided.push(kept);
+        if (suppressed === undefined || message.recordSuppressed !== false) written.push(kept);
         return kept;
       });
       // One message (a `send`): the single-row insert, as ever; a list, the multi-row write.
@@ -213,7 +221,7 @@ export class Outbox {
       return answers;
     });
     // Counted once committed: the caller's transaction, when there is one, is not known here.
-    for (const message of written) this.reached(message.status);
+    for (const message of decided) this.reached(message.status);
     return stored;
   }
 

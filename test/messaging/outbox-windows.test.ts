@@ -66,6 +66,22 @@ describe("the outbox's sendMany with repeat and duplicate windows", () => {
     });
   }
 
+  it("recordSuppressed: false answers a suppressed text without storing it; the text that went still closes the window", async () => {
+    const t = await startTestKit();
+    const { companyId } = t.company;
+    const repeat = (key: string): OutboundMessage => ({ companyId, to: phone(1), body: "Reply Y", kind: "opt_in", idempotencyKey: key, onePerKindWithinMs: MINUTE, recordSuppressed: false });
+    const answers = await t.kit.outbox.sendMany([repeat("a"), repeat("b"), repeat("c")]);
+    assert.deepEqual(answers.map((message) => `${message.idempotencyKey} ${message.status}`), ["a queued", "b suppressed", "c suppressed"]);
+    assert.match(answers[1]!.reason ?? "", /^repeat: a opt_in text/);
+    assert.equal((await t.kit.outbox.send(repeat("d"))).status, "suppressed");
+    await t.scheduler.flush();
+    assert.equal(t.sms.sent.length, 1);
+    assert.deepEqual((await t.kit.outbox.list()).map((message) => `${message.idempotencyKey} ${message.status}`), ["a sent"]);
+    t.clock.advance(MINUTE + 1);
+    assert.equal((await t.kit.outbox.send(repeat("e"))).status, "queued");
+    await t.stop();
+  });
+
   it("records a list of windowed texts on SQLite in one write, after a read of the keys taken and one per number however many texts it has", async () => {
     const storage = sqliteStorage({ filename: join(temporaryDirectory("outbox-windows"), "reachkit.db") });
     const t = await startTestKit({ storage });
