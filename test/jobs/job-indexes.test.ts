@@ -12,7 +12,7 @@ import { indexName } from "../../adapters/storage/sqlite/schema.ts";
 import { scanIn } from "../../bench/servers/baseline-sql.ts";
 import { JOBS_COLLECTION, jobsCollection, type JobRecord } from "../../src/jobs/job-record.ts";
 import { JobRows } from "../../src/jobs/job-rows.ts";
-import { RunLaterError, silentLogger } from "../../src/index.ts";
+import { RunLaterError } from "../../src/index.ts";
 import { kitWithJobs } from "../support/job-kit.ts";
 import { indexesIn, indexesRead, planOf, statementsOn } from "../support/sqlite-plans.ts";
 import { temporaryDirectory } from "../support/temp-dir.ts";

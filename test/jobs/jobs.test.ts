@@ -255,7 +255,7 @@ describe("durable jobs", () => {
   });
 
   it("alone on its storage, claims a wake's due jobs with one statement, not one per job", async () => {
-    const { kit, scheduler, runs, claims } = await wakeWithClaimFailing(0);
+    const { kit, runs, claims } = await wakeWithClaimFailing(0);
     assert.deepEqual([...runs].sort(), FIVE_JOBS);
     assert.deepEqual(claims, { single: 0, bulk: 1 });
     assert.equal((await kit.jobs.list({ status: "done" })).length, 5);
