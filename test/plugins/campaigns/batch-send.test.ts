@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { afterEach, describe, it } from "node:test";
-import Database from "better-sqlite3";
 import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
 import { CAMPAIGN_SENDER } from "../../../plugins/campaigns/index.ts";
 import type { RuledText, SendOutcome } from "../../../plugins/send-rules/index.ts";
+import { statementsOf } from "../../support/sqlite-statements.ts";
 import { temporaryDirectory } from "../../support/temp-dir.ts";
 import { startCampaignsKit, type CampaignsTestKit } from "./support.ts";
 
@@ -16,28 +16,6 @@ async function emailPerson(t: CampaignsTestKit, email: string, attributes: Recor
   await t.kit.plugin("subscriptions").optInNow(t.company.companyId, { user: { email }, locale: { language: "en", country: "US" }, subscriptionType: "MARKETING", singleOptIn: true } as never);
   await t.ok("POST", "/v1/attributes/custom", { user: { email }, properties: attributes });
   await t.scheduler.flush();
-}
-
-/** How many SQL statements better-sqlite3 executes while `work` runs (every run, get, all and iterate). */
-async function statementsDuring(work: () => Promise<void>): Promise<number> {
-  const probe = new Database(":memory:");
-  const prototype = Object.getPrototypeOf(probe.prepare("SELECT 1")) as Record<string, (...args: unknown[]) => unknown>;
-  probe.close();
-  const methods = ["run", "get", "all", "iterate"] as const;
-  const originals = methods.map((name) => prototype[name]!);
-  let executed = 0;
-  methods.forEach((name, i) => {
-    prototype[name] = function (this: unknown, ...args: unknown[]) {
-      executed++;
-      return originals[i]!.apply(this, args);
-    };
-  });
-  try {
-    await work();
-  } finally {
-    methods.forEach((name, i) => (prototype[name] = originals[i]!));
-  }
-  return executed;
 }
 
 describe("a campaign's page sent in one batch", () => {
@@ -62,7 +40,7 @@ describe("a campaign's page sent in one batch", () => {
     await t.ok("POST", `/v1/campaigns/${campaign.id}/send`, {});
     const sender = t.kit.resolve(CAMPAIGN_SENDER);
     await sender.readAudience({ campaignId: campaign.id });
-    const statements = await statementsDuring(() => sender.send({ campaignId: campaign.id }));
+    const statements = (await statementsOf(() => sender.send({ campaignId: campaign.id }))).length;
     for (let i = 0; i < people; i++) {
       const messages = (await t.kit.outbox.list({ companyId: t.company.companyId, to: addressOf(i) })).filter((message) => message.kind === "campaign");
       assert.equal(messages.length, 1, `the messages to ${addressOf(i)}`);
