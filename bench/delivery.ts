@@ -8,8 +8,8 @@
 //      texts sent twice and texts lost, counted at the Messages API.
 //   4. The kit alone: its CPU per text with a sender that takes each text on the next turn of the event
 //      loop (no HTTP), the part of part 1's figure that is the kit's own, steadier than the ratio under load.
-// BENCH_CPU_PROFILE=<dir> writes a CPU profile of each measured side of part 1 there (the queueing and the
-// other parts left out); the sampling slows both sides, so its rounds' figures are not the bench's.
+// BENCH_CPU_PROFILE=<dir> writes a CPU profile of each measured side of part 1 and of each round of part 4 there
+// (the queueing and the other parts left out); the sampling slows both sides, so its rounds' figures are not the bench's.
 // Every figure is printed with the load average; JSON goes to bench/results/delivery.json.
 import { loadavg } from "node:os";
 import { join } from "node:path";
@@ -278,7 +278,7 @@ async function kitAlone(): Promise<Record<string, unknown>> {
     const dataDir = temporaryDirectory("bench-delivery-kit");
     const count = round === 0 ? 1_000 : KIT_TEXTS;
     await queue(dataDir, sms, count, 3_000_000 + round * KIT_TEXTS);
-    const { cpu } = await deliver(dataDir, sms, count);
+    const { cpu } = await (round === 0 ? deliver(dataDir, sms, count) : profiled(`kit-alone-${round}`, () => deliver(dataDir, sms, count)));
     if (round > 0) perText.push(Math.round(cpu / count));
   }
   return { texts: KIT_TEXTS, cpuMicrosPerTextPerRound: perText, cpuMicrosPerText: median(perText), load: load() };
