@@ -8,9 +8,10 @@
 //      texts sent twice and texts lost, counted at the Messages API.
 //   4. The kit alone: its CPU per text with a sender that takes each text on the next turn of the event
 //      loop (no HTTP), the part of part 1's figure that is the kit's own, steadier than the ratio under load.
-// BENCH_CPU_PROFILE=<dir> writes a CPU profile of each measured side of part 1 there (the queueing and the
-// other parts left out); the sampling slows both sides, so its rounds' figures are not the bench's.
+// BENCH_CPU_PROFILE=<dir> writes a CPU profile of each measured side of part 1 and of each round of part 4 there
+// (the queueing and the other parts left out); the sampling slows both sides, so its rounds' figures are not the bench's.
 // Every figure is printed with the load average; JSON goes to bench/results/delivery.json.
+import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { createRequire } from "node:module";
@@ -45,6 +46,17 @@ const cpuMicros = () => {
   const usage = process.cpuUsage();
   return usage.user + usage.system;
 };
+/**
+ * Bytes this process has handed to write calls (Linux's /proc/self/io `wchar`): SQLite's WAL frames and
+ * checkpoints, and the requests. Steadier under load than CPU; undefined where the file is missing.
+ */
+const bytesWritten = (): number | undefined => {
+  try {
+    return Number(/^wchar: (\d+)$/m.exec(readFileSync("/proc/self/io", "utf8"))![1]);
+  } catch {
+    return undefined;
+  }
+};
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const phone = (index: number) => `+1914${String(5_000_000 + index).padStart(7, "0")}`;
 
@@ -55,6 +67,8 @@ interface Round {
   cpuMicrosPerText: number;
   /** SQLite commits that wrote, per text (the kit's side; none on the bare loop's). */
   commitsPerText?: number;
+  /** Bytes handed to write calls per text (`bytesWritten`). */
+  bytesWrittenPerText?: number;
   load: number[];
 }
 
@@ -101,7 +115,7 @@ async function queue(dataDir: string, sms: SmsSender, count: number, offset: num
 }
 
 /** Starts the kit's jobs on a queued backlog and waits until `count` texts are sent. */
-async function deliver(dataDir: string, sms: SmsSender, count: number, ratePerSecond = Infinity): Promise<{ seconds: number; cpu: number; commits: number; sentAt: number[] }> {
+async function deliver(dataDir: string, sms: SmsSender, count: number, ratePerSecond = Infinity): Promise<{ seconds: number; cpu: number; commits: number; written: number | undefined; sentAt: number[] }> {
   const kit = benchKit(dataDir, sms, ratePerSecond);
   const sentAt: number[] = [];
   let done!: () => void;
@@ -112,21 +126,30 @@ async function deliver(dataDir: string, sms: SmsSender, count: number, ratePerSe
   const started = performance.now();
   const cpu = cpuMicros();
   const commits = sqliteCommits();
+  const written = bytesWritten();
   await kit.start();
   await finished;
-  const result = { seconds: (performance.now() - started) / 1000, cpu: cpuMicros() - cpu, commits: sqliteCommits() - commits, sentAt: sentAt.map((at) => at - started) };
+  const writtenAfter = bytesWritten();
+  const result = {
+    seconds: (performance.now() - started) / 1000,
+    cpu: cpuMicros() - cpu,
+    commits: sqliteCommits() - commits,
+    written: written !== undefined && writtenAfter !== undefined ? writtenAfter - written : undefined,
+    sentAt: sentAt.map((at) => at - started),
+  };
   await kit.stop();
   return result;
 }
 
 /** The adapter's requests (same forms, same headers) posted with the same client, `CONCURRENCY` at a time; each answer's sid read as the adapter reads it. */
-async function bareLoop(apiUrl: string, count: number, offset: number): Promise<{ seconds: number; cpu: number }> {
+async function bareLoop(apiUrl: string, count: number, offset: number): Promise<{ seconds: number; cpu: number; written: number | undefined }> {
   const client = new twilio.RequestClient();
   const uri = `${apiUrl}/2010-04-01/Accounts/${TEST_ACCOUNT_SID}/Messages.json`;
   const headers = messagesApiHeaders();
   let next = 0;
   const started = performance.now();
   const cpu = cpuMicros();
+  const written = bytesWritten();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < count) {
@@ -145,7 +168,8 @@ async function bareLoop(apiUrl: string, count: number, offset: number): Promise<
       }
     }),
   );
-  return { seconds: (performance.now() - started) / 1000, cpu: cpuMicros() - cpu };
+  const writtenAfter = bytesWritten();
+  return { seconds: (performance.now() - started) / 1000, cpu: cpuMicros() - cpu, written: written !== undefined && writtenAfter !== undefined ? writtenAfter - written : undefined };
 }
 
 async function throughput(apiUrl: string): Promise<Record<string, unknown>> {
@@ -161,7 +185,7 @@ async function throughput(apiUrl: string): Promise<Record<string, unknown>> {
     await queue(dataDir, twilioAt(apiUrl), perRound, round * perRound);
     const sides = round % 2 === 0 ? (["reachkit", "bare"] as const) : (["bare", "reachkit"] as const);
     for (const side of sides) {
-      const { seconds, cpu, commits } = await profiled(`${side}-${round}`, async () =>
+      const { seconds, cpu, commits, written } = await profiled(`${side}-${round}`, async () =>
         side === "reachkit" ? deliver(dataDir, twilioAt(apiUrl), perRound) : { ...(await bareLoop(apiUrl, perRound, round * perRound)), commits: undefined },
       );
       const figures: Round = {
@@ -170,6 +194,7 @@ async function throughput(apiUrl: string): Promise<Record<string, unknown>> {
         perSecond: Math.round(perRound / seconds),
         cpuMicrosPerText: Math.round(cpu / perRound),
         ...(commits !== undefined ? { commitsPerText: Number((commits / perRound).toFixed(2)) } : {}),
+        ...(written !== undefined ? { bytesWrittenPerText: Math.round(written / perRound) } : {}),
         load: load(),
       };
       rounds.push(figures);
@@ -186,6 +211,8 @@ async function throughput(apiUrl: string): Promise<Record<string, unknown>> {
     reachkitCpuMicrosPerText: median(of("reachkit").map((round) => round.cpuMicrosPerText)),
     bareCpuMicrosPerText: median(of("bare").map((round) => round.cpuMicrosPerText)),
     reachkitCommitsPerText: median(of("reachkit").map((round) => round.commitsPerText ?? 0)),
+    reachkitBytesWrittenPerText: median(of("reachkit").map((round) => round.bytesWrittenPerText ?? 0)),
+    bareBytesWrittenPerText: median(of("bare").map((round) => round.bytesWrittenPerText ?? 0)),
     ratioPerRound: ratios.map((ratio) => Number(ratio.toFixed(2))),
     ratioMedian: Number(median(ratios).toFixed(2)),
     target: 0.7,
@@ -278,7 +305,7 @@ async function kitAlone(): Promise<Record<string, unknown>> {
     const dataDir = temporaryDirectory("bench-delivery-kit");
     const count = round === 0 ? 1_000 : KIT_TEXTS;
     await queue(dataDir, sms, count, 3_000_000 + round * KIT_TEXTS);
-    const { cpu } = await deliver(dataDir, sms, count);
+    const { cpu } = await (round === 0 ? deliver(dataDir, sms, count) : profiled(`kit-alone-${round}`, () => deliver(dataDir, sms, count)));
     if (round > 0) perText.push(Math.round(cpu / count));
   }
   return { texts: KIT_TEXTS, cpuMicrosPerTextPerRound: perText, cpuMicrosPerText: median(perText), load: load() };

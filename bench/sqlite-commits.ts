@@ -20,13 +20,26 @@ const statementPrototype = Object.getPrototypeOf(new Database(":memory:").prepar
 /** A statement that may write: one that returns nothing, or a write that returns rows (`UPDATE … RETURNING`, run with `get`). */
 const WRITES = /^(INSERT|UPDATE|DELETE|REPLACE)/;
 
-function noteStatement(statement: CountedStatement): void {
+/** What a statement is to the count, worked out once per statement: its text never changes. */
+type Kind = "begin" | "commit" | "write" | "other";
+const kinds = new WeakMap<CountedStatement, Kind>();
+
+function kindOf(statement: CountedStatement): Kind {
   const source = statement.source.trim().toUpperCase();
-  if (source.startsWith("BEGIN")) wroteInTransaction = false;
-  else if (source === "COMMIT") {
+  if (source.startsWith("BEGIN")) return "begin";
+  if (source === "COMMIT") return "commit";
+  if ((!statement.reader || WRITES.test(source)) && !/^(SAVEPOINT|RELEASE|ROLLBACK)/.test(source)) return "write";
+  return "other";
+}
+
+function noteStatement(statement: CountedStatement): void {
+  let kind = kinds.get(statement);
+  if (kind === undefined) kinds.set(statement, (kind = kindOf(statement)));
+  if (kind === "begin") wroteInTransaction = false;
+  else if (kind === "commit") {
     if (wroteInTransaction) commits++;
     wroteInTransaction = false;
-  } else if ((!statement.reader || WRITES.test(source)) && !/^(SAVEPOINT|RELEASE|ROLLBACK)/.test(source)) {
+  } else if (kind === "write") {
     if (statement.database.inTransaction) wroteInTransaction = true;
     else commits++;
   }

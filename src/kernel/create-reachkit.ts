@@ -11,7 +11,7 @@ import { HOST_GROUPS, type AnyRoute, type HostGroup } from "../http/route.ts";
 import { jobsCollection } from "../jobs/job-record.ts";
 import { JOBS, Jobs } from "../jobs/jobs.ts";
 import { jsonLogger } from "../logging/json-logger.ts";
-import { outboxCollection } from "../messaging/outbox-record.ts";
+import { outboxCollection, outboxReceiptKeys } from "../messaging/outbox-record.ts";
 import { apiReferenceRoutes } from "../openapi/api-reference.ts";
 import { openApiDocument } from "../openapi/openapi-document.ts";
 import { GroupCommit, GROUP_COMMIT } from "./group-commit.ts";
@@ -27,7 +27,7 @@ import { SMS_SENDER, type SmsSender } from "../ports/sms-sender.ts";
 import { STORAGE, type CollectionSpec, type Storage } from "../ports/storage.ts";
 import { resolveConfig, type ReachkitConfig, type ReachkitConfigInput } from "./config.ts";
 import { createContainer } from "./container.ts";
-import { runMigrations, migrationsCollection } from "./migrations.ts";
+import { runCoreMigrations, runMigrations, migrationsCollection } from "./migrations.ts";
 import { MissingDependencyError, type DataSubject, type PluginApis, type PluginContext, type ReachkitPlugin } from "./plugin.ts";
 import type { KitStatus, ProvisionedCompany, Reachkit, StartOptions } from "./reachkit.ts";
 import { systemClock } from "./system-clock.ts";
@@ -213,6 +213,7 @@ export function createReachkit(options: ReachkitOptions): Reachkit {
       if (state !== "created") throw new Error(`cannot start a kit that is ${state}`);
       state = "starting";
       await options.storage.ensureCollections(collections);
+      await runCoreMigrations(options.storage, clock, [outboxReceiptKeys]);
       await runMigrations(options.storage, clock, plugins, contextOf);
       for (const plugin of plugins) await plugin.start?.(contextOf(plugin));
       if (startOptions.runJobs ?? true) {

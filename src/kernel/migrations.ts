@@ -21,15 +21,30 @@ export async function runMigrations(
   plugins: readonly ReachkitPlugin[],
   contextOf: (plugin: ReachkitPlugin) => PluginContext,
 ): Promise<void> {
-  const ledger = storage.collection<AppliedMigration>(MIGRATIONS_COLLECTION);
   for (const plugin of plugins) {
-    for (const migration of plugin.migrations ?? []) {
-      const id = `${plugin.name}:${migration.id}`;
-      if (await ledger.get(id)) continue;
-      await storage.transaction(async () => {
-        await migration.up(contextOf(plugin));
-        await ledger.insert({ id, plugin: plugin.name, appliedAt: clock.now() });
-      });
-    }
+    for (const migration of plugin.migrations ?? []) await runOnce(storage, clock, plugin.name, migration.id, () => migration.up(contextOf(plugin)));
   }
+}
+
+/** A data migration of the kit's own collections (the outbox, the jobs): the plugins' rule, before theirs. */
+export interface CoreMigration {
+  id: string;
+  up(storage: Storage): Promise<void>;
+}
+
+/** The kit's own migrations' owner in the ledger. */
+const CORE = "reachkit";
+
+export async function runCoreMigrations(storage: Storage, clock: Clock, migrations: readonly CoreMigration[]): Promise<void> {
+  for (const migration of migrations) await runOnce(storage, clock, CORE, migration.id, () => migration.up(storage));
+}
+
+async function runOnce(storage: Storage, clock: Clock, owner: string, migrationId: string, up: () => Promise<void>): Promise<void> {
+  const ledger = storage.collection<AppliedMigration>(MIGRATIONS_COLLECTION);
+  const id = `${owner}:${migrationId}`;
+  if (await ledger.get(id)) return;
+  await storage.transaction(async () => {
+    await up();
+    await ledger.insert({ id, plugin: owner, appliedAt: clock.now() });
+  });
 }

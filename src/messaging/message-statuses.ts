@@ -11,6 +11,8 @@ import { channelOf, type OutboxMessage, type OutboxStatus } from "./outbox-recor
 export interface StatusChange {
   status: ReportedStatus;
   providerMessageId?: string;
+  /** The provider's id as the message's receipt key (OutboxMessage.receiptKey), when receipts may look it up by it. */
+  receiptKey?: string;
   errorCode?: string;
   reason?: string;
   optedOut?: boolean;
@@ -23,6 +25,8 @@ type StatusWrite = (update: () => Promise<OutboxMessage | undefined>) => Promise
 interface Taken {
   message: OutboxMessage;
   providerMessageId: string | undefined;
+  /** Whether its receipts may come without its id: the provider's id is then its receipt key too. */
+  keyed: boolean;
 }
 
 /** Inside the caller's transaction. */
@@ -57,7 +61,7 @@ export class MessageStatuses {
     const message =
       receipt.messageId !== undefined
         ? await this.messages.get(receipt.messageId)
-        : await this.messages.findOne({ providerMessageId: receipt.providerMessageId });
+        : await this.messages.findOne({ receiptKey: receipt.providerMessageId });
     if (!message) {
       this.logger.debug("receipt for no known message", { providerMessageId: receipt.providerMessageId });
       return;
@@ -69,6 +73,9 @@ export class MessageStatuses {
     await this.move(message, {
       status: receipt.status,
       providerMessageId: receipt.providerMessageId,
+      // A receipt that overtook the send's commit is the first to tell the provider's id; the receipts after it
+      // may come without the message id (a Twilio text gets a key it does not need, in that rare race only).
+      ...(message.providerMessageId === undefined ? { receiptKey: receipt.providerMessageId } : {}),
       errorCode: receipt.errorCode,
       reason: receipt.errorMessage,
       optedOut: receipt.optedOut,
@@ -92,10 +99,11 @@ export class MessageStatuses {
 
   /**
    * `move` to sent of a message its provider took, in `group`'s next commit: the messages taken beside it
-   * move with it, in one savepoint of the group's transaction (or without one, alone in it).
+   * move with it, in one savepoint of the group's transaction (or without one, alone in it). `keyed`: its
+   * receipts may come without its id, so the provider's id becomes its receipt key.
    */
-  async taken(message: OutboxMessage, providerMessageId: string | undefined, group: GroupCommit): Promise<void> {
-    const status = await group.runBatched(this.#taken, { message, providerMessageId });
+  async taken(message: OutboxMessage, providerMessageId: string | undefined, keyed: boolean, group: GroupCommit): Promise<void> {
+    const status = await group.runBatched(this.#taken, { message, providerMessageId, keyed });
     if (status) this.reached(status);
   }
 
@@ -109,8 +117,8 @@ export class MessageStatuses {
   async #takenTogether(taken: readonly Taken[]): Promise<Array<ReportedStatus | undefined>> {
     const now = this.clock.now();
     const statuses: Array<ReportedStatus | undefined> = [];
-    for (const { message, providerMessageId } of taken) {
-      const change: StatusChange = { status: "sent", providerMessageId };
+    for (const { message, providerMessageId, keyed } of taken) {
+      const change: StatusChange = { status: "sent", providerMessageId, ...(keyed ? { receiptKey: providerMessageId } : {}) };
       const patch = this.#patch(message, change, "sent", now);
       if ((await this.messages.updateWhere({ id: message.id, status: "queued" }, patch)) === 1) {
         // What the announcement reads of the moved message: its fields that do not change, and these.
@@ -149,6 +157,7 @@ export class MessageStatuses {
     // Out of the queue: its sender's drain no longer reads it.
     const patch: Patch<OutboxMessage> = { status, reason: change.reason, updatedAt: now, inFlightSince: undefined, dueAt: undefined };
     if (change.providerMessageId !== undefined) patch.providerMessageId = change.providerMessageId;
+    if (change.receiptKey !== undefined) patch.receiptKey = change.receiptKey;
     if (change.errorCode !== undefined) patch.errorCode = change.errorCode;
     if (current.sentAt === undefined && status !== "failed") patch.sentAt = now;
     if (status === "delivered") patch.deliveredAt = now;

@@ -135,7 +135,7 @@ export class OutboxDeliveries {
           ...(earlierAttemptAt !== undefined ? { earlierAttemptAt } : {}),
         }),
       );
-      await this.statuses.taken(marked, sent?.providerMessageId, this.#outcomes);
+      await this.statuses.taken(marked, sent?.providerMessageId, sender.receiptsCarryMessageId !== true, this.#outcomes);
       return "sent";
     } catch (error) {
       const failure = error instanceof SmsSendError ? error : undefined;
@@ -159,7 +159,8 @@ export class OutboxDeliveries {
           idempotencyKey: message.id,
         }),
       );
-      await this.statuses.taken(marked, sent.providerMessageId, this.#outcomes);
+      // The email port has no receipts; a receipt applied by hand may still name an email by the provider's id.
+      await this.statuses.taken(marked, sent.providerMessageId, true, this.#outcomes);
       return "sent";
     } catch (error) {
       const failure = error instanceof EmailSendError ? error : undefined;

@@ -1,3 +1,4 @@
+import type { CoreMigration } from "../kernel/migrations.ts";
 import type { CollectionSpec, Doc } from "../ports/storage.ts";
 import type { DeliveryStatus } from "./delivery-status.ts";
 
@@ -35,7 +36,14 @@ export interface OutboxMessage extends Doc {
   errorCode?: string;
   /** Unique per company; the provider receives the message id as its idempotency key. */
   idempotencyKey: string;
+  /** The provider's id for the message, once it took it. */
   providerMessageId?: string;
+  /**
+   * The provider's id again, for a message whose receipts may come without its id (SMPP's, the memory
+   * adapter's): what such a receipt finds it by. Absent when its sender's receipts carry the message id
+   * (`SmsSender.receiptsCarryMessageId`: Twilio's), so that sending it adds no index entry no receipt reads.
+   */
+  receiptKey?: string;
   /** Free tracking data (a campaign message id, a reminder uuid...). */
   tags?: Record<string, string>;
   attempts: number;
@@ -69,9 +77,10 @@ export const outboxCollection: CollectionSpec = {
     // (`reachkit messages --to`): one index serves both, as "to" comes first. Every message writes an entry in
     // each index, so none is declared that no query reads through (test/messaging/outbox-indexes.test.ts).
     { fields: ["to", "companyId", "createdAt"] },
-    // Receipts that do not carry the message id (SMPP) find their message by the provider's. Sparse: a message
-    // has none until it is sent (a suppressed one never), and no query asks for one without.
-    { fields: ["providerMessageId"], sparse: true },
+    // Receipts that do not carry the message id (SMPP) find their message by the provider's id, its receiptKey.
+    // Sparse: a message has none until it is sent, none at all when its sender's receipts carry its id (Twilio's),
+    // and no query asks for one without.
+    { fields: ["receiptKey"], sparse: true },
     // A company's messages newest first, all or in one status (the console's list and daily counts).
     { fields: ["companyId", "createdAt"] },
     { fields: ["companyId", "status", "createdAt"] },
@@ -79,4 +88,22 @@ export const outboxCollection: CollectionSpec = {
     // Sparse: a message leaves it once it is no longer queued (its dueAt is cleared), and every read names a dueAt.
     { fields: ["from", "dueAt"], sparse: true },
   ],
+};
+
+/**
+ * Messages sent before receipt keys existed were found through an index on their provider id, now dropped:
+ * those still sent (a receipt may yet move them; a final status stays) take their provider id as their
+ * receipt key. Once per database; no index serves `status` alone, so it reads the outbox through once.
+ */
+export const outboxReceiptKeys: CoreMigration = {
+  id: "outbox-receipt-keys",
+  async up(storage) {
+    const messages = storage.collection<OutboxMessage>(OUTBOX_COLLECTION);
+    let after: string | undefined;
+    do {
+      const page = await messages.find({ where: { status: "sent", providerMessageId: { exists: true }, receiptKey: { exists: false } }, limit: 500, ...(after !== undefined ? { after } : {}) });
+      for (const message of page.items) await messages.updateWhere({ id: message.id }, { receiptKey: message.providerMessageId });
+      after = page.nextCursor;
+    } while (after !== undefined);
+  },
 };

@@ -101,6 +101,12 @@ export interface SmsSender {
   onInbound?(handler: (message: InboundSms) => Promise<void>): void;
   /** Delivery receipts the provider reports (status callbacks, SMPP receipts); the kit records them in the outbox. */
   onReceipt?(handler: (receipt: DeliveryReceipt) => Promise<void>): void;
+  /**
+   * True when each of its receipts carries the message's id (`DeliveryReceipt.messageId`), as Twilio's
+   * status callbacks do in their URL: the outbox then stores no receipt key for its texts (an index entry
+   * per text that no receipt would read). Without it, a receipt may find its message by the provider's id.
+   */
+  readonly receiptsCarryMessageId?: boolean;
   /** Routes the adapter serves on the kit (a status callback); the kit adds them to its route table. */
   routes?(): AnyRoute[];
   /** Opens connections the adapter keeps (an SMPP bind); called when the kit starts. */

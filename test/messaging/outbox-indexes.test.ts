@@ -9,7 +9,7 @@ import { postgresStorage } from "../../adapters/storage/postgres/index.ts";
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
 import { indexName } from "../../adapters/storage/sqlite/schema.ts";
 import { scanIn } from "../../bench/servers/baseline-sql.ts";
-import { outboxCollection, OUTBOX_COLLECTION } from "../../src/messaging/outbox-record.ts";
+import { outboxCollection, OUTBOX_COLLECTION, type OutboxMessage } from "../../src/messaging/outbox-record.ts";
 import type { Storage } from "../../src/index.ts";
 import { startPostgres, type PostgresCluster } from "../support/postgres.ts";
 import { temporaryDirectory } from "../support/temp-dir.ts";
@@ -18,13 +18,50 @@ import { startTestKit, type TestKit } from "../support/test-kit.ts";
 
 const TO = "+15555550100";
 /** Indexes an earlier version declared on the outbox, beside today's. */
-const EARLIER_INDEXES = [{ fields: ["createdAt"] }, { fields: ["to", "createdAt"] }, { fields: ["companyId", "to", "createdAt"] }];
+const EARLIER_INDEXES = [{ fields: ["createdAt"] }, { fields: ["to", "createdAt"] }, { fields: ["companyId", "to", "createdAt"] }, { fields: ["providerMessageId"], sparse: true }];
 const declared = outboxCollection.indexes!.map((index) => indexName(OUTBOX_COLLECTION, index)).sort();
 
 /** A database made by an earlier version: the outbox with the indexes it had then. */
 async function earlierDatabase(storage: Storage): Promise<void> {
   await storage.ensureCollections([{ name: OUTBOX_COLLECTION, indexes: [...outboxCollection.indexes!, ...EARLIER_INDEXES] }]);
   await storage.close();
+}
+
+/** A text as an earlier version stored it once its provider took it: the provider's id, no receipt key. */
+const earlierText = (id: string, status: OutboxMessage["status"]): OutboxMessage => ({
+  id,
+  companyId: "earlier-company",
+  to: TO,
+  from: "+15550001111",
+  body: "hello",
+  kind: "test",
+  status,
+  idempotencyKey: id,
+  providerMessageId: `SM-${id}`,
+  attempts: 1,
+  createdAt: 1,
+  updatedAt: 2,
+  sentAt: 2,
+});
+
+/**
+ * A database of the version that looked receipts up by `providerMessageId`, with a text still sent and one
+ * delivered; started on today's outbox, a receipt without the message id still finds the sent one.
+ */
+async function receiptAfterUpgrade(earlier: Storage, today: () => Storage): Promise<void> {
+  await earlier.ensureCollections([{ name: OUTBOX_COLLECTION, indexes: [...outboxCollection.indexes!.filter((index) => index.fields[0] !== "receiptKey"), { fields: ["providerMessageId"], sparse: true }] }]);
+  await earlier.collection<OutboxMessage>(OUTBOX_COLLECTION).upsertMany([earlierText("sent-before", "sent"), earlierText("delivered-before", "delivered")]);
+  await earlier.close();
+  const t = await startTestKit({ storage: today() });
+  try {
+    await t.kit.outbox.applyReceipt({ providerMessageId: "SM-sent-before", status: "delivered" });
+    const [sent, delivered] = [await t.kit.outbox.get("sent-before"), await t.kit.outbox.get("delivered-before")];
+    assert.deepEqual([sent?.status, sent?.receiptKey], ["delivered", "SM-sent-before"]);
+    // A final status stays whatever a receipt says: such a text needs no key.
+    assert.deepEqual([delivered?.status, delivered?.receiptKey], ["delivered", undefined]);
+  } finally {
+    await t.stop();
+  }
 }
 
 /** Runs every query the outbox makes: sending (with its duplicate and repeat checks), delivering, receipts, pages, counts, lists, privacy. */
@@ -69,6 +106,11 @@ describe("the outbox's indexes", () => {
     }
   });
 
+  it("on SQLite: a text still sent in a database made before receipt keys is found by a receipt without its id", async () => {
+    const file = join(temporaryDirectory("outbox-receipt-keys"), "reachkit.db");
+    await receiptAfterUpgrade(sqliteStorage({ filename: file }), () => sqliteStorage({ filename: file }));
+  });
+
   describe("on PostgreSQL", () => {
     let cluster: PostgresCluster;
     before(async () => {
@@ -89,6 +131,11 @@ describe("the outbox's indexes", () => {
       } finally {
         await client.end();
       }
+    });
+
+    it("a text still sent in a database made before receipt keys is found by a receipt without its id", async () => {
+      const url = await cluster.createDatabase();
+      await receiptAfterUpgrade(postgresStorage({ url, poolSize: 1 }), () => postgresStorage({ url, poolSize: 2 }));
     });
   });
 });

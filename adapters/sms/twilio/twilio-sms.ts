@@ -127,6 +127,8 @@ export function twilioSms(options: TwilioSmsOptions): SmsSender {
       }
     },
     verifyInbound: (request) => signed(request.url, request.headers, request.params),
+    // Each message's StatusCallback URL ends with its outbox id.
+    receiptsCarryMessageId: true,
     onReceipt(handler) {
       receiptHandler = handler;
     },

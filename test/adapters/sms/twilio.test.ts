@@ -103,6 +103,15 @@ describe("Twilio SMS adapter in a kit", () => {
     assert.equal(sent.providerMessageId, t.api.messages[0]!.sid);
   });
 
+  test("its texts get no receipt key: each status callback names its message, which it moves all the same", async (t) => {
+    const id = await t.text("Acme: hello");
+    const sent = await t.message(id);
+    assert.deepEqual([sent.status, sent.providerMessageId, sent.receiptKey], ["sent", t.api.messages[0]!.sid, undefined]);
+    assert.equal(await t.api.reportStatus(t.api.messages[0]!.sid, "delivered"), 204);
+    const delivered = await t.message(id);
+    assert.deepEqual([delivered.status, delivered.receiptKey], ["delivered", undefined]);
+  });
+
   test("signed status callbacks move the message to delivered or undelivered with Twilio's error code; a bad signature is 403 and changes nothing", async (t) => {
     const delivered = await t.text("one");
     const undelivered = await t.text("two");
