@@ -29,14 +29,15 @@ export async function runMigrations(
 /** A data migration of the kit's own collections (the outbox, the jobs): the plugins' rule, before theirs. */
 export interface CoreMigration {
   id: string;
-  up(storage: Storage): Promise<void>;
+  /** `now`: the kit's clock when it runs. */
+  up(storage: Storage, now: number): Promise<void>;
 }
 
 /** The kit's own migrations' owner in the ledger. */
 const CORE = "reachkit";
 
 export async function runCoreMigrations(storage: Storage, clock: Clock, migrations: readonly CoreMigration[]): Promise<void> {
-  for (const migration of migrations) await runOnce(storage, clock, CORE, migration.id, () => migration.up(storage));
+  for (const migration of migrations) await runOnce(storage, clock, CORE, migration.id, () => migration.up(storage, clock.now()));
 }
 
 async function runOnce(storage: Storage, clock: Clock, owner: string, migrationId: string, up: () => Promise<void>): Promise<void> {

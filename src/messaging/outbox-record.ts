@@ -91,17 +91,26 @@ export const outboxCollection: CollectionSpec = {
 };
 
 /**
+ * How long after its send a text's receipt may still come, for the upgrade below: an SMSC keeps trying a
+ * text for its validity period (at most a few days; SMPP's default is the SMSC's, commonly 48 to 72 hours).
+ */
+const RECEIPT_HORIZON_MS = 7 * 86_400_000;
+
+/**
  * Messages sent before receipt keys existed were found through an index on their provider id, now dropped:
- * those still sent (a receipt may yet move them; a final status stays) take their provider id as their
- * receipt key. Once per database; no index serves `status` alone, so it reads the outbox through once.
+ * those still sent within the receipt horizon (a receipt may yet move them; a final status stays) take their
+ * provider id as their receipt key. Older ones are left as they are: a database whose file or console sender
+ * left every text `sent` is not rewritten whole. Once per database; no index serves `status` alone, so it
+ * reads the outbox through once.
  */
 export const outboxReceiptKeys: CoreMigration = {
   id: "outbox-receipt-keys",
-  async up(storage) {
+  async up(storage, now) {
     const messages = storage.collection<OutboxMessage>(OUTBOX_COLLECTION);
+    const where = { status: "sent", sentAt: { gte: now - RECEIPT_HORIZON_MS }, providerMessageId: { exists: true }, receiptKey: { exists: false } } as const;
     let after: string | undefined;
     do {
-      const page = await messages.find({ where: { status: "sent", providerMessageId: { exists: true }, receiptKey: { exists: false } }, limit: 500, ...(after !== undefined ? { after } : {}) });
+      const page = await messages.find({ where, limit: 500, ...(after !== undefined ? { after } : {}) });
       for (const message of page.items) await messages.updateWhere({ id: message.id }, { receiptKey: message.providerMessageId });
       after = page.nextCursor;
     } while (after !== undefined);

@@ -27,8 +27,12 @@ async function earlierDatabase(storage: Storage): Promise<void> {
   await storage.close();
 }
 
-/** A text as an earlier version stored it once its provider took it: the provider's id, no receipt key. */
-const earlierText = (id: string, status: OutboxMessage["status"]): OutboxMessage => ({
+const DAY = 86_400_000;
+/** The test kit's clock when it starts. */
+const KIT_START = Date.parse("2026-03-01T12:00:00.000Z");
+
+/** A text as an earlier version stored it once its provider took it (at `sentAt`): the provider's id, no receipt key. */
+const earlierText = (id: string, status: OutboxMessage["status"], sentAt = KIT_START - DAY): OutboxMessage => ({
   id,
   companyId: "earlier-company",
   to: TO,
@@ -39,18 +43,19 @@ const earlierText = (id: string, status: OutboxMessage["status"]): OutboxMessage
   idempotencyKey: id,
   providerMessageId: `SM-${id}`,
   attempts: 1,
-  createdAt: 1,
-  updatedAt: 2,
-  sentAt: 2,
+  createdAt: sentAt,
+  updatedAt: sentAt,
+  sentAt,
 });
 
 /**
- * A database of the version that looked receipts up by `providerMessageId`, with a text still sent and one
- * delivered; started on today's outbox, a receipt without the message id still finds the sent one.
+ * A database of the version that looked receipts up by `providerMessageId`, with a text still sent yesterday,
+ * one delivered, and one sent eight days ago; started on today's outbox, a receipt without the message id
+ * still finds yesterday's, and the upgrade leaves the others unkeyed (no receipt comes a week after a send).
  */
 async function receiptAfterUpgrade(earlier: Storage, today: () => Storage): Promise<void> {
   await earlier.ensureCollections([{ name: OUTBOX_COLLECTION, indexes: [...outboxCollection.indexes!.filter((index) => index.fields[0] !== "receiptKey"), { fields: ["providerMessageId"], sparse: true }] }]);
-  await earlier.collection<OutboxMessage>(OUTBOX_COLLECTION).upsertMany([earlierText("sent-before", "sent"), earlierText("delivered-before", "delivered")]);
+  await earlier.collection<OutboxMessage>(OUTBOX_COLLECTION).upsertMany([earlierText("sent-before", "sent"), earlierText("delivered-before", "delivered"), earlierText("sent-long-ago", "sent", KIT_START - 8 * DAY)]);
   await earlier.close();
   const t = await startTestKit({ storage: today() });
   try {
@@ -59,6 +64,7 @@ async function receiptAfterUpgrade(earlier: Storage, today: () => Storage): Prom
     assert.deepEqual([sent?.status, sent?.receiptKey], ["delivered", "SM-sent-before"]);
     // A final status stays whatever a receipt says: such a text needs no key.
     assert.deepEqual([delivered?.status, delivered?.receiptKey], ["delivered", undefined]);
+    assert.deepEqual([(await t.kit.outbox.get("sent-long-ago"))?.receiptKey], [undefined]);
   } finally {
     await t.stop();
   }
