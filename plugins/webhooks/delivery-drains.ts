@@ -1,5 +1,6 @@
 import PQueue from "p-queue";
 import {
+  BatchWrite,
   CLOCK,
   GroupCommit,
   inject,
@@ -10,9 +11,11 @@ import {
   STORAGE,
   type Clock,
   type Collection,
+  type IdPatch,
   type JobContext,
   type JobOutcome,
   type Jobs,
+  type Patch,
   type Retries,
   type Storage,
 } from "../../src/index.ts";
@@ -73,6 +76,11 @@ export class WebhookDrains {
   private readonly outcomes: GroupCommit;
   readonly #drains: RowDrains<DeliveryRecord, WebhookDrainPayload, DeliveryOutcome>;
   readonly #queues = new Map<string, PQueue>();
+  /** The deliveries' outcomes of one group, in one statement per patch shape. */
+  readonly #settled = new BatchWrite<IdPatch<DeliveryRecord>, void>(async (outcomes) => {
+    await this.deliveries.updateEach(outcomes);
+    return outcomes.map(() => undefined);
+  });
 
   constructor(
     @inject(STORAGE) storage: Storage,
@@ -139,44 +147,42 @@ export class WebhookDrains {
     );
   }
 
-  /** Writes an attempt's outcome with those of the attempts answered beside it. */
-  #record(delivery: DeliveryRecord, webhook: WebhookRecord, result: AttemptResult, stop: AbortSignal): Promise<DeliveryOutcome> {
-    return this.outcomes.run(async () => {
-      const now = this.clock.now();
-      // The kit stopped during the request: due at once after the restart, the attempt not counted.
-      if (stop.aborted && !result.delivered) {
-        await this.#settle(delivery, { dueAt: now, inFlightSince: undefined });
-        return "interrupted";
-      }
-      const fields = { ...attemptFields(delivery, result, now), inFlightSince: undefined };
-      if (result.delivered) {
-        await this.#settle(delivery, { ...fields, ...LEFT_QUEUE, status: "delivered" });
-        await this.registry.delivered(webhook);
-        return "delivered";
-      }
-      const failingSince = webhook.failingSince ?? now;
-      await this.registry.failing(webhook, failingSince);
-      const disableFor =
-        result.status === 410
-          ? "the receiver answered 410 Gone"
-          : now - failingSince >= this.settings.disableAfterFailingMs
-            ? `every attempt failed since ${new Date(failingSince).toISOString()}`
-            : undefined;
-      if (disableFor !== undefined) await this.registry.disable(webhook, disableFor);
-      const dueAt = disableFor === undefined ? nextDueAt(DELIVERY_RETRIES, fields.attempts, now) : undefined;
-      if (dueAt === undefined) {
-        await this.#settle(delivery, { ...fields, ...LEFT_QUEUE, status: "failed" });
-        return "failed";
-      }
-      await this.#settle(delivery, { ...fields, dueAt });
-      return "retrying";
-    });
+  /**
+   * Writes an attempt's outcome with those of the attempts answered beside it: their deliveries' patches in
+   * one updateEach, and the webhook's own change (failing, delivered again, disabled) beside them when it has one.
+   */
+  async #record(delivery: DeliveryRecord, webhook: WebhookRecord, result: AttemptResult, stop: AbortSignal): Promise<DeliveryOutcome> {
+    const now = this.clock.now();
+    const { outcome, changes, webhookChange } = this.#outcomeOf(delivery, webhook, result, stop.aborted, now);
+    // A delivery deleted meanwhile (a privacy request) stays deleted: updateEach skips an absent row.
+    const settled = this.outcomes.runBatched(this.#settled, { id: delivery.id, patch: { ...changes, updatedAt: now } });
+    await Promise.all([settled, webhookChange && this.outcomes.run(webhookChange)]);
+    return outcome;
   }
 
-  async #settle(delivery: DeliveryRecord, changes: Partial<DeliveryRecord>): Promise<void> {
-    // A delivery deleted meanwhile (a privacy request) stays deleted: an update of no row writes none.
-    // By a where on its id rather than `update`, which would read the row back and parse it for nothing.
-    await this.deliveries.updateWhere({ id: delivery.id }, { ...changes, updatedAt: this.clock.now() });
+  /** What an attempt's answer makes of its delivery, and of its webhook if anything. */
+  #outcomeOf(delivery: DeliveryRecord, webhook: WebhookRecord, result: AttemptResult, stopped: boolean, now: number): { outcome: DeliveryOutcome; changes: Patch<DeliveryRecord>; webhookChange?: () => Promise<void> } {
+    // The kit stopped during the request: due at once after the restart, the attempt not counted.
+    if (stopped && !result.delivered) return { outcome: "interrupted", changes: { dueAt: now, inFlightSince: undefined } };
+    const fields = { ...attemptFields(delivery, result, now), inFlightSince: undefined };
+    if (result.delivered) {
+      const webhookChange = webhook.failingSince === undefined ? undefined : () => this.registry.delivered(webhook);
+      return { outcome: "delivered", changes: { ...fields, ...LEFT_QUEUE, status: "delivered" }, webhookChange };
+    }
+    const failingSince = webhook.failingSince ?? now;
+    const disableFor =
+      result.status === 410
+        ? "the receiver answered 410 Gone"
+        : now - failingSince >= this.settings.disableAfterFailingMs
+          ? `every attempt failed since ${new Date(failingSince).toISOString()}`
+          : undefined;
+    const webhookChange = async () => {
+      await this.registry.failing(webhook, failingSince);
+      if (disableFor !== undefined) await this.registry.disable(webhook, disableFor);
+    };
+    const dueAt = disableFor === undefined ? nextDueAt(DELIVERY_RETRIES, fields.attempts, now) : undefined;
+    if (dueAt === undefined) return { outcome: "failed", changes: { ...fields, ...LEFT_QUEUE, status: "failed" }, webhookChange };
+    return { outcome: "retrying", changes: { ...fields, dueAt }, webhookChange };
   }
 
   #queue(webhookId: string): PQueue {
