@@ -1,4 +1,3 @@
-import PQueue from "p-queue";
 import {
   BatchWrite,
   CLOCK,
@@ -23,6 +22,7 @@ import type { AttemptResult, DeliverySender } from "./delivery-sender.ts";
 import { DELIVERIES, type DeliveryRecord, type WebhookRecord } from "./records.ts";
 import { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from "./retry-schedule.ts";
 import { signatureHeaders } from "./signing.ts";
+import { ReceiverLanes } from "./receiver-lanes.ts";
 import type { SigningKeys } from "./signing-keys.ts";
 import { WEBHOOK_REGISTRY, WEBHOOK_SENDER, WEBHOOK_SIGNING_KEYS, WEBHOOKS_SETTINGS, type WebhooksSettings } from "./tokens.ts";
 import type { WebhookRegistry } from "./webhook-registry.ts";
@@ -75,7 +75,7 @@ export class WebhookDrains {
   /** The in-flight marks and outcomes asked in one turn: one commit for them all. */
   private readonly outcomes: GroupCommit;
   readonly #drains: RowDrains<DeliveryRecord, WebhookDrainPayload, DeliveryOutcome>;
-  readonly #queues = new Map<string, PQueue>();
+  readonly #lanes: ReceiverLanes;
   /** The deliveries' outcomes of one group, in one statement per patch shape. */
   readonly #settled = new BatchWrite<IdPatch<DeliveryRecord>, void>(async (outcomes) => {
     await this.deliveries.updateEach(outcomes);
@@ -93,6 +93,7 @@ export class WebhookDrains {
   ) {
     this.deliveries = storage.collection(DELIVERIES);
     this.outcomes = new GroupCommit(storage, { savepoints: false });
+    this.#lanes = new ReceiverLanes(settings.concurrencyPerReceiver);
     this.#drains = new RowDrains(
       {
         jobType: DRAIN_JOB,
@@ -104,7 +105,7 @@ export class WebhookDrains {
         inFlight: { inFlightSince: { exists: true } },
         outcomes: DELIVERY_OUTCOMES,
         pageSize: settings.concurrencyPerReceiver * 2,
-        roomFor: (payload) => this.#queue(payload.webhookId).onSizeLessThan(settings.concurrencyPerReceiver),
+        roomFor: (payload) => this.#lanes.roomFor(payload.webhookId),
         start: (page, payload, context) => this.#start(page, payload, context),
         describe: (payload) => ({ webhookId: payload.webhookId }),
       },
@@ -135,11 +136,10 @@ export class WebhookDrains {
     const keys = await this.signingKeys.signingKeys(webhook.applicationId);
     const now = this.clock.now();
     await this.outcomes.run(() => this.deliveries.updateWhere({ id: { in: ids }, status: "pending" }, { inFlightSince: now, dueAt: now + IN_FLIGHT_RECHECK_MS }));
-    const queue = this.#queue(webhook.id);
     return page.map((delivery) =>
-      queue
-        .add(() => postSigned(this.sender, this.clock, webhook, delivery, keys, context.signal))
-        .then((result) => this.#record(delivery, webhook, result!, context.signal))
+      this.#lanes
+        .run(webhook.id, () => postSigned(this.sender, this.clock, webhook, delivery, keys, context.signal))
+        .then((result) => this.#record(delivery, webhook, result, context.signal))
         .catch((error: unknown) => {
           context.logger.error("a delivery's outcome could not be recorded; it is tried again when due", { deliveryId: delivery.id, error });
           return "unrecorded" as const;
@@ -183,19 +183,6 @@ export class WebhookDrains {
     const dueAt = disableFor === undefined ? nextDueAt(DELIVERY_RETRIES, fields.attempts, now) : undefined;
     if (dueAt === undefined) return { outcome: "failed", changes: { ...fields, ...LEFT_QUEUE, status: "failed" }, webhookChange };
     return { outcome: "retrying", changes: { ...fields, dueAt }, webhookChange };
-  }
-
-  #queue(webhookId: string): PQueue {
-    let queue = this.#queues.get(webhookId);
-    if (!queue) {
-      const created = new PQueue({ concurrency: this.settings.concurrencyPerReceiver });
-      // An idle queue is forgotten, so the map holds only webhooks with requests out.
-      created.on("idle", () => {
-        if (this.#queues.get(webhookId) === created) this.#queues.delete(webhookId);
-      });
-      this.#queues.set(webhookId, (queue = created));
-    }
-    return queue;
   }
 }
 
