@@ -19,7 +19,7 @@ import {
   type Storage,
 } from "../../src/index.ts";
 import type { AttemptResult, DeliverySender } from "./delivery-sender.ts";
-import { DELIVERIES, type DeliveryRecord, type WebhookRecord } from "./records.ts";
+import { DELIVERIES, type DeliveryRecord, type DeliveryStatus, type WebhookRecord } from "./records.ts";
 import { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from "./retry-schedule.ts";
 import { signatureHeaders } from "./signing.ts";
 import { ReceiverLanes } from "./receiver-lanes.ts";
@@ -130,7 +130,7 @@ export class WebhookDrains {
     const webhook = await this.registry.forDelivery(payload.webhookId);
     if (!webhook || webhook.disabledAt !== undefined) {
       const error = webhook ? `the webhook is disabled: ${webhook.disabledReason ?? ""}` : "the webhook was deleted";
-      await this.outcomes.run(() => this.deliveries.updateWhere({ id: { in: ids }, status: "pending" }, { ...LEFT_QUEUE, status: "cancelled", error, updatedAt: this.clock.now() }));
+      await this.outcomes.run(() => this.deliveries.updateWhere({ id: { in: ids }, status: "pending" }, { dueAt: undefined, inFlightSince: undefined, status: "cancelled", error, updatedAt: this.clock.now() }));
       return page.map(() => Promise.resolve("cancelled" as const));
     }
     const keys = await this.signingKeys.signingKeys(webhook.applicationId);
@@ -152,22 +152,20 @@ export class WebhookDrains {
    * one updateEach, and the webhook's own change (failing, delivered again, disabled) beside them when it has one.
    */
   async #record(delivery: DeliveryRecord, webhook: WebhookRecord, result: AttemptResult, stop: AbortSignal): Promise<DeliveryOutcome> {
-    const now = this.clock.now();
-    const { outcome, changes, webhookChange } = this.#outcomeOf(delivery, webhook, result, stop.aborted, now);
+    const { outcome, patch, webhookChange } = this.#outcomeOf(delivery, webhook, result, stop.aborted, this.clock.now());
     // A delivery deleted meanwhile (a privacy request) stays deleted: updateEach skips an absent row.
-    const settled = this.outcomes.runBatched(this.#settled, { id: delivery.id, patch: { ...changes, updatedAt: now } });
+    const settled = this.outcomes.runBatched(this.#settled, { id: delivery.id, patch });
     await Promise.all([settled, webhookChange && this.outcomes.run(webhookChange)]);
     return outcome;
   }
 
   /** What an attempt's answer makes of its delivery, and of its webhook if anything. */
-  #outcomeOf(delivery: DeliveryRecord, webhook: WebhookRecord, result: AttemptResult, stopped: boolean, now: number): { outcome: DeliveryOutcome; changes: Patch<DeliveryRecord>; webhookChange?: () => Promise<void> } {
+  #outcomeOf(delivery: DeliveryRecord, webhook: WebhookRecord, result: AttemptResult, stopped: boolean, now: number): { outcome: DeliveryOutcome; patch: Patch<DeliveryRecord>; webhookChange?: () => Promise<void> } {
     // The kit stopped during the request: due at once after the restart, the attempt not counted.
-    if (stopped && !result.delivered) return { outcome: "interrupted", changes: { dueAt: now, inFlightSince: undefined } };
-    const fields = { ...attemptFields(delivery, result, now), inFlightSince: undefined };
+    if (stopped && !result.delivered) return { outcome: "interrupted", patch: { dueAt: now, inFlightSince: undefined, updatedAt: now } };
     if (result.delivered) {
       const webhookChange = webhook.failingSince === undefined ? undefined : () => this.registry.delivered(webhook);
-      return { outcome: "delivered", changes: { ...fields, ...LEFT_QUEUE, status: "delivered" }, webhookChange };
+      return { outcome: "delivered", patch: attemptPatch(delivery, result, now, "delivered", undefined), webhookChange };
     }
     const failingSince = webhook.failingSince ?? now;
     const disableFor =
@@ -180,17 +178,18 @@ export class WebhookDrains {
       await this.registry.failing(webhook, failingSince);
       if (disableFor !== undefined) await this.registry.disable(webhook, disableFor);
     };
-    const dueAt = disableFor === undefined ? nextDueAt(DELIVERY_RETRIES, fields.attempts, now) : undefined;
-    if (dueAt === undefined) return { outcome: "failed", changes: { ...fields, ...LEFT_QUEUE, status: "failed" }, webhookChange };
-    return { outcome: "retrying", changes: { ...fields, dueAt }, webhookChange };
+    const dueAt = disableFor === undefined ? nextDueAt(DELIVERY_RETRIES, delivery.attempts + 1, now) : undefined;
+    if (dueAt === undefined) return { outcome: "failed", patch: attemptPatch(delivery, result, now, "failed", undefined), webhookChange };
+    return { outcome: "retrying", patch: attemptPatch(delivery, result, now, "pending", dueAt), webhookChange };
   }
 }
 
-/** A delivery out of the queue: its drain no longer reads it. */
-const LEFT_QUEUE = { dueAt: undefined, inFlightSince: undefined } as const;
-
-/** What an attempt writes in the log, whatever its outcome. */
-export function attemptFields(delivery: DeliveryRecord, result: AttemptResult, now: number) {
+/**
+ * What an attempt writes in the log, and where it leaves its delivery: due again at `dueAt`, or out of the
+ * queue (no `dueAt`), no longer in flight. One object literal: built by spreading its parts (fields set to
+ * undefined among them), it took 3 µs a delivery, and patchSql read it slower.
+ */
+export function attemptPatch(delivery: DeliveryRecord, result: AttemptResult, now: number, status: DeliveryStatus, dueAt: number | undefined): Patch<DeliveryRecord> {
   return {
     attempts: delivery.attempts + 1,
     lastAttemptAt: now,
@@ -198,5 +197,9 @@ export function attemptFields(delivery: DeliveryRecord, result: AttemptResult, n
     responseStatus: result.status,
     responseBody: result.responseBody,
     error: result.error,
+    status,
+    dueAt,
+    inFlightSince: undefined,
+    updatedAt: now,
   };
 }
