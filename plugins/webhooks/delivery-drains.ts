@@ -20,9 +20,9 @@ import {
 } from "../../src/index.ts";
 import type { AttemptResult, DeliverySender } from "./delivery-sender.ts";
 import { DELIVERIES, type DeliveryRecord, type DeliveryStatus, type WebhookRecord } from "./records.ts";
+import { ReceiverLanes } from "./receiver-lanes.ts";
 import { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from "./retry-schedule.ts";
 import { signatureHeaders } from "./signing.ts";
-import { ReceiverLanes } from "./receiver-lanes.ts";
 import type { SigningKeys } from "./signing-keys.ts";
 import { WEBHOOK_REGISTRY, WEBHOOK_SENDER, WEBHOOK_SIGNING_KEYS, WEBHOOKS_SETTINGS, type WebhooksSettings } from "./tokens.ts";
 import type { WebhookRegistry } from "./webhook-registry.ts";

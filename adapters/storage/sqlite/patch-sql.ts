@@ -2,7 +2,7 @@ import { JsonText } from "../../../src/index.ts";
 import { isPlainObject } from "../shared/documents.ts";
 import { columnValueSql, pushColumnParams, type FieldColumn } from "./columns.ts";
 import type { DeclaredCollection } from "./schema.ts";
-import { ShapeCache, type ShapeNode } from "./shape-cache.ts";
+import { inPlaceholders, ShapeCache, type ShapeNode } from "./shape-cache.ts";
 
 /**
  * A patch as the SET clause of one UPDATE over every row it applies to. Read,
@@ -117,4 +117,48 @@ function patchShape(collection: DeclaredCollection, fields: readonly string[], t
   };
   let column = 1;
   return { sets: setsWith(() => "?"), setsFromValues: setsWith(() => `v.column${++column}`), columns };
+}
+
+/** The most rows of one updateEach statement: a power of two (see inPlaceholders), within SQLite's 32,766 parameters. */
+const PATCH_ROWS_PER_STATEMENT = 256;
+
+/** How many rows of patches with `paramsPerRow` parameters (the id's included) one statement takes. */
+export function rowsPerStatement(paramsPerRow: number): number {
+  let rows = PATCH_ROWS_PER_STATEMENT;
+  while (rows > 1 && rows * paramsPerRow > 32_766) rows /= 2;
+  return rows;
+}
+
+/**
+ * One UPDATE ... FROM (VALUES ...) of rows whose patches share one shape (their `setsFromValues`), each row
+ * its document's id and its patch's parameters. The list is padded with its last row to a length of
+ * inPlaceholders (a row repeated with the same values changes nothing more), so that few texts are prepared.
+ */
+export function patchRowsSql(table: string, rows: ReadonlyArray<{ id: string; update: PatchSql }>): { sql: string; params: unknown[]; bytes: number } {
+  const first = rows[0]!.update;
+  const placeholders = inPlaceholders(rows.length);
+  const params: unknown[] = [];
+  let bytes = 0;
+  for (let index = 0; index < placeholders; index++) {
+    const { id, update } = rows[Math.min(index, rows.length - 1)]!;
+    params.push(id, ...update.params);
+    if (index < rows.length) bytes += update.bytes;
+  }
+  return { sql: valuesUpdateSql(table, first.setsFromValues, 1 + first.params.length, placeholders), params, bytes };
+}
+
+/** The texts of updateEach's statements, by table, SET clause and row count; emptied when it holds too many (shapes vary). */
+const valuesUpdates = new Map<string, string>();
+const VALUES_UPDATES_KEPT = 500;
+
+function valuesUpdateSql(table: string, setsFromValues: string, paramsPerRow: number, rows: number): string {
+  const key = `${table} ${rows} ${setsFromValues}`;
+  let sql = valuesUpdates.get(key);
+  if (sql === undefined) {
+    const row = `(${Array.from({ length: paramsPerRow }, () => "?").join(", ")})`;
+    sql = `UPDATE ${table} SET ${setsFromValues} FROM (VALUES ${Array.from({ length: rows }, () => row).join(", ")}) AS v WHERE ${table}.id = v.column1`;
+    if (valuesUpdates.size >= VALUES_UPDATES_KEPT) valuesUpdates.clear();
+    valuesUpdates.set(key, sql);
+  }
+  return sql;
 }

@@ -13,8 +13,7 @@ import {
 import { assertLimit, pageOf, sortKeys } from "../shared/queries.ts";
 import { BackgroundCheckpoints } from "./checkpointer.ts";
 import { changedColumns, pushColumnParams } from "./columns.ts";
-import { patchSql, type PatchSql } from "./patch-sql.ts";
-import { inPlaceholders } from "./shape-cache.ts";
+import { patchRowsSql, patchSql, rowsPerStatement, type PatchSql } from "./patch-sql.ts";
 import { applyCollection, createLedger, normalizeSpecs, toUniqueError, type DeclaredCollection } from "./schema.ts";
 import { compileWhere, findQueries, limitSql, type SqlFragment } from "./where-sql.ts";
 
@@ -432,18 +431,9 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     return writes;
   }
 
-  /** Rows of one patch shape in one statement; the list is padded with its last row up to a few lengths (a row repeated with the same values changes nothing more). */
+  /** Rows of one patch shape in one statement (PatchRowsSql). */
   #patchRows(rows: ReadonlyArray<{ id: string; update: PatchSql }>): number {
-    const first = rows[0]!.update;
-    const placeholders = inPlaceholders(rows.length);
-    const params: unknown[] = [];
-    let bytes = 0;
-    for (let index = 0; index < placeholders; index++) {
-      const { id, update } = rows[Math.min(index, rows.length - 1)]!;
-      params.push(id, ...update.params);
-      if (index < rows.length) bytes += update.bytes;
-    }
-    const sql = valuesUpdateSql(this.#table, first.setsFromValues, 1 + first.params.length, placeholders);
+    const { sql, params, bytes } = patchRowsSql(this.#table, rows);
     const { changes } = this.#write(() => this.#storage.statement(sql).run(...params));
     this.#storage.noteWritten(bytes);
     return changes;
@@ -556,31 +546,6 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
       throw toUniqueError(error, this.#storage.declared(this.#name)) ?? error;
     }
   }
-}
-
-/** The most rows of one updateEach statement: a power of two (see inPlaceholders), within SQLite's 32,766 parameters. */
-const PATCH_ROWS_PER_STATEMENT = 256;
-
-function rowsPerStatement(paramsPerRow: number): number {
-  let rows = PATCH_ROWS_PER_STATEMENT;
-  while (rows > 1 && rows * paramsPerRow > 32_766) rows /= 2;
-  return rows;
-}
-
-/** The texts of updateEach's statements, by SET clause and row count; emptied when it holds too many (shapes vary). */
-const valuesUpdates = new Map<string, string>();
-const VALUES_UPDATES_KEPT = 500;
-
-function valuesUpdateSql(table: string, setsFromValues: string, paramsPerRow: number, rows: number): string {
-  const key = `${table} ${rows} ${setsFromValues}`;
-  let sql = valuesUpdates.get(key);
-  if (sql === undefined) {
-    const row = `(${Array.from({ length: paramsPerRow }, () => "?").join(", ")})`;
-    sql = `UPDATE ${table} SET ${setsFromValues} FROM (VALUES ${Array.from({ length: rows }, () => row).join(", ")}) AS v WHERE ${table}.id = v.column1`;
-    if (valuesUpdates.size >= VALUES_UPDATES_KEPT) valuesUpdates.clear();
-    valuesUpdates.set(key, sql);
-  }
-  return sql;
 }
 
 /** Pushes a row's parameters for WriteSql's insert and upsert (id, doc, the columns'); returns the length of its document's JSON. */
