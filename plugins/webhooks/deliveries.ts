@@ -16,7 +16,7 @@ import {
   type ReachkitEvents,
   type Storage,
 } from "../../src/index.ts";
-import { attemptFields, postSigned, type WebhookDrainPayload, type WebhookDrains } from "./delivery-drains.ts";
+import { attemptPatch, postSigned, type WebhookDrainPayload, type WebhookDrains } from "./delivery-drains.ts";
 import type { DeliverySender } from "./delivery-sender.ts";
 import { EVENT_ALIASES } from "./event-catalog.ts";
 import { TRANSLATORS, webhookBody, type SubscriberLookup } from "./payloads.ts";
@@ -164,9 +164,10 @@ export class Deliveries {
   async redeliver(delivery: DeliveryRecord, webhook: WebhookRecord): Promise<DeliveryRecord> {
     const keys = await this.signingKeys.signingKeys(delivery.applicationId);
     const result = await postSigned(this.sender, this.clock, webhook, delivery, keys);
-    const now = this.clock.now();
-    const status: DeliveryStatus = result.delivered ? "delivered" : delivery.status;
-    await this.deliveries.update(delivery.id, { ...attemptFields(delivery, result, now), status, ...(result.delivered ? { dueAt: undefined, inFlightSince: undefined } : {}), updatedAt: now });
+    const attempt = attemptPatch(delivery, result, this.clock.now(), result.delivered ? "delivered" : delivery.status, undefined);
+    // Delivered, it leaves the queue; otherwise it keeps its schedule (and its drain's in-flight mark).
+    const { dueAt: _schedule, inFlightSince: _mark, ...logged } = attempt;
+    await this.deliveries.update(delivery.id, result.delivered ? attempt : logged);
     if (result.delivered) await this.registry.delivered(webhook);
     return (await this.deliveries.get(delivery.id)) ?? delivery;
   }

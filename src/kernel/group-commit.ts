@@ -10,7 +10,7 @@ type Member = { write: (group: GroupWrite) => Promise<unknown>; settle: (outcome
 interface Unit {
   members: Member[];
   write: (group: GroupWrite) => Promise<readonly unknown[]>;
-  /** Whether it runs in a savepoint of its own when it shares the group's transaction (a batch always does: its items are written again alone when it throws). */
+  /** Whether it runs in a savepoint of its own when it shares the group's transaction (GroupCommitOptions.savepoints). */
   savepoint: boolean;
 }
 
@@ -19,7 +19,9 @@ export interface GroupCommitOptions {
    * Whether each write of a group runs in a savepoint of its own (default true), so that one that throws
    * rolls back alone. Without, a write that throws still fails its caller alone, but what it wrote
    * before it threw commits with the group: for writes that are one statement each, or whose partial
-   * effect is harmless. A batch write keeps its savepoint.
+   * effect is harmless. A batch write then goes without its savepoint too: its `writeAll` must be atomic
+   * on its own (one statement, or a storage call such as `updateEach`), as its items are written again
+   * alone should it throw.
    */
   savepoints?: boolean;
 }
@@ -207,7 +209,7 @@ function unitsOf(group: readonly Member[], savepoints: boolean): Unit[] {
       unit.members.push(member);
       continue;
     }
-    const batched: Unit = { members: [member], write: () => member.batch.writeAll(batched.members.map((each) => (each as Extract<Member, { batch: unknown }>).item)), savepoint: true };
+    const batched: Unit = { members: [member], write: () => member.batch.writeAll(batched.members.map((each) => (each as Extract<Member, { batch: unknown }>).item)), savepoint: savepoints };
     batches.set(member.batch, batched);
     units.push(batched);
   }

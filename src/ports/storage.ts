@@ -105,6 +105,12 @@ export type WithJsonText<T extends Doc> = { [K in keyof T]: K extends "id" ? T[K
 /** A shallow patch: listed fields are replaced; a field set to `undefined` is removed. */
 export type Patch<T> = { [K in keyof T]?: T[K] | undefined };
 
+/** One document's own patch, for `updateEach`. */
+export interface IdPatch<T> {
+  id: string;
+  patch: Patch<T>;
+}
+
 export interface Collection<T extends Doc> {
   get(id: string): Promise<T | undefined>;
   /**
@@ -155,6 +161,14 @@ export interface Collection<T extends Doc> {
   update(id: string, patch: Patch<T>, options?: { where?: Where<T> }): Promise<T | undefined>;
   /** Applies a patch to every matching document; returns how many changed. */
   updateWhere(where: Where<T>, patch: Patch<T>): Promise<number>;
+  /**
+   * Applies to each listed document its own patch, in one atomic step, as `updateWhere({ id }, patch)`
+   * of each in list order would (a later patch of an id applies over an earlier one); an id with no
+   * document is skipped. For a writer with many rows to change at once, each its own way (the webhook
+   * delivery outcomes of one turn): adapters write the patches of one shape with one statement.
+   * Returns how many patches applied.
+   */
+  updateEach(updates: readonly IdPatch<T>[]): Promise<number>;
   delete(id: string): Promise<boolean>;
   /** Deletes every matching document; returns how many. */
   deleteWhere(where: Where<T>): Promise<number>;

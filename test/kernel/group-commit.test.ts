@@ -158,6 +158,23 @@ describe("GroupCommit", () => {
     await storage.close();
   });
 
+  it("without savepoints, a batch write shares the group's transaction with no nested one either", async () => {
+    const { storage, transactions } = await countingStorage();
+    const group = new GroupCommit(storage, { savepoints: false });
+    const items = storage.collection<Item>("items");
+    // One storage call, atomic on its own, as the webhooks' outcomes (updateEach).
+    const batch = new BatchWrite<string, void>(async (names) => {
+      await items.upsertMany(names.map((name) => ({ id: name, name })));
+      return names.map(() => undefined);
+    });
+    const before = transactions();
+    await Promise.all([group.runBatched(batch, "a"), group.run(insert(storage, "b")), group.runBatched(batch, "c")]);
+    // With the batch's savepoint they would be two.
+    assert.equal(transactions() - before, 1);
+    assert.deepEqual((await items.find({})).items.map((item) => item.name).sort(), ["a", "b", "c"]);
+    await storage.close();
+  });
+
   it("on a storage whose transactions run side by side, each write commits in a transaction of its own; one that throws fails alone", async () => {
     // As PostgreSQL: a group would make the writes wait for each other on one connection.
     const { storage, transactions } = await countingStorage({ transactionsRunConcurrently: true });

@@ -2,6 +2,7 @@ import {
   UniqueConstraintError,
   type Collection,
   type CollectionSpec,
+  type IdPatch,
   type Doc,
   type FindOptions,
   type OrderBy,
@@ -307,6 +308,23 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
         for (const doc of targets) this.#storage.put(state, doc.id, this.#patched(doc, patch));
       });
       return targets.length;
+    });
+  }
+
+  updateEach(updates: readonly IdPatch<T>[]): Promise<number> {
+    return this.#run((state) => {
+      if (!Array.isArray(updates)) throw new TypeError("updateEach expects an array");
+      return this.#storage.atomic(() => {
+        let applied = 0;
+        for (const { id, patch } of updates) {
+          assertId(id);
+          const current = state.docs.get(id);
+          if (current === undefined) continue;
+          this.#storage.put(state, id, this.#patched(current, patch));
+          applied++;
+        }
+        return applied;
+      });
     });
   }
 

@@ -1,4 +1,4 @@
-import type { Collection, Doc, FindOptions, OrderBy, Page, Patch, Where, WithJsonText } from "../../../src/index.ts";
+import type { Collection, Doc, FindOptions, IdPatch, OrderBy, Page, Patch, Where, WithJsonText } from "../../../src/index.ts";
 import { assertId, assertLockKey, isPlainObject, serializeDocument } from "../shared/documents.ts";
 import { assertLimit, pageOf, sortKeys } from "../shared/queries.ts";
 import type { PostgresStorage } from "./postgres-storage.ts";
@@ -44,7 +44,7 @@ function touchesUniqueIndex(declared: DeclaredCollection, fields: readonly strin
 export class PostgresCollection<T extends Doc> implements Collection<T> {
   readonly #storage: PostgresStorage;
   readonly #name: string;
-  readonly #sql: { get: string; getForUpdate: string; insert: string; upsert: string; upsertMany: string; deleteById: string };
+  readonly #sql: { get: string; getForUpdate: string; insert: string; upsert: string; upsertMany: string; updateEach: string; deleteById: string };
 
   constructor(storage: PostgresStorage, name: string) {
     this.#storage = storage;
@@ -57,6 +57,9 @@ export class PostgresCollection<T extends Doc> implements Collection<T> {
       upsert: `INSERT INTO ${table} (id, doc) VALUES ($1, $2::jsonb) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`,
       upsertMany: `INSERT INTO ${table} (id, doc) SELECT * FROM unnest($1::text[], $2::jsonb[])
                    ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`,
+      // Each row's patch as update's: (doc - removed) || set, its removed fields a JSON array.
+      updateEach: `UPDATE ${table} AS t SET doc = (t.doc - ARRAY(SELECT jsonb_array_elements_text(v.removed))) || v.set
+                   FROM unnest($1::text[], $2::jsonb[], $3::jsonb[]) AS v(id, removed, set) WHERE t.id = v.id`,
       deleteById: `DELETE FROM ${table} WHERE id = $1`,
     };
   }
@@ -161,6 +164,43 @@ export class PostgresCollection<T extends Doc> implements Collection<T> {
         touchesUniqueIndex(declared, fields),
       );
       return result.rowCount ?? 0;
+    });
+  }
+
+  updateEach(updates: readonly IdPatch<T>[]): Promise<number> {
+    if (!Array.isArray(updates)) return Promise.reject(new TypeError("updateEach expects an array"));
+    // One statement cannot touch a row twice (an UPDATE ... FROM joins one source row per row): an id listed again starts the next.
+    const runs: Array<Array<IdPatch<T>>> = [[]];
+    let ids = new Set<string>();
+    for (const update of updates) {
+      if (ids.has(update.id)) {
+        runs.push([]);
+        ids = new Set();
+      }
+      ids.add(update.id);
+      runs.at(-1)!.push(update);
+    }
+    const write = (run: ReadonlyArray<IdPatch<T>>) =>
+      this.#storage.run(this.#name, async (declared) => {
+        if (run.length === 0) return 0;
+        const columns: [string[], string[], string[]] = [[], [], []];
+        const fields = new Set<string>();
+        for (const { id, patch } of run) {
+          assertId(id);
+          const parts = patchParts(patch, id);
+          columns[0].push(id);
+          columns[1].push(JSON.stringify(parts.removed));
+          columns[2].push(parts.set);
+          for (const field of parts.fields) fields.add(field);
+        }
+        const result = await this.#storage.write(declared, this.#sql.updateEach, columns, touchesUniqueIndex(declared, [...fields]));
+        return result.rowCount ?? 0;
+      });
+    if (runs.length === 1) return write(runs[0]!);
+    return this.#storage.transaction(async () => {
+      let applied = 0;
+      for (const run of runs) applied += await write(run);
+      return applied;
     });
   }
 

@@ -45,7 +45,8 @@ export function fieldColumns(fields: readonly string[]): FieldColumn[] {
  * with `json_extract(?, '$')`. coalesce stops at the first non-NULL, so the
  * common case parses nothing.
  */
-export const COLUMN_VALUE_SQL = "coalesce(?, json_extract(?, '$'))";
+export const columnValueSql = (value: string, json: string) => `coalesce(${value}, json_extract(${json}, '$'))`;
+export const COLUMN_VALUE_SQL = columnValueSql("?", "?");
 
 /** In `u` mode a surrogate pair is one code point: only a lone half matches. */
 const LONE_SURROGATE = /\p{Surrogate}/u;

@@ -1,8 +1,8 @@
 import { JsonText } from "../../../src/index.ts";
 import { isPlainObject } from "../shared/documents.ts";
-import { COLUMN_VALUE_SQL, pushColumnParams, type FieldColumn } from "./columns.ts";
+import { columnValueSql, pushColumnParams, type FieldColumn } from "./columns.ts";
 import type { DeclaredCollection } from "./schema.ts";
-import { ShapeCache, type ShapeNode } from "./shape-cache.ts";
+import { inPlaceholders, ShapeCache, type ShapeNode } from "./shape-cache.ts";
 
 /**
  * A patch as the SET clause of one UPDATE over every row it applies to. Read,
@@ -14,6 +14,12 @@ import { ShapeCache, type ShapeNode } from "./shape-cache.ts";
 export interface PatchSql {
   /** `doc = ...` and the assignments of the columns of the fields the patch names. */
   sets: string;
+  /**
+   * `sets` reading its parameters from a row of `VALUES` named `v` instead, the row's first column being
+   * the document's id (`v.column2` for the first parameter): the SET clause of an `UPDATE ... FROM (VALUES ...)`
+   * that patches many rows each its own way (updateEach). The same text for every patch of one shape.
+   */
+  setsFromValues: string;
   params: unknown[];
   /**
    * What each row's write counts towards the checkpoints (BackgroundCheckpoints.noteWritten): the patch's
@@ -27,7 +33,7 @@ export interface PatchSql {
  * the columns each sets; bounded, as field names may vary.
  */
 const shapes = new ShapeCache(2_000);
-const columnsOf = new WeakMap<ShapeNode, readonly FieldColumn[]>();
+const shapeOf = new WeakMap<ShapeNode, PatchShape>();
 const MERGE = Symbol("one merge patch");
 const REMOVE = Symbol("removed field");
 const SET = Symbol("set field");
@@ -59,10 +65,11 @@ export function patchSql(collection: DeclaredCollection, patch: unknown): PatchS
   const merge = fields.every((field, index) => !(patch[field] instanceof JsonText) && (texts[index] === undefined || (texts[index] !== "null" && !texts[index]!.startsWith("{"))));
   let node = shapes.root(collection).to(merge ? MERGE : SET);
   for (let index = 0; index < fields.length; index++) node = merge ? node.to(fields[index]) : node.to(fields[index]).to(texts[index] === undefined ? REMOVE : SET);
-  if (node.sql === undefined) {
-    const shape = patchShape(collection, fields, texts, merge);
+  let shape = shapeOf.get(node);
+  if (shape === undefined) {
+    shape = patchShape(collection, fields, texts, merge);
     shapes.store(node, shape.sets);
-    columnsOf.set(node, shape.columns);
+    shapeOf.set(node, shape);
   }
   const params: unknown[] = [];
   let bytes = 0;
@@ -84,25 +91,74 @@ export function patchSql(collection: DeclaredCollection, patch: unknown): PatchS
     }
     params.push(...removals, ...assignments);
   }
-  pushColumnParams(params, patch, columnsOf.get(node)!);
-  return { sets: node.sql!, params, bytes };
+  pushColumnParams(params, patch, shape.columns);
+  return { sets: shape.sets, setsFromValues: shape.setsFromValues, params, bytes };
 }
 
 /** The SET clause of a patch shape, and the columns of the fields it names (their parameters follow the document's). */
 interface PatchShape {
   sets: string;
+  setsFromValues: string;
   columns: readonly FieldColumn[];
 }
 
 function patchShape(collection: DeclaredCollection, fields: readonly string[], texts: ReadonlyArray<string | undefined>, merge: boolean): PatchShape {
-  let doc = "doc";
-  if (merge) doc = "json_patch(doc, ?)";
-  else {
-    const removals = texts.filter((text) => text === undefined).length;
-    const assignments = texts.length - removals;
-    if (removals > 0) doc = `json_remove(${doc}${", ?".repeat(removals)})`;
-    if (assignments > 0) doc = `json_set(${doc}${", ?, json(?)".repeat(assignments)})`;
-  }
   const columns = collection.columns.filter((column) => fields.includes(column.field));
-  return { sets: [`doc = ${doc}`, ...columns.map((column) => `${column.sql} = ${COLUMN_VALUE_SQL}`)].join(", "), columns };
+  const setsWith = (parameter: () => string) => {
+    let doc = "doc";
+    if (merge) doc = `json_patch(doc, ${parameter()})`;
+    else {
+      const removals = texts.filter((text) => text === undefined).length;
+      const assignments = texts.length - removals;
+      if (removals > 0) doc = `json_remove(${doc}${Array.from({ length: removals }, () => `, ${parameter()}`).join("")})`;
+      if (assignments > 0) doc = `json_set(${doc}${Array.from({ length: assignments }, () => `, ${parameter()}, json(${parameter()})`).join("")})`;
+    }
+    return [`doc = ${doc}`, ...columns.map((column) => `${column.sql} = ${columnValueSql(parameter(), parameter())}`)].join(", ");
+  };
+  let column = 1;
+  return { sets: setsWith(() => "?"), setsFromValues: setsWith(() => `v.column${++column}`), columns };
+}
+
+/** The most rows of one updateEach statement: a power of two (see inPlaceholders), within SQLite's 32,766 parameters. */
+const PATCH_ROWS_PER_STATEMENT = 256;
+
+/** How many rows of patches with `paramsPerRow` parameters (the id's included) one statement takes. */
+export function rowsPerStatement(paramsPerRow: number): number {
+  let rows = PATCH_ROWS_PER_STATEMENT;
+  while (rows > 1 && rows * paramsPerRow > 32_766) rows /= 2;
+  return rows;
+}
+
+/**
+ * One UPDATE ... FROM (VALUES ...) of rows whose patches share one shape (their `setsFromValues`), each row
+ * its document's id and its patch's parameters. The list is padded with its last row to a length of
+ * inPlaceholders (a row repeated with the same values changes nothing more), so that few texts are prepared.
+ */
+export function patchRowsSql(table: string, rows: ReadonlyArray<{ id: string; update: PatchSql }>): { sql: string; params: unknown[]; bytes: number } {
+  const first = rows[0]!.update;
+  const placeholders = inPlaceholders(rows.length);
+  const params: unknown[] = [];
+  let bytes = 0;
+  for (let index = 0; index < placeholders; index++) {
+    const { id, update } = rows[Math.min(index, rows.length - 1)]!;
+    params.push(id, ...update.params);
+    if (index < rows.length) bytes += update.bytes;
+  }
+  return { sql: valuesUpdateSql(table, first.setsFromValues, 1 + first.params.length, placeholders), params, bytes };
+}
+
+/** The texts of updateEach's statements, by table, SET clause and row count; emptied when it holds too many (shapes vary). */
+const valuesUpdates = new Map<string, string>();
+const VALUES_UPDATES_KEPT = 500;
+
+function valuesUpdateSql(table: string, setsFromValues: string, paramsPerRow: number, rows: number): string {
+  const key = `${table} ${rows} ${setsFromValues}`;
+  let sql = valuesUpdates.get(key);
+  if (sql === undefined) {
+    const row = `(${Array.from({ length: paramsPerRow }, () => "?").join(", ")})`;
+    sql = `UPDATE ${table} SET ${setsFromValues} FROM (VALUES ${Array.from({ length: rows }, () => row).join(", ")}) AS v WHERE ${table}.id = v.column1`;
+    if (valuesUpdates.size >= VALUES_UPDATES_KEPT) valuesUpdates.clear();
+    valuesUpdates.set(key, sql);
+  }
+  return sql;
 }

@@ -1,6 +1,6 @@
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import Database from "better-sqlite3";
-import type { Collection, CollectionSpec, Doc, FindOptions, OrderBy, Page, Patch, Storage, Where, WithJsonText } from "../../../src/index.ts";
+import type { Collection, CollectionSpec, Doc, FindOptions, IdPatch, OrderBy, Page, Patch, Storage, Where, WithJsonText } from "../../../src/index.ts";
 import { AmbientTransactions, keyInTurn, readInTurn } from "../shared/ambient-transactions.ts";
 import {
   applyPatch,
@@ -13,7 +13,7 @@ import {
 import { assertLimit, pageOf, sortKeys } from "../shared/queries.ts";
 import { BackgroundCheckpoints } from "./checkpointer.ts";
 import { changedColumns, pushColumnParams } from "./columns.ts";
-import { patchSql } from "./patch-sql.ts";
+import { patchRowsSql, patchSql, rowsPerStatement, type PatchSql } from "./patch-sql.ts";
 import { applyCollection, createLedger, normalizeSpecs, toUniqueError, type DeclaredCollection } from "./schema.ts";
 import { compileWhere, findQueries, limitSql, type SqlFragment } from "./where-sql.ts";
 
@@ -391,6 +391,68 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
         return rows.length;
       });
     });
+  }
+
+  updateEach(updates: readonly IdPatch<T>[]): Promise<number> {
+    return this.#run((collection) => {
+      if (!Array.isArray(updates)) throw new TypeError("updateEach expects an array");
+      const writes = this.#patchWrites(collection, updates);
+      // One statement is atomic on its own: a savepoint inside the caller's transaction would cost as much again.
+      const write = () => writes.reduce((applied, each) => applied + each(), 0);
+      return writes.length === 1 ? write() : this.#storage.atomic(write);
+    });
+  }
+
+  /**
+   * updateEach's statements: one per patch shape and up to PATCH_ROWS_PER_STATEMENT rows, an UPDATE ... FROM
+   * (VALUES ...) of each row's id and parameters; patches that name `id`, or an id listed twice, one row at a
+   * time in list order. Each answers how many rows it changed.
+   */
+  #patchWrites(collection: DeclaredCollection, updates: readonly IdPatch<T>[]): Array<() => number> {
+    const byShape = new Map<string, Array<{ id: string; update: PatchSql }>>();
+    const ids = new Set<string>();
+    for (const { id, patch } of updates) {
+      assertId(id);
+      const update = patchSql(collection, patch);
+      if (update === undefined || ids.has(id)) return updates.map(({ id, patch }) => () => this.#patchOne(collection, id, patch));
+      ids.add(id);
+      const rows = byShape.get(update.setsFromValues);
+      if (rows) rows.push({ id, update });
+      else byShape.set(update.setsFromValues, [{ id, update }]);
+    }
+    const writes: Array<() => number> = [];
+    for (const rows of byShape.values()) {
+      const perStatement = rowsPerStatement(1 + rows[0]!.update.params.length);
+      for (let start = 0; start < rows.length; start += perStatement) {
+        const chunk = rows.slice(start, start + perStatement);
+        writes.push(() => this.#patchRows(chunk));
+      }
+    }
+    return writes;
+  }
+
+  /** Rows of one patch shape in one statement (PatchRowsSql). */
+  #patchRows(rows: ReadonlyArray<{ id: string; update: PatchSql }>): number {
+    const { sql, params, bytes } = patchRowsSql(this.#table, rows);
+    const { changes } = this.#write(() => this.#storage.statement(sql).run(...params));
+    this.#storage.noteWritten(bytes);
+    return changes;
+  }
+
+  /** One patch of updateEach alone, as `updateWhere({ id }, patch)`. */
+  #patchOne(collection: DeclaredCollection, id: string, patch: Patch<T>): number {
+    const update = patchSql(collection, patch);
+    if (update === undefined) {
+      return this.#storage.readThenWrite(() => {
+        const json = this.#storage.statement(this.#sql.get).get(id);
+        if (json === undefined) return 0;
+        this.#rewrite(collection, JSON.parse(json as string) as StoredDoc, patch);
+        return 1;
+      });
+    }
+    const { changes } = this.#write(() => this.#storage.statement(`UPDATE ${this.#table} SET ${update.sets} WHERE id = ?`).run(...update.params, id));
+    this.#storage.noteWritten(changes * update.bytes);
+    return changes;
   }
 
   /** Writes a document back patched, with the columns the patch changed; returns the stored JSON. */

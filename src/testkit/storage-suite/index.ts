@@ -10,6 +10,7 @@ import { SPECS } from "./shared.ts";
 import { sparseIndexTests } from "./sparse-indexes.ts";
 import { transactionTests } from "./transactions.ts";
 import { uniqueConstraintTests } from "./unique-constraints.ts";
+import { updateEachTests } from "./update-each.ts";
 import { updateTests } from "./updates.ts";
 import { whereTests } from "./where.ts";
 
@@ -46,6 +47,7 @@ export function storageConformance(adapterName: string, makeStorage: () => Promi
     whereTests(withStorage);
     orderingAndPagingTests(withStorage);
     updateTests(withStorage);
+    updateEachTests(withStorage);
     transactionTests(withStorage);
     concurrencyTests(withStorage);
     holdTests(withStorage);

@@ -75,3 +75,20 @@ it("update patches one document with one statement, inside a transaction and out
   assert.deepEqual(await things.get("t1"), { id: "t1", group: "due", attempt: 1 });
   await storage.close();
 });
+
+it("updateEach writes the patches of one shape with one statement, inside a transaction with no savepoint; each of two shapes with its own, in a savepoint", async () => {
+  const storage = sqliteStorage({ filename: join(temporaryDirectory("sqlite-statements"), "db.sqlite") });
+  await storage.ensureCollections([{ name: "things", indexes: [{ fields: ["group"] }] }]);
+  const things = storage.collection<Thing & { attempt?: number; note?: string | null }>("things");
+  await things.upsertMany(Array.from({ length: 11 }, (_, i) => ({ id: `t${i}`, group: "due" })));
+  const ofOneShape = Array.from({ length: 11 }, (_, i) => ({ id: `t${i}`, patch: { attempt: i, group: i % 2 === 0 ? "even" : undefined } }));
+  const writes = (statements: string[]) => statements.filter((sql) => /^(SAVEPOINT|UPDATE)/.test(sql)).map((sql) => sql.split(" ")[0]);
+  const oneShape = await statementsOf(() => storage.transaction(async () => assert.equal(await things.updateEach(ofOneShape), 11)));
+  assert.deepEqual(writes(oneShape), ["UPDATE"]);
+  assert.deepEqual((await things.find({ where: { group: "even" } })).items.map((thing) => thing.attempt), [0, 10, 2, 4, 6, 8]);
+  // A null is another shape (json_set rather than json_patch): two statements, atomic together.
+  const twoShapes = await statementsOf(() => storage.transaction(() => things.updateEach([{ id: "t1", patch: { note: "one" } }, { id: "t2", patch: { note: null } }])));
+  assert.deepEqual(writes(twoShapes), ["SAVEPOINT", "UPDATE", "UPDATE"]);
+  assert.deepEqual([(await things.get("t1"))?.note, (await things.get("t2"))?.note], ["one", null]);
+  await storage.close();
+});

@@ -271,9 +271,10 @@ describe("a webhook's drain", () => {
     let failingDelivery: string | undefined;
     let commitFailed = false;
     // The first delivered outcome's transaction fails as its commit would: everything it wrote is undone.
-    const failing = withCollectionMethod(storage, "updateWhere", (updateWhere, collection) => async (where, patch) => {
-      if (collection === DELIVERIES && (patch as Partial<DeliveryRecord>).status === "delivered" && failingDelivery === undefined) failingDelivery = (where as { id: string }).id;
-      return updateWhere(where, patch);
+    const failing = withCollectionMethod(storage, "updateEach", (updateEach, collection) => async (updates) => {
+      const delivered = updates.find(({ patch }) => (patch as Partial<DeliveryRecord>).status === "delivered");
+      if (collection === DELIVERIES && delivered && failingDelivery === undefined) failingDelivery = delivered.id;
+      return updateEach(updates);
     });
     t = await startWebhookKit({
       storage: wrapStorage(failing, {
