@@ -3,12 +3,15 @@
 //    records the events first, each in its own transaction (the emission phase: events per second and CPU
 //    per event); then a kit starts on that database and the timed window runs from its start until the
 //    receivers have every delivery (the delivery phase). Its deliveries per second, beside a bare loop that
-//    POSTs the same bodies with the same HTTP client (undici, the same agent settings and per-receiver
-//    concurrency), in alternated rounds, give the ratio; the end-to-end figure (both phases' time) is printed too.
+//    POSTs the same requests with the same HTTP client (undici, the same agent settings and per-receiver
+//    concurrency; the same bodies and headers, each signed as it leaves, as any sender must: the Standard
+//    Webhooks timestamp is the time of sending), in alternated rounds, give the ratio; the end-to-end figure
+//    (both phases' time) is printed too.
 // 2. One receiver answering after 10 s, events emitted live while the kit delivers: the rate of each of the two
 //    others, beside its rate when all three are fast, and the kit's CPU and commits per event in both.
 // BENCH_PARTS=throughput or slow runs one part. BENCH_CPU_PROFILE=<dir> writes a CPU profile of each round's
 // emission and delivery phases there; the sampling slows them, so those rounds' figures are not the bench's.
+import { createHmac, createSecretKey } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -74,6 +77,23 @@ async function until(receivers: Receivers, measured: readonly number[], before: 
 const body = (n: number) =>
   JSON.stringify({ type: "privacy.request.processed", timestamp: 1772366400000 + n, company: { display_name: "Acme", company_id: "c" }, privacy_request: { id: `r-${n}`, removed_records: 3 } });
 
+/** The bare loop's signing key, as the kit's HMACs take one: its text (the hex header) and its bytes (Standard Webhooks). */
+const BARE_KEY = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;
+const bareHmacKeys = { asText: createSecretKey(Buffer.from(BARE_KEY, "utf8")), bytes: createSecretKey(Buffer.from(BARE_KEY.slice("whsec_".length), "base64")) };
+
+/** The headers the kit's webhook sender sends with a delivery (plugins/webhooks: delivery-sender.ts, signing.ts), by plain node:crypto. */
+function signedHeaders(id: string, body: string): Record<string, string> {
+  const timestamp = Math.floor(Date.now() / 1000);
+  return {
+    "content-type": "application/json",
+    "user-agent": "reachkit-webhooks",
+    "x-attentive-hmac-sha256": createHmac("sha256", bareHmacKeys.asText).update(body).digest("hex"),
+    "webhook-id": id,
+    "webhook-timestamp": String(timestamp),
+    "webhook-signature": `v1,${createHmac("sha256", bareHmacKeys.bytes).update(`${id}.${timestamp}.${body}`).digest("base64")}`,
+  };
+}
+
 interface Side {
   seconds: number;
   deliveriesPerSecond: number;
@@ -84,17 +104,22 @@ interface Side {
   perReceiver?: number[];
 }
 
-/** The bare loop: every body POSTed to every receiver, `CONCURRENCY` at once per receiver, through an agent set up as reachkit's. */
+/**
+ * The bare loop: every body POSTed to every receiver, signed as the kit signs it (a delivery id as long as the
+ * kit's), `CONCURRENCY` at once per receiver, through an agent set up as reachkit's.
+ */
 async function bare(receivers: Receivers): Promise<Side> {
   const agent = new Agent({ connections: CONCURRENCY, headersTimeout: 15_000, bodyTimeout: 15_000 });
   const before = await receivers.counts();
   const cpu = process.cpuUsage();
   const started = performance.now();
   await Promise.all(
-    receivers.urls.flatMap((url) =>
+    receivers.urls.flatMap((url, receiver) =>
       Array.from({ length: CONCURRENCY }, async (_, worker) => {
         for (let n = worker; n < EVENTS; n += CONCURRENCY) {
-          const answer = await request(url, { method: "POST", body: body(n), headers: { "content-type": "application/json" }, dispatcher: agent });
+          const payload = body(n);
+          const id = `${receiver}`.padEnd(25 - String(n).length, "0") + n;
+          const answer = await request(url, { method: "POST", body: payload, headers: signedHeaders(id, payload), dispatcher: agent });
           await answer.body.text();
         }
       }),
