@@ -1,0 +1,319 @@
+// A collection of the SQLite storage: its documents' reads and writes, in the storage's transactions.
+import { setImmediate as yieldToEventLoop } from "node:timers/promises";
+import type { Collection, Doc, FindOptions, IdPatch, OrderBy, Page, Patch, Where, WithJsonText } from "../../../src/index.ts";
+import { keyInTurn, readInTurn } from "../shared/ambient-transactions.ts";
+import { applyPatch, assertId, serializeDocument, type StoredDoc } from "../shared/documents.ts";
+import { assertLimit, pageOf, sortKeys } from "../shared/queries.ts";
+import { changedColumns, pushColumnParams } from "./columns.ts";
+import { patchRowsSql, patchSql, rowsPerStatement, type PatchSql } from "./patch-sql.ts";
+import { toUniqueError, type DeclaredCollection } from "./schema.ts";
+import type { SqliteStorage } from "./sqlite-storage.ts";
+import { compileWhere, findQueries, limitSql, type SqlFragment } from "./where-sql.ts";
+
+/** Rows per multi-row INSERT in upsertMany: fewer statement executions, well under SQLite's 32766 parameters. */
+const UPSERT_ROWS_PER_STATEMENT = 200;
+/**
+ * Rows per statement of upsertMany, largest first: full statements, then what
+ * is left in halving sizes. Few statement runs (the rest of a catalog batch's
+ * hint rows had been written one row per statement, up to 199 of them) and a
+ * few SQL texts per collection.
+ */
+const UPSERT_STATEMENT_ROWS = [UPSERT_ROWS_PER_STATEMENT, 128, 64, 32, 16, 8, 4, 2, 1];
+/** upsertMany lets the event loop breathe between chunks of this many documents. */
+const UPSERT_DOCS_PER_CHUNK = 5000;
+
+export class SqliteCollection<T extends Doc> implements Collection<T> {
+  readonly #storage: SqliteStorage;
+  readonly #name: string;
+  readonly #table: string;
+  // Built once: the statement cache is keyed by SQL text, and a string made per call must be hashed per call.
+  // The statements that write documents depend on the declaration (its columns): see WriteSql.
+  readonly #sql: { get: string; deleteById: string };
+
+  constructor(storage: SqliteStorage, name: string) {
+    this.#storage = storage;
+    this.#name = name;
+    this.#table = `"${name}"`;
+    this.#sql = {
+      get: `SELECT doc FROM ${this.#table} WHERE id = ?`,
+      deleteById: `DELETE FROM ${this.#table} WHERE id = ?`,
+    };
+  }
+
+  get(id: string): Promise<T | undefined> {
+    return this.#read(() => {
+      assertId(id);
+      const json = this.#storage.statement(this.#sql.get).get(id);
+      return json === undefined ? undefined : (JSON.parse(json as string) as T);
+    });
+  }
+
+  getForUpdate(id: string): Promise<T | undefined> {
+    return readInTurn(this.#storage, () => this.get(id));
+  }
+
+  lockKey(key: string): Promise<void> {
+    return keyInTurn(this.#storage, key);
+  }
+
+  insert(doc: T): Promise<T> {
+    return this.#writeRow(doc, (writes) => writes.insert);
+  }
+
+  upsert(doc: T): Promise<T> {
+    return this.#writeRow(doc, (writes) => writes.upsert(1));
+  }
+
+  /** Writes one document with `sql` (WriteSql's insert or upsert); returns it as stored. */
+  #writeRow(doc: T, sql: (writes: DeclaredCollection["writes"]) => string): Promise<T> {
+    return this.#run((collection) => {
+      const params: unknown[] = [];
+      const bytes = pushRowParams(params, doc, collection);
+      this.#write(() => this.#storage.statement(sql(collection.writes)).run(...params));
+      this.#storage.noteWritten(bytes);
+      return JSON.parse(params[1] as string) as T;
+    });
+  }
+
+  upsertMany(docs: readonly WithJsonText<T>[]): Promise<void> {
+    if (!Array.isArray(docs)) return Promise.reject(new TypeError("upsertMany expects an array"));
+    if (docs.length <= UPSERT_DOCS_PER_CHUNK) {
+      return this.#run((collection) => this.#storage.atomic(() => this.#upsertChunk(collection, docs, 0, docs.length)));
+    }
+    // One transaction for atomicity, yielding between chunks so a big ingest
+    // does not freeze the process (other storage callers still wait for it).
+    return this.#storage.transaction(async () => {
+      for (let start = 0; start < docs.length; start += UPSERT_DOCS_PER_CHUNK) {
+        const end = Math.min(start + UPSERT_DOCS_PER_CHUNK, docs.length);
+        await this.#run((collection) => this.#upsertChunk(collection, docs, start, end));
+        await yieldToEventLoop();
+      }
+    });
+  }
+
+  #upsertChunk(collection: DeclaredCollection, docs: readonly WithJsonText<T>[], start: number, end: number): void {
+    const params: unknown[] = [];
+    let bytes = 0;
+    const flush = (rows: number) => {
+      this.#write(() => this.#storage.statement(collection.writes.upsert(rows)).run(...params));
+      params.length = 0;
+    };
+    let i = start;
+    for (const rows of UPSERT_STATEMENT_ROWS) {
+      while (i + rows <= end) {
+        for (const stop = i + rows; i < stop; i++) bytes += pushRowParams(params, docs[i], collection);
+        flush(rows);
+      }
+    }
+    this.#storage.noteWritten(bytes);
+  }
+
+  update(id: string, patch: Patch<T>, options?: { where?: Where<T> }): Promise<T | undefined> {
+    return this.#run((collection) => {
+      assertId(id);
+      const where = compileWhere(collection, options?.where);
+      const update = patchSql(collection, patch);
+      if (update !== undefined) {
+        // One statement that patches the row in place and answers it: no read, parse and rewrite of the document in JS.
+        const sql = `UPDATE ${this.#table} SET ${update.sets} WHERE id = ? AND ${where.sql} RETURNING doc`;
+        const json = this.#write(() => this.#storage.statement(sql).get(...update.params, id, ...where.params)) as string | undefined;
+        if (json === undefined) return undefined;
+        this.#storage.noteWritten(update.bytes);
+        return JSON.parse(json) as T;
+      }
+      // A patch naming the id: checked against the document's in JS.
+      return this.#storage.readThenWrite(() => {
+        const json = this.#storage
+          .statement(`SELECT doc FROM ${this.#table} WHERE id = ? AND ${where.sql}`)
+          .get(id, ...where.params);
+        if (json === undefined) return undefined;
+        const next = this.#rewrite(collection, JSON.parse(json as string) as StoredDoc, patch);
+        return JSON.parse(next) as T;
+      });
+    });
+  }
+
+  updateWhere(where: Where<T>, patch: Patch<T>): Promise<number> {
+    return this.#run((collection) => {
+      const condition = compileWhere(collection, where);
+      const update = patchSql(collection, patch);
+      if (update !== undefined) {
+        // One statement, atomic on its own.
+        const sql = `UPDATE ${this.#table} SET ${update.sets} WHERE ${condition.sql}`;
+        const { changes } = this.#write(() => this.#storage.statement(sql).run(...update.params, ...condition.params));
+        this.#storage.noteWritten(changes * update.bytes);
+        return changes;
+      }
+      return this.#storage.atomic(() => {
+        const rows = this.#storage
+          .statement(`SELECT doc FROM ${this.#table} WHERE ${condition.sql}`)
+          .all(...condition.params) as string[];
+        for (const json of rows) this.#rewrite(collection, JSON.parse(json) as StoredDoc, patch);
+        return rows.length;
+      });
+    });
+  }
+
+  updateEach(updates: readonly IdPatch<T>[]): Promise<number> {
+    return this.#run((collection) => {
+      if (!Array.isArray(updates)) throw new TypeError("updateEach expects an array");
+      const writes = this.#patchWrites(collection, updates);
+      // One statement is atomic on its own: a savepoint inside the caller's transaction would cost as much again.
+      const write = () => writes.reduce((applied, each) => applied + each(), 0);
+      return writes.length === 1 ? write() : this.#storage.atomic(write);
+    });
+  }
+
+  /**
+   * updateEach's statements: one per patch shape and up to PATCH_ROWS_PER_STATEMENT rows, an UPDATE ... FROM
+   * (VALUES ...) of each row's id and parameters; patches that name `id`, or an id listed twice, one row at a
+   * time in list order. Each answers how many rows it changed.
+   */
+  #patchWrites(collection: DeclaredCollection, updates: readonly IdPatch<T>[]): Array<() => number> {
+    const byShape = new Map<string, Array<{ id: string; update: PatchSql }>>();
+    const ids = new Set<string>();
+    for (const { id, patch } of updates) {
+      assertId(id);
+      const update = patchSql(collection, patch);
+      if (update === undefined || ids.has(id)) return updates.map(({ id, patch }) => () => this.#patchOne(collection, id, patch));
+      ids.add(id);
+      const rows = byShape.get(update.setsFromValues);
+      if (rows) rows.push({ id, update });
+      else byShape.set(update.setsFromValues, [{ id, update }]);
+    }
+    const writes: Array<() => number> = [];
+    for (const rows of byShape.values()) {
+      const perStatement = rowsPerStatement(1 + rows[0]!.update.params.length);
+      for (let start = 0; start < rows.length; start += perStatement) {
+        const chunk = rows.slice(start, start + perStatement);
+        writes.push(() => this.#patchRows(chunk));
+      }
+    }
+    return writes;
+  }
+
+  /** Rows of one patch shape in one statement (PatchRowsSql). */
+  #patchRows(rows: ReadonlyArray<{ id: string; update: PatchSql }>): number {
+    const { sql, params, bytes } = patchRowsSql(this.#table, rows);
+    const { changes } = this.#write(() => this.#storage.statement(sql).run(...params));
+    this.#storage.noteWritten(bytes);
+    return changes;
+  }
+
+  /** One patch of updateEach alone, as `updateWhere({ id }, patch)`. */
+  #patchOne(collection: DeclaredCollection, id: string, patch: Patch<T>): number {
+    const update = patchSql(collection, patch);
+    if (update === undefined) {
+      return this.#storage.readThenWrite(() => {
+        const json = this.#storage.statement(this.#sql.get).get(id);
+        if (json === undefined) return 0;
+        this.#rewrite(collection, JSON.parse(json as string) as StoredDoc, patch);
+        return 1;
+      });
+    }
+    const { changes } = this.#write(() => this.#storage.statement(`UPDATE ${this.#table} SET ${update.sets} WHERE id = ?`).run(...update.params, id));
+    this.#storage.noteWritten(changes * update.bytes);
+    return changes;
+  }
+
+  /** Writes a document back patched, with the columns the patch changed; returns the stored JSON. */
+  #rewrite(collection: DeclaredCollection, doc: StoredDoc, patch: Patch<T>): string {
+    const before: unknown[] = [];
+    pushColumnParams(before, doc, collection.columns);
+    applyPatch(doc, patch, doc.id);
+    const { json } = serializeDocument(doc);
+    const after: unknown[] = [];
+    pushColumnParams(after, doc, collection.columns);
+    const changed = changedColumns(before, after);
+    const params: unknown[] = [json];
+    for (const column of changed) params.push(after[2 * column], after[2 * column + 1]);
+    params.push(doc.id);
+    this.#write(() => this.#storage.statement(collection.writes.updateById(changed)).run(...params));
+    this.#storage.noteWritten(json.length);
+    return json;
+  }
+
+  delete(id: string): Promise<boolean> {
+    return this.#run(() => {
+      assertId(id);
+      return this.#storage.statement(this.#sql.deleteById).run(id).changes > 0;
+    });
+  }
+
+  deleteWhere(where: Where<T>): Promise<number> {
+    return this.#run((collection) => {
+      const condition = compileWhere(collection, where);
+      return this.#storage.statement(`DELETE FROM ${this.#table} WHERE ${condition.sql}`).run(...condition.params)
+        .changes;
+    });
+  }
+
+  find(options: FindOptions<T> = {}): Promise<Page<T>> {
+    return this.#read((collection) => {
+      assertLimit(options.limit);
+      const fetch = options.limit === undefined ? undefined : options.limit + 1;
+      const queries = findQueries(collection, options, fetch);
+      // Several segment queries must read one snapshot, or another process could write in between.
+      const rows = queries.length === 1 ? this.#rows(queries, fetch) : this.#storage.snapshot(() => this.#rows(queries, fetch));
+      const items = rows.map((json) => JSON.parse(json) as T);
+      return pageOf(items, options.limit, () => sortKeys(options.orderBy));
+    });
+  }
+
+  /** The documents of find's queries, run in order until `fetch` are found. */
+  #rows(queries: readonly SqlFragment[], fetch: number | undefined): string[] {
+    const rows: string[] = [];
+    for (const query of queries) {
+      // Later segments only need what is still missing; their LIMIT literal shrinks accordingly.
+      const sql = fetch === undefined || rows.length === 0 ? query.sql : query.sql.replace(/ LIMIT \d+$/, limitSql(fetch - rows.length));
+      // A loop, not push(...rows): spreading a few hundred thousand rows overflows the call stack.
+      for (const row of this.#storage.statement(sql).all(...query.params) as string[]) rows.push(row);
+      if (fetch !== undefined && rows.length >= fetch) break;
+    }
+    return rows;
+  }
+
+  findOne(where: Where<T>, orderBy?: readonly OrderBy<T>[]): Promise<T | undefined> {
+    return this.#read((collection) => {
+      const [query] = findQueries(collection, { where, orderBy }, 1);
+      const json = this.#storage.statement(query.sql).get(...query.params);
+      return json === undefined ? undefined : (JSON.parse(json as string) as T);
+    });
+  }
+
+  count(where?: Where<T>): Promise<number> {
+    return this.#read((collection) => {
+      const condition = compileWhere(collection, where);
+      return this.#storage.statement(`SELECT count(*) FROM ${this.#table} WHERE ${condition.sql}`).get(
+        ...condition.params,
+      ) as number;
+    });
+  }
+
+  /** Every operation that may write starts here: the collection must be declared by the time it runs. */
+  #run<R>(operation: (collection: DeclaredCollection) => R): Promise<R> {
+    return this.#storage.run(() => operation(this.#storage.declared(this.#name)));
+  }
+
+  /** `#run` for an operation that only reads (it may join the turn's read batch). */
+  #read<R>(operation: (collection: DeclaredCollection) => R): Promise<R> {
+    return this.#storage.read(() => operation(this.#storage.declared(this.#name)));
+  }
+
+  #write<R>(write: () => R): R {
+    try {
+      return write();
+    } catch (error) {
+      throw toUniqueError(error, this.#storage.declared(this.#name)) ?? error;
+    }
+  }
+}
+
+/** Pushes a row's parameters for WriteSql's insert and upsert (id, doc, the columns'); returns the length of its document's JSON. */
+function pushRowParams(params: unknown[], doc: unknown, collection: DeclaredCollection): number {
+  // Validates the document first: the columns read its fields.
+  const { id, json } = serializeDocument(doc);
+  params.push(id, json);
+  pushColumnParams(params, doc as StoredDoc, collection.columns);
+  return json.length;
+}
