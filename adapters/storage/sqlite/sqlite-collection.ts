@@ -1,5 +1,6 @@
 // A collection of the SQLite storage: its documents' reads and writes, in the storage's transactions.
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
+import type Database from "better-sqlite3";
 import type { Collection, Doc, FindOptions, IdPatch, OrderBy, Page, Patch, Where, WithJsonText } from "../../../src/index.ts";
 import { keyInTurn, readInTurn } from "../shared/ambient-transactions.ts";
 import { applyPatch, assertId, serializeDocument, type StoredDoc } from "../shared/documents.ts";
@@ -7,7 +8,6 @@ import { assertLimit, pageOf, sortKeys } from "../shared/queries.ts";
 import { changedColumns, pushColumnParams } from "./columns.ts";
 import { patchRowsSql, patchSql, rowsPerStatement, type PatchSql } from "./patch-sql.ts";
 import { toUniqueError, type DeclaredCollection } from "./schema.ts";
-import type { SqliteStorage } from "./sqlite-storage.ts";
 import { compileWhere, findQueries, limitSql, type SqlFragment } from "./where-sql.ts";
 
 /** Rows per multi-row INSERT in upsertMany: fewer statement executions, well under SQLite's 32766 parameters. */
@@ -22,15 +22,33 @@ const UPSERT_STATEMENT_ROWS = [UPSERT_ROWS_PER_STATEMENT, 128, 64, 32, 16, 8, 4,
 /** upsertMany lets the event loop breathe between chunks of this many documents. */
 const UPSERT_DOCS_PER_CHUNK = 5000;
 
+/**
+ * What a collection asks of its storage (sqlite-storage.ts): its statements, its transactions and the
+ * collections' declarations. An interface rather than the storage's class: the class stays out of the
+ * shipped declarations, which would otherwise need better-sqlite3's types in every host that type-checks.
+ */
+export interface CollectionStorage {
+  statement(sql: string): Database.Statement<unknown[]>;
+  declared(name: string): DeclaredCollection;
+  noteWritten(bytes: number): void;
+  transaction<R>(fn: () => Promise<R>): Promise<R>;
+  assertInTransaction(operation: string): void;
+  run<R>(operation: () => R): Promise<R>;
+  read<R>(operation: () => R): Promise<R>;
+  atomic<R>(work: () => R): R;
+  readThenWrite<R>(work: () => R): R;
+  snapshot<R>(work: () => R): R;
+}
+
 export class SqliteCollection<T extends Doc> implements Collection<T> {
-  readonly #storage: SqliteStorage;
+  readonly #storage: CollectionStorage;
   readonly #name: string;
   readonly #table: string;
   // Built once: the statement cache is keyed by SQL text, and a string made per call must be hashed per call.
   // The statements that write documents depend on the declaration (its columns): see WriteSql.
   readonly #sql: { get: string; deleteById: string };
 
-  constructor(storage: SqliteStorage, name: string) {
+  constructor(storage: CollectionStorage, name: string) {
     this.#storage = storage;
     this.#name = name;
     this.#table = `"${name}"`;

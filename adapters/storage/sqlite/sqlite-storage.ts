@@ -4,7 +4,7 @@ import { AmbientTransactions } from "../shared/ambient-transactions.ts";
 import { Handles, requireDeclared } from "../shared/documents.ts";
 import { BackgroundCheckpoints } from "./checkpointer.ts";
 import { applyCollection, createLedger, normalizeSpecs, type DeclaredCollection } from "./schema.ts";
-import { SqliteCollection } from "./sqlite-collection.ts";
+import { SqliteCollection, type CollectionStorage } from "./sqlite-collection.ts";
 
 export interface SqliteStorageOptions {
   /** A database file path, or ":memory:" for a private in-memory database. */
@@ -34,7 +34,7 @@ export function sqliteStorage(options: SqliteStorageOptions): Storage {
   return new SqliteStorage(options);
 }
 
-export class SqliteStorage implements Storage {
+class SqliteStorage implements Storage, CollectionStorage {
   readonly name = "sqlite";
   readonly #db: Database.Database;
   readonly #statements = new Map<string, Database.Statement>();
