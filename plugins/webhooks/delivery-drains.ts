@@ -42,11 +42,8 @@ export interface WebhookDrainPayload {
 /** One live drain per webhook, across processes. */
 export const webhookDrainKey = (payload: WebhookDrainPayload): string => `webhook-drain:${payload.webhookId}`;
 
-/**
- * How long after an attempt starts its delivery falls due again should the process die before its
- * outcome is stored (the drain after a crash makes it due at once): past the longest attempt.
- */
-const IN_FLIGHT_RECHECK_MS = 60_000;
+/** How long a drain waits after an attempt's outcome could not be stored (its delivery still due) before it sends again. */
+const UNRECORDED_RETRY_MS = 60_000;
 
 export type DeliveryOutcome = "delivered" | "failed" | "retrying" | "cancelled" | "interrupted" | "unrecorded";
 const DELIVERY_OUTCOMES: readonly DeliveryOutcome[] = ["delivered", "failed", "retrying", "cancelled", "interrupted", "unrecorded"];
@@ -63,8 +60,11 @@ export function postSigned(sender: DeliverySender, clock: Clock, webhook: Webhoo
 /**
  * The webhooks' drains (RowDrains): one job per webhook sends its pending deliveries in (dueAt, id)
  * order, at most `concurrencyPerReceiver` requests out at once, reading the next page while they are.
- * A page is marked in flight in one write; the outcomes of the requests answered in one turn of the event
- * loop commit in one transaction, without a savepoint each (a GroupCommit without savepoints: each is one
+ * A page's deliveries are not marked in flight in storage: the drain knows which it has out (one live drain
+ * per webhook), and a crash sends them again at the next start, which at-least-once delivery with one
+ * `webhook-id` allows (receivers deduplicate by it). An outcome that could not be stored stops the drain
+ * for a minute instead of sending its delivery again at once. The outcomes of the requests answered in one
+ * turn of the event loop commit in one transaction, without a savepoint each (a GroupCommit without savepoints: each is one
  * statement, or a few whose partial effect is harmless: a webhook marked failing whose delivery's outcome
  * then failed is tried again when due). A slow or dead receiver holds its own drain only: its requests wait,
  * every other webhook's drain goes on, and no job slot is held while they do.
@@ -72,7 +72,7 @@ export function postSigned(sender: DeliverySender, clock: Clock, webhook: Webhoo
 @injectable()
 export class WebhookDrains {
   private readonly deliveries: Collection<DeliveryRecord>;
-  /** The in-flight marks and outcomes asked in one turn: one commit for them all. */
+  /** The outcomes (and cancellations) asked in one turn: one commit for them all. */
   private readonly outcomes: GroupCommit;
   readonly #drains: RowDrains<DeliveryRecord, WebhookDrainPayload, DeliveryOutcome>;
   readonly #lanes: ReceiverLanes;
@@ -102,7 +102,9 @@ export class WebhookDrains {
         payloadOf: (delivery) => ({ webhookId: delivery.webhookId }),
         drainField: "webhookId",
         drainValue: (payload) => payload.webhookId,
+        // Deliveries an earlier version marked in flight; attempts leave no mark now.
         inFlight: { inFlightSince: { exists: true } },
+        unrecorded: { outcome: "unrecorded", retryAfterMs: UNRECORDED_RETRY_MS },
         outcomes: DELIVERY_OUTCOMES,
         pageSize: settings.concurrencyPerReceiver * 2,
         roomFor: (payload) => this.#lanes.roomFor(payload.webhookId),
@@ -134,8 +136,6 @@ export class WebhookDrains {
       return page.map(() => Promise.resolve("cancelled" as const));
     }
     const keys = await this.signingKeys.signingKeys(webhook.applicationId);
-    const now = this.clock.now();
-    await this.outcomes.run(() => this.deliveries.updateWhere({ id: { in: ids }, status: "pending" }, { inFlightSince: now, dueAt: now + IN_FLIGHT_RECHECK_MS }));
     return page.map((delivery) =>
       this.#lanes
         .run(webhook.id, () => postSigned(this.sender, this.clock, webhook, delivery, keys, context.signal))

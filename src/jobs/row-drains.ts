@@ -31,8 +31,16 @@ export interface RowDrainSpec<Row extends QueuedRow, Payload, Outcome extends st
   /** Settles once the drain may hand over another page. */
   roomFor(payload: Payload): Promise<void>;
   /**
-   * Marks the page (the drain's due rows in (dueAt, id) order) in flight, in one write committed before
-   * any attempt leaves, and starts an attempt at each: one promise per row that settles (never rejects)
+   * For rows whose attempts leave no in-flight mark in storage (the drain alone knows them in flight): the
+   * outcome that says an attempt's result could not be stored. Its row is still due; rather than send it
+   * again at once (and again, while storage keeps failing), the drain takes no new page and runs again
+   * `retryAfterMs` later.
+   */
+  unrecorded?: { outcome: Outcome; retryAfterMs: number };
+  /**
+   * Starts an attempt at each row of the page (the drain's due rows in (dueAt, id) order), after marking
+   * them in flight in one write committed before any attempt leaves when the rows need it (an attempt
+   * that must not be repeated blindly after a crash): one promise per row that settles (never rejects)
    * once its outcome is committed.
    */
   start(page: readonly Row[], payload: Payload, context: JobContext): Promise<Array<Promise<Outcome>>>;
@@ -123,6 +131,10 @@ export class RowDrains<Row extends QueuedRow, Payload, Outcome extends string> {
           this.#armed.forget(key);
           throw new RunLaterError(this.clock.now(), "the kit stopped; the drain goes on at the next start");
         }
+        if (this.#stalled(counts)) {
+          this.#armed.forget(key);
+          throw new RunLaterError(this.clock.now() + this.spec.unrecorded!.retryAfterMs, "an attempt's outcome could not be recorded");
+        }
         const end = await this.#end(payload, mine, key, context);
         if (end !== "due") return { ...this.spec.describe(payload), ...counts, ...(end === "later" ? { queuedAgain: true } : {}) };
       }
@@ -143,6 +155,11 @@ export class RowDrains<Row extends QueuedRow, Payload, Outcome extends string> {
     }
   }
 
+  /** Whether an attempt's outcome could not be recorded: its row, still due, waits for the drain's next run. */
+  #stalled(counts: Record<Outcome, number>): boolean {
+    return this.spec.unrecorded !== undefined && counts[this.spec.unrecorded.outcome] > 0;
+  }
+
   /** Sends the drain's due rows, a page at a time, until none is due or the kit stops; settles once every outcome is committed. */
   async #sendDue(payload: Payload, mine: Where<Row>, context: JobContext, counts: Record<Outcome, number>): Promise<void> {
     const inFlight = new Map<string, Promise<void>>();
@@ -155,7 +172,7 @@ export class RowDrains<Row extends QueuedRow, Payload, Outcome extends string> {
   }
 
   async #sendPages(payload: Payload, mine: Where<Row>, context: JobContext, counts: Record<Outcome, number>, inFlight: Map<string, Promise<void>>): Promise<void> {
-    while (!context.signal.aborted) {
+    while (!context.signal.aborted && !this.#stalled(counts)) {
       await this.spec.roomFor(payload);
       if (context.signal.aborted) break;
       const due = await this.spec.rows.find({

@@ -195,6 +195,26 @@ describe("a webhook's drain", () => {
     assert.deepEqual((await t.deliveries()).map((delivery) => `${delivery.status} ${delivery.attempts}`), ["delivered 2", "delivered 1", "delivered 1", "delivered 1"]);
   });
 
+  it("writes nothing before a request leaves: while the receiver holds it, the delivery's row is as it was queued; its outcome is its one write", async () => {
+    t = await startWebhookKit();
+    const receiving = await receiver(t.signingKey);
+    let whileOut: DeliveryRecord[] = [];
+    receiving.answer = async () => {
+      whileOut = await t.deliveries();
+      return { status: 200 };
+    };
+    await t.createWebhook(receiving.url, ["sms.subscribed"]);
+    await t.request({ method: "POST", url: "/v1/subscriptions", body: singleOptIn("+19148440040") });
+    await t.scheduler.flush();
+    // Due from when it was recorded, never touched since.
+    assert.deepEqual(
+      whileOut.map((delivery) => [delivery.status, delivery.attempts, delivery.dueAt === delivery.createdAt, delivery.updatedAt === delivery.createdAt, delivery.inFlightSince]),
+      [["pending", 0, true, true, undefined]],
+    );
+    const [delivered] = await t.deliveries();
+    assert.deepEqual([delivered?.status, delivered?.attempts, delivered?.dueAt, delivered?.inFlightSince], ["delivered", 1, undefined, undefined]);
+  });
+
   it("two processes on one database never send one delivery twice, nor two of a receiver at once beyond its limit", async () => {
     const storage = memoryStorage();
     const clock = fakeClock("2026-03-01T12:00:00.000Z");
