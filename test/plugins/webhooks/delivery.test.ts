@@ -196,11 +196,11 @@ describe("a webhook's drain", () => {
   });
 
   it("writes nothing before a request leaves: while the receiver holds it, the delivery's row is as it was queued; its outcome is its one write", async () => {
-    t = await startWebhookKit();
-    const receiving = await receiver(t.signingKey);
+    const kit = (t = await startWebhookKit());
+    const receiving = await receiver(kit.signingKey);
     let whileOut: DeliveryRecord[] = [];
     receiving.answer = async () => {
-      whileOut = await t.deliveries();
+      whileOut = await kit.deliveries();
       return { status: 200 };
     };
     await t.createWebhook(receiving.url, ["sms.subscribed"]);
