@@ -165,7 +165,7 @@ export class Deliveries {
     const keys = await this.signingKeys.signingKeys(delivery.applicationId);
     const result = await postSigned(this.sender, this.clock, webhook, delivery, keys);
     const attempt = attemptPatch(delivery, result, this.clock.now(), result.delivered ? "delivered" : delivery.status, undefined);
-    // Delivered, it leaves the queue; otherwise it keeps its schedule (and its drain's in-flight mark).
+    // Delivered, it leaves the queue; otherwise it keeps its schedule (and an in-flight mark an earlier version left).
     const { dueAt: _schedule, inFlightSince: _mark, ...logged } = attempt;
     await this.deliveries.update(delivery.id, result.delivered ? attempt : logged);
     if (result.delivered) await this.registry.delivered(webhook);

@@ -152,23 +152,26 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   updateWhere(where: Where<T>, patch: Patch<T>): Promise<number> {
-    return this.#run((collection) => {
-      const condition = compileWhere(collection, where);
-      const update = patchSql(collection, patch);
-      if (update !== undefined) {
-        // One statement, atomic on its own.
-        const sql = `UPDATE ${this.#table} SET ${update.sets} WHERE ${condition.sql}`;
-        const { changes } = this.#write(() => this.#storage.statement(sql).run(...update.params, ...condition.params));
-        this.#storage.noteWritten(changes * update.bytes);
-        return changes;
-      }
-      return this.#storage.atomic(() => {
-        const rows = this.#storage
-          .statement(`SELECT doc FROM ${this.#table} WHERE ${condition.sql}`)
-          .all(...condition.params) as string[];
-        for (const json of rows) this.#rewrite(collection, JSON.parse(json) as StoredDoc, patch);
-        return rows.length;
-      });
+    return this.#run((collection) => this.#patchWhere(collection, where, patch));
+  }
+
+  /** updateWhere inside the storage's turn: how many rows the patch changed. */
+  #patchWhere(collection: DeclaredCollection, where: Where<T>, patch: Patch<T>): number {
+    const condition = compileWhere(collection, where);
+    const update = patchSql(collection, patch);
+    if (update !== undefined) {
+      // One statement, atomic on its own.
+      const sql = `UPDATE ${this.#table} SET ${update.sets} WHERE ${condition.sql}`;
+      const { changes } = this.#write(() => this.#storage.statement(sql).run(...update.params, ...condition.params));
+      this.#storage.noteWritten(changes * update.bytes);
+      return changes;
+    }
+    return this.#storage.atomic(() => {
+      const rows = this.#storage
+        .statement(`SELECT doc FROM ${this.#table} WHERE ${condition.sql}`)
+        .all(...condition.params) as string[];
+      for (const json of rows) this.#rewrite(collection, JSON.parse(json) as StoredDoc, patch);
+      return rows.length;
     });
   }
 
@@ -193,7 +196,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     for (const { id, patch } of updates) {
       assertId(id);
       const update = patchSql(collection, patch);
-      if (update === undefined || ids.has(id)) return updates.map(({ id, patch }) => () => this.#patchOne(collection, id, patch));
+      if (update === undefined || ids.has(id)) return updates.map(({ id, patch }) => () => this.#patchWhere(collection, { id } as Where<T>, patch));
       ids.add(id);
       const rows = byShape.get(update.setsFromValues);
       if (rows) rows.push({ id, update });
@@ -215,22 +218,6 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     const { sql, params, bytes } = patchRowsSql(this.#table, rows);
     const { changes } = this.#write(() => this.#storage.statement(sql).run(...params));
     this.#storage.noteWritten(bytes);
-    return changes;
-  }
-
-  /** One patch of updateEach alone, as `updateWhere({ id }, patch)`. */
-  #patchOne(collection: DeclaredCollection, id: string, patch: Patch<T>): number {
-    const update = patchSql(collection, patch);
-    if (update === undefined) {
-      return this.#storage.readThenWrite(() => {
-        const json = this.#storage.statement(this.#sql.get).get(id);
-        if (json === undefined) return 0;
-        this.#rewrite(collection, JSON.parse(json as string) as StoredDoc, patch);
-        return 1;
-      });
-    }
-    const { changes } = this.#write(() => this.#storage.statement(`UPDATE ${this.#table} SET ${update.sets} WHERE id = ?`).run(...update.params, id));
-    this.#storage.noteWritten(changes * update.bytes);
     return changes;
   }
 
