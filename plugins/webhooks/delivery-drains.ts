@@ -106,7 +106,8 @@ export class WebhookDrains {
         inFlight: { inFlightSince: { exists: true } },
         unrecorded: { outcome: "unrecorded", retryAfterMs: UNRECORDED_RETRY_MS },
         outcomes: DELIVERY_OUTCOMES,
-        pageSize: settings.concurrencyPerReceiver * 2,
+        // A read costs about as much again as a few rows it returns: pages of several turns of requests make that a small part of a delivery.
+        pageSize: settings.concurrencyPerReceiver * 8,
         roomFor: (payload) => this.#lanes.roomFor(payload.webhookId),
         start: (page, payload, context) => this.#start(page, payload, context),
         describe: (payload) => ({ webhookId: payload.webhookId }),

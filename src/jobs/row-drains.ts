@@ -171,18 +171,29 @@ export class RowDrains<Row extends QueuedRow, Payload, Outcome extends string> {
     }
   }
 
+  /**
+   * Reads on after the last page's last row while pages come full: a read from the queue's head would read
+   * again every row still in flight (a drain's whose attempts leave no mark in storage are still due). A
+   * page that comes short sends the next read back to the head, skipping the rows in flight: it finds a row
+   * that became due before the last page's rows meanwhile (another process's clock).
+   */
   async #sendPages(payload: Payload, mine: Where<Row>, context: JobContext, counts: Record<Outcome, number>, inFlight: Map<string, Promise<void>>): Promise<void> {
+    let after: string | undefined;
     while (!context.signal.aborted && !this.#stalled(counts)) {
       await this.spec.roomFor(payload);
       if (context.signal.aborted) break;
+      const fromHead = after === undefined;
       const due = await this.spec.rows.find({
         where: { ...mine, dueAt: { lte: this.clock.now() } } as Where<Row>,
         orderBy: [{ field: "dueAt" }, { field: "id" }],
-        limit: this.spec.pageSize + inFlight.size,
+        limit: fromHead ? this.spec.pageSize + inFlight.size : this.spec.pageSize,
+        after,
       });
+      after = due.nextCursor;
       // One whose attempt outlasted its in-flight mark is still this drain's to finish.
       const page = due.items.filter((row) => !inFlight.has(row.id));
       if (page.length === 0) {
+        if (!fromHead) continue;
         if (due.items.length === 0 || inFlight.size === 0) break;
         await Promise.race(inFlight.values());
         continue;
