@@ -1,5 +1,5 @@
 import type { Readable } from "node:stream";
-import { Agent } from "undici";
+import { Agent, errors } from "undici";
 import { inject, injectable } from "../../src/index.ts";
 import { checkLiteralTarget, guardedLookup, RefusedTargetError } from "./target-policy.ts";
 import { WEBHOOKS_SETTINGS, type WebhooksSettings } from "./tokens.ts";
@@ -34,40 +34,39 @@ export interface AttemptResult {
  * POSTs deliveries with undici, through one agent whose connections resolve
  * names with the target policy's lookup (checked at connect time, so DNS
  * rebinding is caught) and keep alive between deliveries to one receiver.
- * Redirects are not followed: a 3xx is a failed attempt.
+ * Redirects are not followed: a 3xx is a failed attempt. The kit's stop ends
+ * the requests out by destroying that agent (a new one takes its place).
  */
 @injectable()
 export class DeliverySender {
-  private readonly agent: Agent;
+  #agent: Agent;
   readonly #targets = new Map<string, Target>();
+  /** The stop signal that ends the requests out: one listener for them all (one per request cost each its own). */
+  #watched: AbortSignal | undefined;
 
   constructor(@inject(WEBHOOKS_SETTINGS) private readonly settings: WebhooksSettings) {
-    this.agent = new Agent({
-      connect: { lookup: guardedLookup(settings.allowPrivateTargets), timeout: settings.attemptTimeoutMs },
-      connections: settings.concurrencyPerReceiver,
-      headersTimeout: settings.attemptTimeoutMs,
-      bodyTimeout: settings.attemptTimeoutMs,
-    });
+    this.#agent = this.#newAgent();
   }
 
   /**
    * One attempt; never throws for what the receiver or the network did. The
    * connection, the answer's headers and its body must each come within
-   * `attemptTimeoutMs` (the agent's timeouts). `stop` aborts it (the kit is stopping).
+   * `attemptTimeoutMs` (the agent's timeouts). `stop` aborts it, and every
+   * other request out (the kit is stopping); once aborted, nothing leaves.
    */
   async post(url: string, body: string, headers: Record<string, string>, stop?: AbortSignal): Promise<AttemptResult> {
     const started = performance.now();
     try {
+      if (stop !== undefined) this.#watch(stop);
       const target = this.#target(url);
       if (target.refused) throw target.refused;
-      const answer = await this.agent.request({
+      const answer = await this.#agent.request({
         origin: target.origin,
         path: target.path,
         method: "POST",
         body,
         headers: { "content-type": "application/json", "user-agent": "reachkit-webhooks", ...headers },
         maxRedirections: 0,
-        ...(stop ? { signal: stop } : {}),
       });
       const responseBody = await readStart(answer.body);
       const delivered = answer.statusCode >= 200 && answer.statusCode < 300;
@@ -75,6 +74,32 @@ export class DeliverySender {
     } catch (error) {
       return { delivered: false, latencyMs: latencySince(started), error: describe(error, this.settings.attemptTimeoutMs) };
     }
+  }
+
+  /** Throws if `stop` was aborted; otherwise its abort will interrupt the requests out. */
+  #watch(stop: AbortSignal): void {
+    if (stop.aborted) throw new errors.RequestAbortedError();
+    if (stop === this.#watched) return;
+    this.#watched = stop;
+    stop.addEventListener("abort", () => this.#interrupt(), { once: true });
+  }
+
+  /** Ends every request out at once: their agent is destroyed, and a new one sends from now on (after a restart, the CLI's). */
+  #interrupt(): void {
+    const interrupted = this.#agent;
+    this.#agent = this.#newAgent();
+    interrupted.destroy(new errors.RequestAbortedError()).catch(() => {
+      // Its requests have their own errors (their attempts' outcomes); a destroy fails only if already destroyed.
+    });
+  }
+
+  #newAgent(): Agent {
+    return new Agent({
+      connect: { lookup: guardedLookup(this.settings.allowPrivateTargets), timeout: this.settings.attemptTimeoutMs },
+      connections: this.settings.concurrencyPerReceiver,
+      headersTimeout: this.settings.attemptTimeoutMs,
+      bodyTimeout: this.settings.attemptTimeoutMs,
+    });
   }
 
   /** A receiver's origin and path, and whether its literal address is refused: worked out once per URL rather than at every request. */
@@ -97,7 +122,7 @@ export class DeliverySender {
   }
 
   close(): Promise<void> {
-    return this.agent.close();
+    return this.#agent.close();
   }
 }
 
@@ -106,13 +131,13 @@ const latencySince = (started: number) => Math.round(performance.now() - started
 /**
  * The first RESPONSE_BODY_KEPT bytes of an answer, read to its end when it is short (so the connection stays open).
  * Read through its data events: an async iterator over it cost 2.9% of the delivery phase's CPU samples (bench/webhooks.ts).
+ * Its callbacks are inline: a named closure made per call costs tsx's `__name` helper (~3 µs a delivery there).
  */
 function readStart(body: Readable): Promise<string> {
   return new Promise((resolve, reject) => {
     const kept: Buffer[] = [];
     let keptBytes = 0;
     let read = 0;
-    const answer = () => resolve(Buffer.concat(kept).toString("utf8"));
     body.on("data", (chunk: Buffer) => {
       if (keptBytes < RESPONSE_BODY_KEPT) {
         kept.push(chunk.subarray(0, RESPONSE_BODY_KEPT - keptBytes));
@@ -121,10 +146,10 @@ function readStart(body: Readable): Promise<string> {
       read += chunk.length;
       if (read > RESPONSE_BODY_READ) {
         body.destroy();
-        answer();
+        resolve(Buffer.concat(kept).toString("utf8"));
       }
     });
-    body.on("end", answer);
+    body.on("end", () => resolve(Buffer.concat(kept).toString("utf8")));
     body.on("error", reject);
   });
 }
