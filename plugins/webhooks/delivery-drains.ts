@@ -156,7 +156,8 @@ export class WebhookDrains {
     const { outcome, patch, webhookChange } = this.#outcomeOf(delivery, webhook, result, stop.aborted, this.clock.now());
     // A delivery deleted meanwhile (a privacy request) stays deleted: updateEach skips an absent row.
     const settled = this.outcomes.runBatched(this.#settled, { id: delivery.id, patch });
-    await Promise.all([settled, webhookChange && this.outcomes.run(webhookChange)]);
+    if (webhookChange === undefined) await settled;
+    else await Promise.all([settled, this.outcomes.run(webhookChange)]);
     return outcome;
   }
 

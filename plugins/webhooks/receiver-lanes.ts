@@ -40,7 +40,17 @@ export class ReceiverLanes {
     } catch (error) {
       started = Promise.reject(error);
     }
-    return started.finally(() => this.#release(receiver, lane));
+    // Not `finally`: it makes two more promises a request.
+    return started.then(
+      (result) => {
+        this.#release(receiver, lane);
+        return result;
+      },
+      (error: unknown) => {
+        this.#release(receiver, lane);
+        throw error;
+      },
+    );
   }
 
   #release(receiver: string, lane: Lane): void {
