@@ -54,7 +54,7 @@ describe("a drain's page reads", () => {
     t = await startWebhookKit({ webhooks: { concurrencyPerReceiver: 1 } });
     const kit = t;
     const receiving = await receiver(kit.signingKey);
-    const webhook = await kit.createWebhook(receiving.url, ["sms.subscribed"]);
+    await kit.createWebhook(receiving.url, ["sms.subscribed"]);
     let early: DeliveryRecord | undefined;
     receiving.answer = async () => {
       if (early === undefined) {
@@ -72,6 +72,5 @@ describe("a drain's page reads", () => {
     assert.equal(new Set(sent).size, 25, "every row, once");
     assert.equal(sent.length, 25);
     assert.equal((await kit.kit.storage.collection<DeliveryRecord>(DELIVERIES).get(early!.id))?.status, "delivered");
-    assert.equal(webhook.id, early!.webhookId);
   });
 });
