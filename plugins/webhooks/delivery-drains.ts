@@ -106,7 +106,7 @@ export class WebhookDrains {
         inFlight: { inFlightSince: { exists: true } },
         unrecorded: { outcome: "unrecorded", retryAfterMs: UNRECORDED_RETRY_MS },
         outcomes: DELIVERY_OUTCOMES,
-        // A read costs about as much again as a few rows it returns: pages of several turns of requests make that a small part of a delivery.
+        // A read's own cost (its statement, cursor and where) is shared by its rows: pages of eight turns of requests make it a small part of a delivery's.
         pageSize: settings.concurrencyPerReceiver * 8,
         roomFor: (payload) => this.#lanes.roomFor(payload.webhookId),
         start: (page, payload, context) => this.#start(page, payload, context),

@@ -173,7 +173,7 @@ export class RowDrains<Row extends QueuedRow, Payload, Outcome extends string> {
 
   /**
    * Reads on after the last page's last row while pages come full: a read from the queue's head would read
-   * again every row still in flight (a drain's whose attempts leave no mark in storage are still due). A
+   * again every row still in flight (rows whose attempts leave no in-flight mark stay due while out). A
    * page that comes short sends the next read back to the head, skipping the rows in flight: it finds a row
    * that became due before the last page's rows meanwhile (another process's clock).
    */
