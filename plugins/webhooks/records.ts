@@ -78,6 +78,7 @@ export const webhookCollections: readonly CollectionSpec[] = [
     // Sparse: an event is about a phone or an email (or neither); privacy deletions look each up by value.
     // A webhook's pending deliveries by (dueAt, id): what its drain reads (the id ends every index).
     indexes: [{ fields: ["webhookId"] }, { fields: ["webhookId", "dueAt"], sparse: true }, { fields: ["companyId", "phone"], sparse: true }, { fields: ["companyId", "email"], sparse: true }, { fields: ["createdAt"] }],
+    largeDocuments: true,
   },
   { name: SIGNING_KEYS, indexes: [{ fields: ["applicationId"] }] },
 ];
