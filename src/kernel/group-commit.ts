@@ -44,7 +44,8 @@ const DEFAULT_MAX_GROUP_SIZE = 256;
 
 /**
  * Small writes of callers that run at the same time, committed together: the
- * writes asked during one turn of the event loop (events posted over HTTP,
+ * writes asked during one turn of the event loop (or within `gatherMs` of the
+ * group's first: GroupCommitOptions) by its callers (events posted over HTTP,
  * the outcomes of texts the provider answered together, webhook attempts with
  * their jobs' done marks, a bulk writer's rows) commit in one storage
  * transaction, each in a savepoint of its own (a nested transaction). A write
