@@ -90,7 +90,7 @@ export class GroupCommit {
   #next: Member[] = [];
   #flushing: Promise<void> | undefined;
   #participants = 0;
-  /** Ends the wait of the group not yet committing (set while it waits for the turn's end). */
+  /** Ends the wait of the group not yet committing (set while it waits for the turn's end or its gathering time). */
   #commitNow: (() => void) | undefined;
 
   readonly #gatherMs: number;
@@ -173,7 +173,6 @@ export class GroupCommit {
       return this.#flush();
     });
   }
-
 
   async #flush(): Promise<void> {
     while (this.#next.length > 0) {
