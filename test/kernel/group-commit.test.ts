@@ -7,6 +7,7 @@ import { describe, it } from "node:test";
 import { pathToFileURL } from "node:url";
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
 import { BatchWrite, GroupCommit, type Doc, type Storage } from "../../src/index.ts";
+import { statementsOf } from "../support/sqlite-statements.ts";
 import { wrapStorage } from "../support/storage-wrappers.ts";
 
 interface Item extends Doc {
@@ -221,19 +222,26 @@ describe("GroupCommit gathering (gatherMs)", () => {
     t.mock.timers.enable({ apis: ["setTimeout"] });
     const { storage, commits } = await countingStorage();
     const group = new GroupCommit(storage, { savepoints: false, gatherMs: 5 });
-    const first = group.run(insert(storage, "a"));
-    const firstSettled = settledYet(first);
-    await turns();
-    const second = group.run(insert(storage, "b"));
-    await turns();
-    t.mock.timers.tick(4);
-    await turns();
-    // Its callers wait: nothing is committed before the group's time is out.
-    assert.equal(firstSettled(), false);
-    assert.equal(commits(), 0);
-    t.mock.timers.tick(1);
-    await Promise.all([first, second]);
+    const executed = await statementsOf(async () => {
+      const first = group.run(insert(storage, "a"));
+      const firstSettled = settledYet(first);
+      await turns();
+      const second = group.run(insert(storage, "b"));
+      await turns();
+      t.mock.timers.tick(4);
+      await turns();
+      // Its callers wait: nothing is committed before the group's time is out.
+      assert.equal(firstSettled(), false);
+      assert.equal(commits(), 0);
+      t.mock.timers.tick(1);
+      await Promise.all([first, second]);
+    });
     assert.equal(commits(), 1);
+    // What SQLite ran: one transaction for both writes, no savepoint.
+    assert.deepEqual(
+      executed.map((sql) => sql.split(" ").slice(0, 2).join(" ")),
+      ["BEGIN IMMEDIATE", "INSERT INTO", "INSERT INTO", "COMMIT"],
+    );
     assert.deepEqual((await storage.collection<Item>("items").find({})).items.map((item) => item.name).sort(), ["a", "b"]);
     await storage.close();
   });
