@@ -92,7 +92,7 @@ export class WebhookDrains {
     @inject(WEBHOOKS_SETTINGS) private readonly settings: WebhooksSettings,
   ) {
     this.deliveries = storage.collection(DELIVERIES);
-    this.outcomes = new GroupCommit(storage, { savepoints: false });
+    this.outcomes = new GroupCommit(storage, { savepoints: false, gatherMs: 10 });
     this.#lanes = new ReceiverLanes(settings.concurrencyPerReceiver);
     this.#drains = new RowDrains(
       {

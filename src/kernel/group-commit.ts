@@ -24,11 +24,28 @@ export interface GroupCommitOptions {
    * alone should it throw.
    */
   savepoints?: boolean;
+  /**
+   * How long a group gathers writes, in milliseconds from its first one, before it commits (default 0: the
+   * writes of one turn of the event loop). Writes that arrive a turn apart each (webhook attempts answered
+   * one by one) then share a commit: what a caller waits at most, besides the commit itself (and the one
+   * before it, should a group be committing when it asks), is `gatherMs`. The timer keeps the process
+   * alive, so a gathering group commits even while the kit stops (whose jobs wait for their writes).
+   */
+  gatherMs?: number;
+  /**
+   * How many writes make a gathering group (`gatherMs` above 0) commit at once, without waiting out
+   * `gatherMs` (default 256): a burst needs no more of a wait to share a commit, and waiting on would hold
+   * its callers (and what they hold: a receiver's request slots) for nothing.
+   */
+  maxGroupSize?: number;
 }
+
+const DEFAULT_MAX_GROUP_SIZE = 256;
 
 /**
  * Small writes of callers that run at the same time, committed together: the
- * writes asked during one turn of the event loop (events posted over HTTP,
+ * writes asked during one turn of the event loop (or within `gatherMs` of the
+ * group's first: GroupCommitOptions) by its callers (events posted over HTTP,
  * the outcomes of texts the provider answered together, webhook attempts with
  * their jobs' done marks, a bulk writer's rows) commit in one storage
  * transaction, each in a savepoint of its own (a nested transaction). A write
@@ -73,13 +90,23 @@ export class GroupCommit {
   #next: Member[] = [];
   #flushing: Promise<void> | undefined;
   #participants = 0;
-  /** Ends the wait of the group not yet committing (set while it waits for the turn's end). */
+  /** Ends the wait of the group not yet committing (set while it waits for the turn's end or its gathering time). */
   #commitNow: (() => void) | undefined;
+
+  readonly #gatherMs: number;
+  /** The size at which a group commits without waiting longer: only a gathering group has one. */
+  readonly #gatherUpTo: number;
 
   constructor(
     private readonly storage: Pick<Storage, "transaction" | "transactionsRunConcurrently">,
     private readonly options: GroupCommitOptions = {},
-  ) {}
+  ) {
+    const { gatherMs = 0, maxGroupSize = DEFAULT_MAX_GROUP_SIZE } = options;
+    if (!Number.isFinite(gatherMs) || gatherMs < 0) throw new RangeError(`GroupCommit: gatherMs must be a finite number of at least 0, got ${String(gatherMs)}`);
+    if (!Number.isSafeInteger(maxGroupSize) || maxGroupSize < 1) throw new RangeError(`GroupCommit: maxGroupSize must be a whole number of at least 1, got ${String(maxGroupSize)}`);
+    this.#gatherMs = gatherMs;
+    this.#gatherUpTo = gatherMs === 0 ? Number.POSITIVE_INFINITY : maxGroupSize;
+  }
 
   /**
    * Runs `write` in the next shared transaction; resolves with its result once that transaction committed.
@@ -120,16 +147,27 @@ export class GroupCommit {
   }
 
   #schedule(): void {
-    const complete = this.#participants > 0 && this.#next.length >= this.#participants;
+    const complete = (this.#participants > 0 && this.#next.length >= this.#participants) || this.#next.length >= this.#gatherUpTo;
     if (this.#flushing) {
-      // A group waiting for the turn's end that is complete now commits at once.
+      // A group waiting for the turn's end (or its gathering time) that is complete now commits at once.
       if (complete) this.#commitNow?.();
       return;
     }
     this.#flushing = new Promise<void>((ready) => {
-      this.#commitNow = ready;
-      if (complete) queueMicrotask(ready);
-      else setImmediate(ready);
+      if (complete) {
+        queueMicrotask(ready);
+        return;
+      }
+      if (this.#gatherMs === 0) {
+        this.#commitNow = ready;
+        setImmediate(ready);
+        return;
+      }
+      const timer = setTimeout(ready, this.#gatherMs);
+      this.#commitNow = () => {
+        clearTimeout(timer);
+        ready();
+      };
     }).then(() => {
       this.#commitNow = undefined;
       return this.#flush();

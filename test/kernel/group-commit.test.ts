@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, it } from "node:test";
+import { pathToFileURL } from "node:url";
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
 import { BatchWrite, GroupCommit, type Doc, type Storage } from "../../src/index.ts";
+import { statementsOf } from "../support/sqlite-statements.ts";
 import { wrapStorage } from "../support/storage-wrappers.ts";
 
 interface Item extends Doc {
@@ -34,6 +40,21 @@ async function countingStorage(options: { transactionsRunConcurrently?: boolean 
 }
 
 const insert = (storage: Storage, name: string) => () => storage.collection<Item>("items").insert({ id: name, name });
+
+/** A few turns of the event loop (real ones: only setTimeout is mocked in the gathering tests). */
+async function turns(count = 5): Promise<void> {
+  for (let turn = 0; turn < count; turn++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Whether `promise` has settled by now. */
+function settledYet(promise: Promise<unknown>): () => boolean {
+  let settled = false;
+  promise.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  return () => settled;
+}
 
 describe("GroupCommit", () => {
   it("commits the writes asked in one turn together; a write that throws rolls back alone and its caller gets its error", async () => {
@@ -193,5 +214,113 @@ describe("GroupCommit", () => {
     // Grouped, they would be four: the shared one and a nested one for each write.
     assert.equal(transactions(), 3);
     await storage.close();
+  });
+});
+
+describe("GroupCommit gathering (gatherMs)", () => {
+  it("commits the writes asked within gatherMs of the group's first one, turns apart, in one commit, once gatherMs has passed", async (t) => {
+    t.mock.timers.enable({ apis: ["setTimeout"] });
+    const { storage, commits } = await countingStorage();
+    const group = new GroupCommit(storage, { savepoints: false, gatherMs: 5 });
+    const executed = await statementsOf(async () => {
+      const first = group.run(insert(storage, "a"));
+      const firstSettled = settledYet(first);
+      await turns();
+      const second = group.run(insert(storage, "b"));
+      await turns();
+      t.mock.timers.tick(4);
+      await turns();
+      // Its callers wait: nothing is committed before the group's time is out.
+      assert.equal(firstSettled(), false);
+      assert.equal(commits(), 0);
+      t.mock.timers.tick(1);
+      await Promise.all([first, second]);
+    });
+    assert.equal(commits(), 1);
+    // What SQLite ran: one transaction for both writes, no savepoint.
+    assert.deepEqual(
+      executed.map((sql) => sql.split(" ").slice(0, 2).join(" ")),
+      ["BEGIN IMMEDIATE", "INSERT INTO", "INSERT INTO", "COMMIT"],
+    );
+    assert.deepEqual((await storage.collection<Item>("items").find({})).items.map((item) => item.name).sort(), ["a", "b"]);
+    await storage.close();
+  });
+
+  it("a gathering group that reaches maxGroupSize commits at once; the writes after it gather in the next group", async (t) => {
+    t.mock.timers.enable({ apis: ["setTimeout"] });
+    const { storage, commits } = await countingStorage();
+    const group = new GroupCommit(storage, { savepoints: false, gatherMs: 1_000, maxGroupSize: 3 });
+    const full: Promise<unknown>[] = [];
+    for (const name of ["a", "b", "c"]) {
+      full.push(group.run(insert(storage, name)));
+      await turns(1);
+    }
+    // No timer advanced: the third write completed the group.
+    await Promise.all(full);
+    assert.equal(commits(), 1);
+    const next = group.run(insert(storage, "d"));
+    const nextSettled = settledYet(next);
+    await turns();
+    assert.equal(nextSettled(), false);
+    t.mock.timers.tick(1_000);
+    await next;
+    assert.equal(commits(), 2);
+    await storage.close();
+  });
+
+  it("writes asked while a gathered group commits are committed right after it, without gathering again", async (t) => {
+    t.mock.timers.enable({ apis: ["setTimeout"] });
+    const { storage, commits } = await countingStorage();
+    const group = new GroupCommit(storage, { savepoints: false, gatherMs: 1_000 });
+    let later: Promise<unknown> | undefined;
+    const first = group.run(async () => {
+      later = group.run(insert(storage, "b"));
+      return insert(storage, "a")();
+    });
+    t.mock.timers.tick(1_000);
+    await first;
+    const laterSettled = settledYet(later!);
+    await turns();
+    // No timer advanced since: the second group did not wait for one.
+    assert.equal(laterSettled(), true);
+    assert.equal(commits(), 2);
+    await storage.close();
+  });
+
+  it("rejects a gatherMs below 0 and a maxGroupSize below 1", async () => {
+    const { storage } = await countingStorage();
+    assert.throws(() => new GroupCommit(storage, { gatherMs: -1 }), /gatherMs must be a finite number of at least 0/);
+    assert.throws(() => new GroupCommit(storage, { gatherMs: 5, maxGroupSize: 0 }), /maxGroupSize must be a whole number of at least 1/);
+    await storage.close();
+  });
+
+  it("a gathering group keeps the process alive until it committed: a process with nothing else left to do stores its writes before it exits", () => {
+    const dir = mkdtempSync(join(tmpdir(), "reachkit-gather-"));
+    try {
+      const filename = join(dir, "gather.db");
+      const storageModule = pathToFileURL(join(import.meta.dirname, "../../adapters/storage/sqlite/index.ts")).href;
+      const kitModule = pathToFileURL(join(import.meta.dirname, "../../src/index.ts")).href;
+      // The write is asked and nothing awaits it: only the group's timer is left in the event loop.
+      const script = `
+        import { sqliteStorage } from ${JSON.stringify(storageModule)};
+        import { GroupCommit } from ${JSON.stringify(kitModule)};
+        const storage = sqliteStorage({ filename: ${JSON.stringify(filename)}, backgroundCheckpoints: false });
+        await storage.ensureCollections([{ name: "items", indexes: [] }]);
+        new GroupCommit(storage, { savepoints: false, gatherMs: 200 }).run(() => storage.collection("items").insert({ id: "a", name: "a" }));
+      `;
+      const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8" });
+      assert.equal(child.status, 0, child.stderr);
+      const check = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", `
+        import { sqliteStorage } from ${JSON.stringify(storageModule)};
+        const storage = sqliteStorage({ filename: ${JSON.stringify(filename)}, backgroundCheckpoints: false });
+        await storage.ensureCollections([{ name: "items", indexes: [] }]);
+        console.log(JSON.stringify(await storage.collection("items").get("a")));
+        await storage.close();
+      `], { encoding: "utf8" });
+      assert.equal(check.status, 0, check.stderr);
+      assert.deepEqual(JSON.parse(check.stdout), { id: "a", name: "a" });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
-import { copyFileSync, existsSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, rmSync, writeFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { pathToFileURL } from "node:url";
 import Database from "better-sqlite3";
 import { BackgroundCheckpoints } from "../../../adapters/storage/sqlite/checkpointer.ts";
 import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
@@ -68,6 +70,29 @@ describe("sqliteStorage background checkpoints", () => {
     // The worker is running (it copied the last notes): close() must end its connection before the writer's, the last.
     await storage.close();
     assert.equal(existsSync(`${file}-wal`), false);
+  });
+
+  it("run in a worker that loads none of the process's own --import modules (a TypeScript loader costs the worker's start more than it does)", () => {
+    const file = newFile();
+    const marker = join(directory, `worker-loaded-${files}.txt`);
+    const preload = join(directory, `preload-${files}.mjs`);
+    // Loaded by every thread that inherits the process's flags: it says so when a worker thread loads it.
+    writeFileSync(preload, `import { isMainThread } from "node:worker_threads"; import { writeFileSync } from "node:fs"; if (!isMainThread) writeFileSync(${JSON.stringify(marker)}, "loaded");`);
+    const storageModule = pathToFileURL(join(import.meta.dirname, "../../../adapters/storage/sqlite/index.ts")).href;
+    const script = `
+      import { sqliteStorage } from ${JSON.stringify(storageModule)};
+      const storage = sqliteStorage({ filename: ${JSON.stringify(file)} });
+      await storage.ensureCollections([{ name: "notes" }]);
+      const notes = storage.collection("notes");
+      // About 5 MB: past the 4 MB after which the worker starts; then a wait for its first copies.
+      for (let batch = 0; batch < 5; batch++) await notes.upsertMany(Array.from({ length: 500 }, (_, index) => ({ id: "note-" + (batch * 500 + index), body: "x".repeat(2_000) })));
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await storage.close();
+    `;
+    const child = spawnSync(process.execPath, ["--import", "tsx", "--import", pathToFileURL(preload).href, "--input-type=module", "-e", script], { encoding: "utf8" });
+    assert.equal(child.status, 0, child.stderr);
+    assert.equal(notesInFile(file), 2_500);
+    assert.equal(existsSync(marker), false, "the checkpoint worker loaded the process's --import modules");
   });
 
   it("can be turned off: then the writer checkpoints at its commits, as SQLite does by default", async () => {
