@@ -3,8 +3,8 @@
 // functions begin and commit through statements too). Read-only transactions (the storage's
 // read batches) are not counted.
 // BENCH_SQLITE_TIMES=1 also times each statement by kind (its main-thread time in run or get, rows written by
-// an UPDATE ... FROM (VALUES ...) beside it) and prints the totals when the process exits: where a phase's
-// SQLite time goes, without a profiler's sampling.
+// an UPDATE ... FROM (VALUES ...) beside it) and prints the totals when the process exits (every phase of the run together): where
+// its SQLite time goes, without a profiler's sampling.
 import Database from "better-sqlite3";
 
 interface CountedStatement {
@@ -52,7 +52,7 @@ const timed = process.env.BENCH_SQLITE_TIMES === "1";
 /** Time (ns), runs and rows changed, by the statement's first words. */
 const times = new Map<string, { ns: bigint; runs: number; changes: number }>();
 
-function timeOf(source: string): string {
+function statementKind(source: string): string {
   if (source.includes("FROM (VALUES")) return "UPDATE ... FROM (VALUES)";
   return source.trim().split(/\s+/, 2).join(" ").toUpperCase();
 }
@@ -64,7 +64,7 @@ for (const method of ["run", "get"] as const) {
     if (!timed) return original.apply(this, args);
     const start = process.hrtime.bigint();
     const result = original.apply(this, args);
-    const key = timeOf(this.source);
+    const key = statementKind(this.source);
     const entry = times.get(key) ?? { ns: 0n, runs: 0, changes: 0 };
     entry.ns += process.hrtime.bigint() - start;
     entry.runs++;
@@ -73,9 +73,6 @@ for (const method of ["run", "get"] as const) {
     return result;
   };
 }
-
-/** Forgets the times so far: the totals printed at exit are then the later phase's. */
-export const resetSqliteTimes = () => times.clear();
 
 if (timed) {
   process.on("exit", () => {

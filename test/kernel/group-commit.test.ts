@@ -1,13 +1,11 @@
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { pathToFileURL } from "node:url";
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
 import { BatchWrite, GroupCommit, type Doc, type Storage } from "../../src/index.ts";
+import { projectModule, runModuleScript } from "../support/module-script.ts";
 import { statementsOf } from "../support/sqlite-statements.ts";
+import { temporaryDirectory } from "../support/temp-dir.ts";
 import { wrapStorage } from "../support/storage-wrappers.ts";
 
 interface Item extends Doc {
@@ -294,33 +292,20 @@ describe("GroupCommit gathering (gatherMs)", () => {
     await storage.close();
   });
 
-  it("a gathering group keeps the process alive until it committed: a process with nothing else left to do stores its writes before it exits", () => {
-    const dir = mkdtempSync(join(tmpdir(), "reachkit-gather-"));
-    try {
-      const filename = join(dir, "gather.db");
-      const storageModule = pathToFileURL(join(import.meta.dirname, "../../adapters/storage/sqlite/index.ts")).href;
-      const kitModule = pathToFileURL(join(import.meta.dirname, "../../src/index.ts")).href;
-      // The write is asked and nothing awaits it: only the group's timer is left in the event loop.
-      const script = `
-        import { sqliteStorage } from ${JSON.stringify(storageModule)};
-        import { GroupCommit } from ${JSON.stringify(kitModule)};
-        const storage = sqliteStorage({ filename: ${JSON.stringify(filename)}, backgroundCheckpoints: false });
-        await storage.ensureCollections([{ name: "items", indexes: [] }]);
-        new GroupCommit(storage, { savepoints: false, gatherMs: 200 }).run(() => storage.collection("items").insert({ id: "a", name: "a" }));
-      `;
-      const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8" });
-      assert.equal(child.status, 0, child.stderr);
-      const check = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", `
-        import { sqliteStorage } from ${JSON.stringify(storageModule)};
-        const storage = sqliteStorage({ filename: ${JSON.stringify(filename)}, backgroundCheckpoints: false });
-        await storage.ensureCollections([{ name: "items", indexes: [] }]);
-        console.log(JSON.stringify(await storage.collection("items").get("a")));
-        await storage.close();
-      `], { encoding: "utf8" });
-      assert.equal(check.status, 0, check.stderr);
-      assert.deepEqual(JSON.parse(check.stdout), { id: "a", name: "a" });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+  it("a gathering group keeps the process alive until it committed: a process with nothing else left to do stores its writes before it exits", async () => {
+    const filename = join(temporaryDirectory("gather"), "gather.db");
+    // The write is asked and nothing awaits it: only the group's timer is left in the event loop.
+    const child = runModuleScript(`
+      import { sqliteStorage } from ${projectModule("adapters/storage/sqlite/index.ts")};
+      import { GroupCommit } from ${projectModule("src/index.ts")};
+      const storage = sqliteStorage({ filename: ${JSON.stringify(filename)}, backgroundCheckpoints: false });
+      await storage.ensureCollections([{ name: "items", indexes: [] }]);
+      new GroupCommit(storage, { savepoints: false, gatherMs: 200 }).run(() => storage.collection("items").insert({ id: "a", name: "a" }));
+    `);
+    assert.equal(child.status, 0, child.stderr);
+    const storage = sqliteStorage({ filename });
+    await storage.ensureCollections([{ name: "items", indexes: [] }]);
+    assert.deepEqual(await storage.collection<Item>("items").get("a"), { id: "a", name: "a" });
+    await storage.close();
   });
 });

@@ -1,12 +1,13 @@
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { describe, it } from "node:test";
 import { SERVER_HEAP_GROWING_PERCENT } from "../../server/heap-growth.ts";
+import { projectModule, runModuleScript } from "../support/module-script.ts";
 
 /** What limitHeapGrowth answers in a node process started with `flags`. */
 function heapGrowthIn(flags: string[]): string {
-  const script = `import { limitHeapGrowth } from ${JSON.stringify(new URL("../../server/heap-growth.ts", import.meta.url).href)}; process.stdout.write(String(limitHeapGrowth()));`;
-  return execFileSync(process.execPath, [...flags, "--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8" });
+  const run = runModuleScript(`import { limitHeapGrowth } from ${projectModule("server/heap-growth.ts")}; process.stdout.write(String(limitHeapGrowth()));`, flags);
+  assert.equal(run.status, 0, run.stderr);
+  return run.stdout;
 }
 
 describe("the server's heap growth", () => {

@@ -27,6 +27,11 @@ export function indexesIn(db: Database.Database, table: string): string[] {
   return names.sort();
 }
 
+/** The CREATE TABLE statement of `table` as the database file holds it (its layout: rowid or WITHOUT ROWID). */
+export function tableDdl(db: Database.Database, table: string): string {
+  return db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").pluck().get(table) as string;
+}
+
 /** The steps of a statement's plan: it does not depend on the values, so every placeholder gets null. */
 export function planOf(db: Database.Database, sql: string): string[] {
   const steps = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...Array<null>(sql.match(/\?/g)?.length ?? 0).fill(null)) as Array<{ detail: string }>;

@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, rmSync, writeFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { join } from "node:path";
@@ -9,6 +8,7 @@ import Database from "better-sqlite3";
 import { BackgroundCheckpoints } from "../../../adapters/storage/sqlite/checkpointer.ts";
 import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
 import type { Doc } from "../../../src/ports/storage.ts";
+import { projectModule, runModuleScript } from "../../support/module-script.ts";
 import { temporaryDirectory } from "../../support/temp-dir.ts";
 
 const directory = temporaryDirectory("sqlite-checkpoints");
@@ -78,9 +78,8 @@ describe("sqliteStorage background checkpoints", () => {
     const preload = join(directory, `preload-${files}.mjs`);
     // Loaded by every thread that inherits the process's flags: it says so when a worker thread loads it.
     writeFileSync(preload, `import { isMainThread } from "node:worker_threads"; import { writeFileSync } from "node:fs"; if (!isMainThread) writeFileSync(${JSON.stringify(marker)}, "loaded");`);
-    const storageModule = pathToFileURL(join(import.meta.dirname, "../../../adapters/storage/sqlite/index.ts")).href;
     const script = `
-      import { sqliteStorage } from ${JSON.stringify(storageModule)};
+      import { sqliteStorage } from ${projectModule("adapters/storage/sqlite/index.ts")};
       const storage = sqliteStorage({ filename: ${JSON.stringify(file)} });
       await storage.ensureCollections([{ name: "notes" }]);
       const notes = storage.collection("notes");
@@ -89,7 +88,7 @@ describe("sqliteStorage background checkpoints", () => {
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       await storage.close();
     `;
-    const child = spawnSync(process.execPath, ["--import", "tsx", "--import", pathToFileURL(preload).href, "--input-type=module", "-e", script], { encoding: "utf8" });
+    const child = runModuleScript(script, ["--import", pathToFileURL(preload).href]);
     assert.equal(child.status, 0, child.stderr);
     assert.equal(notesInFile(file), 2_500);
     assert.equal(existsSync(marker), false, "the checkpoint worker loaded the process's --import modules");

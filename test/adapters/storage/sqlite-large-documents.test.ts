@@ -4,8 +4,10 @@ import { describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
 import { storageConformance } from "../../../src/testkit/index.ts";
+import { DELIVERIES, webhookCollections } from "../../../plugins/webhooks/records.ts";
 import { wrapStorage } from "../../support/storage-wrappers.ts";
 import { UniqueConstraintError, type Doc, type Storage } from "../../../src/ports/storage.ts";
+import { tableDdl } from "../../support/sqlite-plans.ts";
 import { temporaryDirectory } from "../../support/temp-dir.ts";
 
 const directory = temporaryDirectory("sqlite-large");
@@ -32,9 +34,8 @@ describe("sqlite largeDocuments collections", () => {
     await storage.ensureCollections([{ name: "big", largeDocuments: true }, { name: "small" }]);
     await storage.close();
     const db = new Database(file, { readonly: true });
-    const ddl = (table: string) => db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").pluck().get(table) as string;
-    assert.doesNotMatch(ddl("big"), /WITHOUT ROWID/);
-    assert.match(ddl("small"), /WITHOUT ROWID/);
+    assert.doesNotMatch(tableDdl(db, "big"), /WITHOUT ROWID/);
+    assert.match(tableDdl(db, "small"), /WITHOUT ROWID/);
     const spec = (name: string) => JSON.parse(db.prepare("SELECT spec FROM _reachkit_schema WHERE collection = ?").pluck().get(name) as string);
     assert.equal(spec("big").largeDocuments, true);
     assert.equal(spec("small").largeDocuments, undefined);
@@ -56,5 +57,32 @@ describe("sqlite largeDocuments collections", () => {
     await assert.rejects(() => big.insert({ id: "a" }), (error) => error instanceof UniqueConstraintError && error.fields.join() === "id");
     await assert.rejects(() => big.insert({ id: "c", sku: "B" }), (error) => error instanceof UniqueConstraintError && error.fields.join() === "sku");
     await second.close();
+  });
+
+  it("keep the layout a table was made with: a table made without the hint stays WITHOUT ROWID when a later declaration gives it, and reads and writes as before", async () => {
+    const file = newFile();
+    const earlier = sqliteStorage({ filename: file });
+    await earlier.ensureCollections([{ name: "queue", indexes: [{ fields: ["due"] }] }]);
+    await earlier.collection<Product & { due: number }>("queue").upsertMany([{ id: "b", due: 2, body: "x".repeat(600) }, { id: "a", due: 1 }]);
+    await earlier.close();
+    const later = sqliteStorage({ filename: file });
+    await later.ensureCollections([{ name: "queue", largeDocuments: true, indexes: [{ fields: ["due"] }] }]);
+    const queue = later.collection<Product & { due: number }>("queue");
+    await later.transaction(() => queue.updateEach([{ id: "a", patch: { sku: "A" } }, { id: "b", patch: { sku: "B" } }]));
+    assert.deepEqual((await queue.find({ orderBy: [{ field: "due" }] })).items.map(({ id, sku }) => [id, sku]), [["a", "A"], ["b", "B"]]);
+    await later.close();
+    const db = new Database(file, { readonly: true });
+    assert.match(tableDdl(db, "queue"), /WITHOUT ROWID/);
+    db.close();
+  });
+
+  it("include the webhooks' deliveries (a few hundred bytes each: a WITHOUT ROWID tree holds few to a page): a new database makes them a rowid table", async () => {
+    const file = newFile();
+    const storage = sqliteStorage({ filename: file });
+    await storage.ensureCollections(webhookCollections);
+    await storage.close();
+    const db = new Database(file, { readonly: true });
+    assert.doesNotMatch(tableDdl(db, DELIVERIES), /WITHOUT ROWID/);
+    db.close();
   });
 });
