@@ -115,7 +115,9 @@ export class CampaignSender {
         orderBy: [{ field: "dueAt" }],
         limit: this.settings.sendPageSize,
       });
+      await nextTurn();
       const moves = await this.#sendPage(campaign, due.items);
+      await nextTurn();
       // One statement for the page's moves rather than a read and a write each: nothing else writes these records in this transaction.
       // Moved in place, not copied: a page's records outlive the young generation, so a copy of each was old-generation garbage.
       due.items.forEach((recipient, i) => Object.assign(recipient, moves[i]));
@@ -201,6 +203,7 @@ export class CampaignSender {
       return [...(hasLink(variant) ? [campaign.link!] : []), ...urlsOfVariant.get(variant)!].map((url) => ({ url, context }));
     });
     const shortened = await this.links.shortenMany(campaign.companyId, links.flat());
+    await nextTurn();
     let next = 0;
     return recipients.map((recipient, i) => {
       const variant = variantOfRecipient(recipient);
@@ -254,5 +257,14 @@ export function variantOf(variants: readonly CampaignVariant[], campaignId: stri
   }
   return variants.at(-1)!;
 }
+
+/**
+ * Gives the event loop back until its next turn. A page's steps (its short links, its texts through the send
+ * rules, its recipients' moves) each take milliseconds per hundred recipients; run in one chain of promises they
+ * would hold the process for the whole page, and every request, timer and I/O callback with it. Called from
+ * the check phase (where the job runner's and the group commits' callbacks run), setImmediate resumes on the
+ * next turn, after its I/O; from any other phase, after this turn's I/O.
+ */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const text = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined);
