@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { createHash } from "node:crypto";
 import { DateTime } from "luxon";
 import { ACCOUNTS, CLOCK, fillTemplate, inject, injectable, JOBS, STORAGE, type Accounts, type Clock, type Collection, type Jobs, type Storage } from "../../src/index.ts";
@@ -105,7 +106,13 @@ export class CampaignSender {
     });
   }
 
-  /** The send job: a page of due recipients through the send rules into the outbox, in one transaction. */
+  /**
+   * The send job: a page of due recipients through the send rules into the outbox, in one transaction. Between
+   * its steps (the due read, the short links, the texts through the send rules, the recipients' moves: each some
+   * milliseconds per hundred recipients) it gives the event loop back: setImmediate from the check phase, where
+   * the job runner's and the group commits' callbacks run, resumes on the next turn, after that turn's I/O. Run as
+   * one chain of promises, a page held the process (its requests, timers and sockets) for all of its steps.
+   */
   async send(job: CampaignJob): Promise<void> {
     await this.storage.transaction(async () => {
       const campaign = await this.#claim(job.campaignId, "sending");
@@ -257,14 +264,5 @@ export function variantOf(variants: readonly CampaignVariant[], campaignId: stri
   }
   return variants.at(-1)!;
 }
-
-/**
- * Gives the event loop back until its next turn. A page's steps (its short links, its texts through the send
- * rules, its recipients' moves) each take milliseconds per hundred recipients; run in one chain of promises they
- * would hold the process for the whole page, and every request, timer and I/O callback with it. Called from
- * the check phase (where the job runner's and the group commits' callbacks run), setImmediate resumes on the
- * next turn, after its I/O; from any other phase, after this turn's I/O.
- */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const text = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined);
