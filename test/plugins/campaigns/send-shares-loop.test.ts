@@ -13,6 +13,23 @@ const PEOPLE = 24;
 const PAGE = 3;
 const phoneOf = (i: number) => `+1914844${String(1000 + i)}`;
 
+/** Counts the turns of the event loop until stopped: a callback that queues itself again runs once a turn. */
+function countTurns(): { stop(): number } {
+  let turns = 0;
+  let counting = true;
+  const countTurn = () => {
+    turns++;
+    if (counting) setImmediate(countTurn);
+  };
+  setImmediate(countTurn);
+  return {
+    stop() {
+      counting = false;
+      return turns;
+    },
+  };
+}
+
 /**
  * An embedded kit shares its host's event loop: while a campaign sends, the host's own server (and the kit's)
  * must go on answering. Each test counts turns of the event loop or pages, never time: a send that ran its
@@ -44,15 +61,9 @@ describe("a large send shares the event loop", () => {
 
   it("gives the loop back within each page: the event loop turns between a page's steps", async () => {
     const sender = t.kit.resolve(CAMPAIGN_SENDER);
-    let turns = 0;
-    let counting = true;
-    const countTurn = () => {
-      turns++;
-      if (counting) setImmediate(countTurn);
-    };
-    setImmediate(countTurn);
+    const turnsCounted = countTurns();
     await sender.send({ campaignId });
-    counting = false;
+    const turns = turnsCounted.stop();
     // Its reads, its links, its texts through the send rules, its recipients' moves: a turn between each.
     assert.ok(turns >= 3, `the event loop turned ${turns} times during one page`);
     assert.equal((await t.ok("GET", `/v1/campaigns/${campaignId}/results`)).sent, PAGE);
@@ -60,17 +71,11 @@ describe("a large send shares the event loop", () => {
 
   it("reads a campaign's results from indexes, one count a turn, without reading any recipient's document", async () => {
     await sendAll(() => {});
-    let turns = 0;
-    let counting = true;
-    const countTurn = () => {
-      turns++;
-      if (counting) setImmediate(countTurn);
-    };
-    setImmediate(countTurn);
+    const turnsCounted = countTurns();
     let results: Awaited<ReturnType<typeof readResults>> | undefined;
     const readResults = () => t.kit.plugin("campaigns").campaignResults(t.company.companyId, campaignId);
     const statements = await statementsOf(async () => (results = await readResults()));
-    counting = false;
+    const turns = turnsCounted.stop();
     assert.equal(results?.sent, PEOPLE);
     const recipientReads = statements.filter((sql) => sql.includes('"campaigns_recipients"'));
     assert.equal(recipientReads.length, 12, recipientReads.join("\n"));
