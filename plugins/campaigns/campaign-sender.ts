@@ -94,6 +94,8 @@ export class CampaignSender {
       const page = segment
         ? await this.audience.page(campaign.companyId, segment.rule, campaign.audienceCursor !== undefined ? { after: campaign.audienceCursor } : {})
         : { matched: [], scanned: 0 };
+      // The page's reads and its recipients' writes in turns of their own (see send).
+      await nextTurn();
       await this.#addRecipients(campaign, page.matched);
       const now = this.clock.now();
       if (page.nextCursor !== undefined) {
