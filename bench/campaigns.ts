@@ -9,7 +9,9 @@
 //    table (same indexes) in transactions of the same size, and peak RSS above the idle kit (a process of its own on
 //    the seeded data directory, with the server's heap settings: npm start's young generation, startServer's heap
 //    growth; sampled every 50 ms; peakAtSendSecond: when, negative in the preview), the event loop's longest delay
-//    and p99 over the preview and the send (a scan that never yields stalls every request), and the time until every
+//    and p99 over the preview and the send (a scan that never yields stalls every request) and its longest turn in CPU
+//    (turnCpuMaxMs, turnCpuP99Ms: load stretches the delay, not the CPU), the time to read the campaign's results and
+//    the loop's longest delay meanwhile (resultsMs, resultsLoopDelayMaxMs), and the time until every
 //    text was delivered (deliveredMs: the redirect part's server then starts with nothing left to send);
 //    BENCH_SEND_FLAGS passes node flags to that process ("--cpu-prof --cpu-prof-dir=DIR" profiles the send),
 //    BENCH_HEAP_PROFILE=allocated|promoted|held its heap (campaigns-heap.ts), BENCH_RSS_TIMELINE=FILE appends its
