@@ -115,7 +115,7 @@ function mergeShape(collection: DeclaredCollection, fields: readonly string[]): 
   for (const field of fields) node = node.to(field);
   let shape = shapeOf.get(node) as MergeShape | undefined;
   if (shape === undefined) {
-    shape = { ...patchShape(collection, fields, [], true), fields, removals: fields.map((field) => `,${JSON.stringify(field)}:null`) };
+    shape = { ...patchShape(collection, fields), fields, removals: fields.map((field) => `,${JSON.stringify(field)}:null`) };
     shapes.store(node, shape.sets);
     shapeOf.set(node, shape);
   }
@@ -135,7 +135,7 @@ function setPatchSql(collection: DeclaredCollection, patch: Record<string, unkno
   for (let index = 0; index < fields.length; index++) node = node.to(fields[index]).to(texts[index] === undefined ? REMOVE : SET);
   let shape = shapeOf.get(node);
   if (shape === undefined) {
-    shape = patchShape(collection, fields, texts, false);
+    shape = patchShape(collection, fields, texts);
     shapes.store(node, shape.sets);
     shapeOf.set(node, shape);
   }
@@ -161,14 +161,15 @@ interface PatchShape {
   columns: readonly FieldColumn[];
 }
 
-function patchShape(collection: DeclaredCollection, fields: readonly string[], texts: ReadonlyArray<string | undefined>, merge: boolean): PatchShape {
+/** A merge patch's shape, or (given its values' texts, undefined for a removed field) a json_remove and json_set patch's. */
+function patchShape(collection: DeclaredCollection, fields: readonly string[], setTexts?: ReadonlyArray<string | undefined>): PatchShape {
   const columns = collection.columns.filter((column) => fields.includes(column.field));
   const setsWith = (parameter: () => string) => {
     let doc = "doc";
-    if (merge) doc = `json_patch(doc, ${parameter()})`;
+    if (setTexts === undefined) doc = `json_patch(doc, ${parameter()})`;
     else {
-      const removals = texts.filter((text) => text === undefined).length;
-      const assignments = texts.length - removals;
+      const removals = setTexts.filter((text) => text === undefined).length;
+      const assignments = setTexts.length - removals;
       if (removals > 0) doc = `json_remove(${doc}${Array.from({ length: removals }, () => `, ${parameter()}`).join("")})`;
       if (assignments > 0) doc = `json_set(${doc}${Array.from({ length: assignments }, () => `, ${parameter()}, json(${parameter()})`).join("")})`;
     }
