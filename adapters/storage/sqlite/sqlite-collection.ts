@@ -267,6 +267,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
 
   /** The documents of find's queries, run in order until `fetch` are found. */
   #rows(queries: readonly SqlFragment[], fetch: number | undefined): string[] {
+    if (queries.length === 1) return this.#storage.statement(queries[0]!.sql).all(...queries[0]!.params) as string[];
     const rows: string[] = [];
     for (const query of queries) {
       // Later segments only need what is still missing; their LIMIT literal shrinks accordingly.

@@ -54,6 +54,26 @@ export function updateEachTests(withStorage: WithStorage): void {
         }
       }));
 
+    it("patches with the same fields, each removing others of them (or all), and numbers JSON cannot write (stored null, as JSON.stringify writes them)", () =>
+      withStorage(async (storage) => {
+        const rows = storage.collection<Row>("rows");
+        const full = { score: 1, group: "g", note: "n", seen: true };
+        await rows.upsertMany(["r1", "r2", "r3", "r4", "r5"].map((id) => ({ id, ...full })));
+        const applied = await rows.updateEach([
+          { id: "r1", patch: { score: undefined, note: "one", seen: false } },
+          { id: "r2", patch: { score: 2, note: undefined, seen: undefined } },
+          { id: "r3", patch: { score: undefined, note: undefined, seen: undefined } },
+          { id: "r4", patch: { score: Number.NaN, note: "four", seen: true } },
+          { id: "r5", patch: { score: Number.POSITIVE_INFINITY, note: undefined, seen: false } },
+        ]);
+        assert.equal(applied, 5);
+        assert.deepEqual(await rows.get("r1"), { id: "r1", group: "g", note: "one", seen: false });
+        assert.deepEqual(await rows.get("r2"), { id: "r2", score: 2, group: "g" });
+        assert.deepEqual(await rows.get("r3"), { id: "r3", group: "g" });
+        assert.deepEqual(await rows.get("r4"), { id: "r4", score: null, group: "g", note: "four", seen: true });
+        assert.deepEqual(await rows.get("r5"), { id: "r5", score: null, group: "g", seen: false });
+      }));
+
     it("an id listed twice takes both patches in list order; a patch may name the document's own id", () =>
       withStorage(async (storage) => {
         const rows = storage.collection<Row>("rows");

@@ -4,7 +4,7 @@ import { it } from "node:test";
 import Database from "better-sqlite3";
 import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
 import type { Doc } from "../../../src/ports/storage.ts";
-import { statementsOf } from "../../support/sqlite-statements.ts";
+import { statementsOf, watchStatements } from "../../support/sqlite-statements.ts";
 import { temporaryDirectory } from "../../support/temp-dir.ts";
 
 interface Thing extends Doc {
@@ -90,5 +90,31 @@ it("updateEach writes the patches of one shape with one statement, inside a tran
   const twoShapes = await statementsOf(() => storage.transaction(() => things.updateEach([{ id: "t1", patch: { note: "one" } }, { id: "t2", patch: { note: null } }])));
   assert.deepEqual(writes(twoShapes), ["SAVEPOINT", "UPDATE", "UPDATE"]);
   assert.deepEqual([(await things.get("t1"))?.note, (await things.get("t2"))?.note], ["one", null]);
+  await storage.close();
+});
+
+it("updateEach pads a statement's rows with rows that match no document: 65 patches are one statement of 128 rows, each document in it once, each with its own patch", async () => {
+  const storage = sqliteStorage({ filename: join(temporaryDirectory("sqlite-statements"), "db.sqlite") });
+  await storage.ensureCollections([{ name: "things", indexes: [{ fields: ["group"] }] }]);
+  const things = storage.collection<Thing & { attempt?: number }>("things");
+  const ids = Array.from({ length: 65 }, (_, i) => `t${i}`);
+  await things.upsertMany(ids.map((id) => ({ id, group: "due" })));
+  const updates: Array<{ sql: string; args: unknown[] }> = [];
+  await watchStatements(
+    () => things.updateEach(ids.map((id, i) => ({ id, patch: { attempt: i, group: "sent" } }))),
+    (statement, args) => {
+      if (statement.source.startsWith("UPDATE")) updates.push({ sql: statement.source, args });
+    },
+  );
+  assert.equal(updates.length, 1);
+  const [{ sql, args }] = updates as [{ sql: string; args: unknown[] }];
+  const rows = sql.match(/\(\?(, \?)*\)/g)!;
+  assert.equal(rows.length, 128);
+  const paramsPerRow = args.length / rows.length;
+  const rowIds = Array.from({ length: rows.length }, (_, row) => args[row * paramsPerRow]);
+  assert.deepEqual(rowIds.slice(0, 65), ids);
+  assert.deepEqual(new Set(rowIds.slice(65)), new Set([null]));
+  const stored = await Promise.all(ids.map((id) => things.get(id)));
+  assert.deepEqual(stored, ids.map((id, i) => ({ id, group: "sent", attempt: i })));
   await storage.close();
 });
