@@ -37,13 +37,19 @@ function countTurns(): { stop(): number } {
  */
 describe("a large send shares the event loop", () => {
   let t: CampaignsTestKit;
+  let segmentId: string;
   let campaignId: string;
+  /** A campaign of the segment, asked to send (its audience not read yet). */
+  const startSending = async () => {
+    const id = (await t.ok("POST", "/v1/campaigns", { name: "Sale", segmentId, channel: "sms", text: "Sale: {link}", link: "https://shop.example.com/sale" }, 201)).id as string;
+    await t.ok("POST", `/v1/campaigns/${id}/send`, {});
+    return id;
+  };
   beforeEach(async () => {
     t = await startCampaignsKit({ storage: sqliteStorage({ filename: join(temporaryDirectory("send-shares-loop"), "reachkit.db") }), sendPageSize: PAGE });
     for (let i = 0; i < PEOPLE; i++) await t.person(phoneOf(i), { tier: "gold" });
-    const segmentId = await t.segment({ attribute: { name: "tier", op: "eq", value: "gold" } });
-    campaignId = (await t.ok("POST", "/v1/campaigns", { name: "Sale", segmentId, channel: "sms", text: "Sale: {link}", link: "https://shop.example.com/sale" }, 201)).id;
-    await t.ok("POST", `/v1/campaigns/${campaignId}/send`, {});
+    segmentId = await t.segment({ attribute: { name: "tier", op: "eq", value: "gold" } });
+    campaignId = await startSending();
     await t.kit.resolve(CAMPAIGN_SENDER).readAudience({ campaignId });
   });
   afterEach(() => t.stop());
@@ -69,11 +75,20 @@ describe("a large send shares the event loop", () => {
     assert.equal((await t.ok("GET", `/v1/campaigns/${campaignId}/results`)).sent, PAGE);
   });
 
+  it("reads an audience page's profiles and writes its recipients in turns of their own", async () => {
+    const another = await startSending();
+    const turnsCounted = countTurns();
+    await t.kit.resolve(CAMPAIGN_SENDER).readAudience({ campaignId: another });
+    const turns = turnsCounted.stop();
+    assert.ok(turns >= 1, `the event loop turned ${turns} times while a page of the audience was read and stored`);
+    assert.equal((await t.ok("GET", `/v1/campaigns/${another}/results`)).audience, PEOPLE);
+  });
+
   it("reads a campaign's results from indexes, one count a turn, without reading any recipient's document", async () => {
     await sendAll(() => {});
-    const turnsCounted = countTurns();
-    let results: Awaited<ReturnType<typeof readResults>> | undefined;
     const readResults = () => t.kit.plugin("campaigns").campaignResults(t.company.companyId, campaignId);
+    let results: Awaited<ReturnType<typeof readResults>> | undefined;
+    const turnsCounted = countTurns();
     const statements = await statementsOf(async () => (results = await readResults()));
     const turns = turnsCounted.stop();
     assert.equal(results?.sent, PEOPLE);
