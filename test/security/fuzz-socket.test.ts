@@ -17,9 +17,13 @@ import { temporaryDirectory } from "../support/temp-dir.ts";
 /** Requests per route over the socket (the in-process shards send the bulk); raw byte streams in all. */
 const SOCKET_RUNS = Number(process.env.REACHKIT_FUZZ_SOCKET_RUNS ?? 20);
 const RAW_RUNS = Number(process.env.REACHKIT_FUZZ_RAW_RUNS ?? 300);
+/** The server's, short so that a request whose headers never end is answered within the test's deadline. */
+const HEADERS_TIMEOUT_MS = 1000;
 
 interface SocketAnswer {
   status: number;
+  /** From the request's start to the answer's end. */
+  elapsedMs: number;
   headers: Record<string, string>;
   body: string;
 }
@@ -31,6 +35,7 @@ function send(url: string, request: InjectRequest): Promise<SocketAnswer | undef
   delete headers["transfer-encoding"];
   if (request.body === undefined) delete headers["content-length"];
   else headers["content-length"] = String(Buffer.byteLength(request.body as string | Buffer));
+  const started = performance.now();
   return new Promise((resolve, reject) => {
     let client;
     try {
@@ -46,7 +51,7 @@ function send(url: string, request: InjectRequest): Promise<SocketAnswer | undef
       response.on("data", (chunk: string) => (body += chunk));
       // A connection closed in the middle of the body ends no answer: without this the test waits for ever.
       response.on("error", (error) => reject(new Error(`the answer (${response.statusCode}) to ${request.method} ${request.url} broke off: ${error.message}`)));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers as Record<string, string>, body }));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, elapsedMs: performance.now() - started, headers: response.headers as Record<string, string>, body }));
     });
     client.end(request.body as string | Buffer | undefined);
   });
@@ -119,7 +124,7 @@ describe("fuzzing the self-hosted server over its socket", () => {
 
   before(async () => {
     // Short timeouts, so that a request whose body never comes is cut off quickly (408) rather than waited for.
-    const env = { REACHKIT_SECRET: TEST_SECRET, LOG_LEVEL: "error", REACHKIT_HEADERS_TIMEOUT_MS: "1000", REACHKIT_REQUEST_TIMEOUT_MS: "2000" };
+    const env = { REACHKIT_SECRET: TEST_SECRET, LOG_LEVEL: "error", REACHKIT_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS), REACHKIT_REQUEST_TIMEOUT_MS: "2000" };
     server = await startServer(configFromEnv(env, { port: 0, dataDir }), () => undefined);
     world = await seedFuzzWorld(server.kit, { errors: [], settle: async () => undefined });
   });
@@ -138,6 +143,9 @@ describe("fuzzing the self-hosted server over its socket", () => {
           tried++;
           // A request line and headers over maxHeaderSize: node answers 431 itself and closes (README, resource limits).
           if (answer.status === 431 && answer.headers.connection === "close") return;
+          // The short timeouts above cut off a request the loaded machine (client and server share this process) did not
+          // finish sending in time: a 408 after the headers' timeout is that, not a fault. A quicker 408 still fails.
+          if (answer.status === 408 && answer.elapsedMs >= HEADERS_TIMEOUT_MS) return;
           const problem = answerProblem(route, { ...answer, json: () => JSON.parse(answer.body) }, request.method);
           assert.equal(problem, undefined, `${problem}: ${answer.body.slice(0, 300)} for ${JSON.stringify(request).slice(0, 500)}`);
         }),
