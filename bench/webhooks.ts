@@ -13,17 +13,17 @@
 //    others, beside its rate when all three are fast, and the kit's CPU and commits per event in both.
 // BENCH_PARTS=throughput or slow runs one part. BENCH_CPU_PROFILE=<dir> writes a CPU profile of each round's
 // emission and delivery phases, and of its bare loop, there; the sampling slows them, so those rounds' figures are not the bench's.
-import { createHmac, createSecretKey } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { Agent, request, type Dispatcher } from "undici";
+import { Agent, request } from "undici";
 import { nodeScheduleScheduler } from "../adapters/scheduler/node-schedule/index.ts";
 import { sqliteStorage } from "../adapters/storage/sqlite/index.ts";
 import { accountsPlugin } from "../plugins/accounts/index.ts";
 import { DEFAULT_WEBHOOKS_SETTINGS, webhooksPlugin } from "../plugins/webhooks/index.ts";
 import { createReachkit, silentLogger } from "../src/index.ts";
 import { profiled } from "./cpu-profile.ts";
+import { bareDeliveries } from "./webhooks-bare.ts";
 import { withSqliteCommitsCounted } from "./sqlite-commits.ts";
 import { report, startServerProcess, stopServerProcess, type ServerProcess } from "./support.ts";
 
@@ -88,23 +88,6 @@ async function until(receivers: Receivers, measured: readonly number[], before: 
 const body = (n: number) =>
   JSON.stringify({ type: "privacy.request.processed", timestamp: 1772366400000 + n, company: { display_name: "Acme", company_id: "c" }, privacy_request: { id: `r-${n}`, removed_records: 3 } });
 
-/** The bare loop's signing key, as the kit's HMACs take one: its text (the hex header) and its bytes (Standard Webhooks). */
-const BARE_KEY = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;
-const bareHmacKeys = { asText: createSecretKey(Buffer.from(BARE_KEY, "utf8")), bytes: createSecretKey(Buffer.from(BARE_KEY.slice("whsec_".length), "base64")) };
-
-/** The headers the kit's webhook sender sends with a delivery (plugins/webhooks: delivery-sender.ts, signing.ts), by plain node:crypto. */
-function signedHeaders(id: string, body: string): Record<string, string> {
-  const timestamp = Math.floor(Date.now() / 1000);
-  return {
-    "content-type": "application/json",
-    "user-agent": "reachkit-webhooks",
-    "x-attentive-hmac-sha256": createHmac("sha256", bareHmacKeys.asText).update(body).digest("hex"),
-    "webhook-id": id,
-    "webhook-timestamp": String(timestamp),
-    "webhook-signature": `v1,${createHmac("sha256", bareHmacKeys.bytes).update(`${id}.${timestamp}.${body}`).digest("base64")}`,
-  };
-}
-
 interface Side {
   seconds: number;
   deliveriesPerSecond: number;
@@ -115,70 +98,12 @@ interface Side {
   perReceiver?: number[];
 }
 
-/**
- * The bare loop: every body POSTed to every receiver, signed as the kit signs it (a delivery id as long as the
- * kit's), `CONCURRENCY` at once per receiver, through an agent set up as reachkit's, called as its sender calls
- * it: the agent's own `dispatch` with the origin and path worked out once, and a handler that reads the answer to
- * its end (undici's `request` and `body.text()`, which the kit's sender called before, took about 8 µs more of CPU
- * a request; its top-level `request(url)` about a third more again).
- */
+/** The bare loop's round: its answers counted by the receivers. */
 async function bare(receivers: Receivers, round: number): Promise<Side> {
-  return profiled(`bare-${round}`, () => bareLoop(receivers));
-}
-
-async function bareLoop(receivers: Receivers): Promise<Side> {
-  const agent = new Agent({ connections: CONCURRENCY, headersTimeout: 15_000, bodyTimeout: 15_000 });
   const before = await receivers.counts();
-  const cpu = process.cpuUsage();
-  const started = performance.now();
-  await Promise.all(
-    receivers.urls.flatMap((url, receiver) => {
-      const { origin, pathname: path } = new URL(url);
-      return Array.from({ length: CONCURRENCY }, async (_, worker) => {
-        for (let n = worker; n < EVENTS; n += CONCURRENCY) {
-          const payload = body(n);
-          const id = `${receiver}`.padEnd(25 - String(n).length, "0") + n;
-          await new Promise<string>((resolve, reject) =>
-            agent.dispatch({ origin, path, method: "POST", body: payload, headers: signedHeaders(id, payload) }, new BareAnswer(resolve, reject)),
-          );
-        }
-      });
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  const used = process.cpuUsage(cpu);
-  await agent.close();
+  const { seconds, cpuMicros } = await profiled(`bare-${round}`, () => bareDeliveries(receivers.urls, EVENTS, CONCURRENCY, body));
   const delivered = (await receivers.counts()).reduce((sum, count, index) => sum + count - before[index]!, 0);
-  return { seconds: round1(seconds), deliveriesPerSecond: Math.round(delivered / seconds), cpuMicrosPerDelivery: round1((used.user + used.system) / delivered) };
-}
-
-/** An answer read to its end, as the bare loop's `dispatch` hands it over. */
-class BareAnswer implements Dispatcher.DispatchHandlers {
-  readonly #chunks: Buffer[] = [];
-
-  constructor(
-    private readonly resolve: (text: string) => void,
-    private readonly reject: (error: Error) => void,
-  ) {}
-
-  onConnect(): void {}
-
-  onHeaders(): boolean {
-    return true;
-  }
-
-  onData(chunk: Buffer): boolean {
-    this.#chunks.push(chunk);
-    return true;
-  }
-
-  onComplete(): void {
-    this.resolve(Buffer.concat(this.#chunks).toString("utf8"));
-  }
-
-  onError(error: Error): void {
-    this.reject(error);
-  }
+  return { seconds: round1(seconds), deliveriesPerSecond: Math.round(delivered / seconds), cpuMicrosPerDelivery: round1(cpuMicros / delivered) };
 }
 
 function benchKit(directory: string) {
