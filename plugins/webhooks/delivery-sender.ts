@@ -33,7 +33,7 @@ export interface AttemptResult {
  * POSTs deliveries with undici, through one agent whose connections resolve
  * names with the target policy's lookup (checked at connect time, so DNS
  * rebinding is caught) and keep alive between deliveries to one receiver.
- * Redirects are not followed (the agent has no redirect handler): a 3xx is a
+ * Redirects are not followed (the agent's `maxRedirections` is 0): a 3xx is a
  * failed attempt. The kit's stop ends the requests out by destroying that agent
  * (a new one takes its place).
  *
@@ -106,6 +106,7 @@ export class DeliverySender {
     return new Agent({
       connect: { lookup: guardedLookup(this.settings.allowPrivateTargets), timeout: this.settings.attemptTimeoutMs },
       connections: this.settings.concurrencyPerReceiver,
+      maxRedirections: 0,
       headersTimeout: this.settings.attemptTimeoutMs,
       bodyTimeout: this.settings.attemptTimeoutMs,
     });
