@@ -23,7 +23,7 @@ function signedHeaders(id: string, body: string): Record<string, string> {
  * Every body POSTed to every receiver, signed as the kit signs it (a delivery id as long as the kit's), `concurrency`
  * at once per receiver, through an agent set up as reachkit's, called as its sender calls it: the agent's own
  * `dispatch` with the origin and path worked out once, and a handler that reads the answer to its end (undici's
- * `request` and `body.text()`, which the kit's sender called before, took about 8 µs more of CPU a request; its
+ * `request` and `body.text()`, which the kit's sender called before, took 2-3 µs more of CPU a request; its
  * top-level `request(url)` about a third more again). Its time and CPU.
  */
 export async function bareDeliveries(urls: readonly string[], events: number, concurrency: number, body: (n: number) => string): Promise<{ seconds: number; cpuMicros: number }> {
