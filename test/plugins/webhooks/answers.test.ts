@@ -12,9 +12,11 @@ const receiver = receiversClosedAfterEach(async () => {
 });
 let endless: Server | undefined;
 afterEach(async () => {
-  endless?.closeAllConnections();
-  await new Promise((resolve) => endless?.close(resolve) ?? resolve(undefined));
+  if (endless === undefined) return;
+  const server = endless;
   endless = undefined;
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
 });
 
 async function optIn(kit: WebhookKit, phone: string) {
