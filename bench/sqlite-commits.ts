@@ -108,9 +108,8 @@ export async function withSqliteCommitsCounted<R>(work: () => Promise<R>): Promi
   }
 }
 
-if (timed) install();
-
 if (timed) {
+  install();
   process.on("exit", () => {
     const rows = [...times].sort((a, b) => Number(b[1].ns - a[1].ns)).slice(0, 12);
     for (const [key, { ns, runs, changes }] of rows) {
