@@ -2,6 +2,8 @@
 // outside a transaction (autocommit), or a transaction that wrote (better-sqlite3's transaction
 // functions begin and commit through statements too). Read-only transactions (the storage's
 // read batches) are not counted.
+// The counter wraps every statement's run and get (a few µs a delivery in bench:webhooks): it is installed only
+// while counting (`withSqliteCommitsCounted`), or from the first `sqliteCommits()` on, so that timed rounds run without it.
 // BENCH_SQLITE_TIMES=1 also times each statement by kind (its main-thread time in run or get, rows written by
 // an UPDATE ... FROM (VALUES ...) beside it) and prints the totals when the process exits (every phase of the run together): where
 // its SQLite time goes, without a profiler's sampling.
@@ -15,9 +17,6 @@ interface CountedStatement {
 
 let commits = 0;
 let wroteInTransaction = false;
-
-/** The commits that wrote so far. */
-export const sqliteCommits = () => commits;
 
 const statementPrototype = Object.getPrototypeOf(new Database(":memory:").prepare("SELECT 1")) as Record<"run" | "get", (...args: unknown[]) => unknown>;
 /** A statement that may write: one that returns nothing, or a write that returns rows (`UPDATE … RETURNING`, run with `get`). */
@@ -57,9 +56,11 @@ function statementKind(source: string): string {
   return source.trim().split(/\s+/, 2).join(" ").toUpperCase();
 }
 
-for (const method of ["run", "get"] as const) {
-  const original = statementPrototype[method];
-  statementPrototype[method] = function (this: CountedStatement, ...args: unknown[]) {
+const originals = { run: statementPrototype.run, get: statementPrototype.get };
+
+function counting(method: "run" | "get") {
+  const original = originals[method];
+  return function (this: CountedStatement, ...args: unknown[]) {
     noteStatement(this);
     if (!timed) return original.apply(this, args);
     const start = process.hrtime.bigint();
@@ -74,7 +75,41 @@ for (const method of ["run", "get"] as const) {
   };
 }
 
+/** Whether the counter stays installed once a counted piece of work ends: after `sqliteCommits()`, or while timing. */
+let keptInstalled = timed;
+
+function install(): void {
+  if (statementPrototype.run !== originals.run) return;
+  statementPrototype.run = counting("run");
+  statementPrototype.get = counting("get");
+}
+
+function remove(): void {
+  statementPrototype.run = originals.run;
+  statementPrototype.get = originals.get;
+}
+
+/** The commits that wrote so far; counted from the first call on, in every statement after it. */
+export function sqliteCommits(): number {
+  keptInstalled = true;
+  install();
+  return commits;
+}
+
+/** Runs `work` with the counter installed (removed after it, unless kept): its result, and the commits that wrote during it. */
+export async function withSqliteCommitsCounted<R>(work: () => Promise<R>): Promise<{ result: R; commits: number }> {
+  install();
+  const before = commits;
+  try {
+    const result = await work();
+    return { result, commits: commits - before };
+  } finally {
+    if (!keptInstalled) remove();
+  }
+}
+
 if (timed) {
+  install();
   process.on("exit", () => {
     const rows = [...times].sort((a, b) => Number(b[1].ns - a[1].ns)).slice(0, 12);
     for (const [key, { ns, runs, changes }] of rows) {

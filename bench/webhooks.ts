@@ -6,12 +6,13 @@
 //    POSTs the same requests with the same HTTP client (undici, the same agent settings and per-receiver
 //    concurrency; the same bodies and headers, each signed as it leaves, as any sender must: the Standard
 //    Webhooks timestamp is the time of sending), in alternated rounds, give the ratio; the end-to-end figure
-//    (both phases' time) is printed too.
+//    (both phases' time) is printed too. The commits per delivery and per event come from a round of their own
+//    after the timed ones (bench/sqlite-commits.ts wraps every statement while it counts, a cost the timed rounds
+//    would charge the kit alone).
 // 2. One receiver answering after 10 s, events emitted live while the kit delivers: the rate of each of the two
 //    others, beside its rate when all three are fast, and the kit's CPU and commits per event in both.
 // BENCH_PARTS=throughput or slow runs one part. BENCH_CPU_PROFILE=<dir> writes a CPU profile of each round's
-// emission and delivery phases there; the sampling slows them, so those rounds' figures are not the bench's.
-import { createHmac, createSecretKey } from "node:crypto";
+// emission and delivery phases, and of its bare loop, there; the sampling slows them, so those rounds' figures are not the bench's.
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,7 +23,8 @@ import { accountsPlugin } from "../plugins/accounts/index.ts";
 import { DEFAULT_WEBHOOKS_SETTINGS, webhooksPlugin } from "../plugins/webhooks/index.ts";
 import { createReachkit, silentLogger } from "../src/index.ts";
 import { profiled } from "./cpu-profile.ts";
-import { sqliteCommits } from "./sqlite-commits.ts";
+import { bareDeliveries } from "./webhooks-bare.ts";
+import { withSqliteCommitsCounted } from "./sqlite-commits.ts";
 import { report, startServerProcess, stopServerProcess, type ServerProcess } from "./support.ts";
 
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
@@ -86,23 +88,6 @@ async function until(receivers: Receivers, measured: readonly number[], before: 
 const body = (n: number) =>
   JSON.stringify({ type: "privacy.request.processed", timestamp: 1772366400000 + n, company: { display_name: "Acme", company_id: "c" }, privacy_request: { id: `r-${n}`, removed_records: 3 } });
 
-/** The bare loop's signing key, as the kit's HMACs take one: its text (the hex header) and its bytes (Standard Webhooks). */
-const BARE_KEY = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;
-const bareHmacKeys = { asText: createSecretKey(Buffer.from(BARE_KEY, "utf8")), bytes: createSecretKey(Buffer.from(BARE_KEY.slice("whsec_".length), "base64")) };
-
-/** The headers the kit's webhook sender sends with a delivery (plugins/webhooks: delivery-sender.ts, signing.ts), by plain node:crypto. */
-function signedHeaders(id: string, body: string): Record<string, string> {
-  const timestamp = Math.floor(Date.now() / 1000);
-  return {
-    "content-type": "application/json",
-    "user-agent": "reachkit-webhooks",
-    "x-attentive-hmac-sha256": createHmac("sha256", bareHmacKeys.asText).update(body).digest("hex"),
-    "webhook-id": id,
-    "webhook-timestamp": String(timestamp),
-    "webhook-signature": `v1,${createHmac("sha256", bareHmacKeys.bytes).update(`${id}.${timestamp}.${body}`).digest("base64")}`,
-  };
-}
-
 interface Side {
   seconds: number;
   deliveriesPerSecond: number;
@@ -113,35 +98,12 @@ interface Side {
   perReceiver?: number[];
 }
 
-/**
- * The bare loop: every body POSTed to every receiver, signed as the kit signs it (a delivery id as long as the
- * kit's), `CONCURRENCY` at once per receiver, through an agent set up as reachkit's, called as its sender calls
- * it (the agent's own `request` with the origin and path worked out once: undici's top-level `request(url)`
- * took about a third more CPU per request).
- */
-async function bare(receivers: Receivers): Promise<Side> {
-  const agent = new Agent({ connections: CONCURRENCY, headersTimeout: 15_000, bodyTimeout: 15_000 });
+/** The bare loop's round: its answers counted by the receivers. */
+async function bare(receivers: Receivers, round: number): Promise<Side> {
   const before = await receivers.counts();
-  const cpu = process.cpuUsage();
-  const started = performance.now();
-  await Promise.all(
-    receivers.urls.flatMap((url, receiver) => {
-      const { origin, pathname: path } = new URL(url);
-      return Array.from({ length: CONCURRENCY }, async (_, worker) => {
-        for (let n = worker; n < EVENTS; n += CONCURRENCY) {
-          const payload = body(n);
-          const id = `${receiver}`.padEnd(25 - String(n).length, "0") + n;
-          const answer = await agent.request({ origin, path, method: "POST", body: payload, headers: signedHeaders(id, payload) });
-          await answer.body.text();
-        }
-      });
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  const used = process.cpuUsage(cpu);
-  await agent.close();
+  const { seconds, cpuMicros } = await profiled(`bare-${round}`, () => bareDeliveries(receivers.urls, EVENTS, CONCURRENCY, body));
   const delivered = (await receivers.counts()).reduce((sum, count, index) => sum + count - before[index]!, 0);
-  return { seconds: round1(seconds), deliveriesPerSecond: Math.round(delivered / seconds), cpuMicrosPerDelivery: round1((used.user + used.system) / delivered) };
+  return { seconds: round1(seconds), deliveriesPerSecond: Math.round(delivered / seconds), cpuMicrosPerDelivery: round1(cpuMicros / delivered) };
 }
 
 function benchKit(directory: string) {
@@ -183,52 +145,62 @@ interface Emission {
   seconds: number;
   eventsPerSecond: number;
   cpuMicrosPerEvent: number;
-  commitsPerEvent: number;
+  /** Only in the counting round. */
+  commitsPerEvent?: number;
 }
+
+/** `work`'s result and, when `count`, the SQLite commits that wrote during it. */
+async function counted<R>(count: boolean, work: () => Promise<R>): Promise<{ result: R; commits?: number }> {
+  return count ? withSqliteCommitsCounted(work) : { result: await work() };
+}
+
+const perItem = (commits: number | undefined, items: number) => (commits === undefined ? undefined : Math.round((commits / items) * 100) / 100);
 
 /**
  * A throughput round's kit side: EVENTS events recorded by a kit with its jobs stopped (the emission phase),
  * then a kit started on them, timed from its start until the receivers have every delivery (the delivery phase).
+ * `countCommits`: the SQLite commits of both phases counted too (then its times are not the bench's).
  */
-async function recordedThenDelivered(receivers: Receivers, round: number): Promise<{ emission: Emission; delivery: Side; endToEnd: Side }> {
+async function recordedThenDelivered(receivers: Receivers, round: number | "counting", countCommits = false): Promise<{ emission: Emission; delivery: Side; endToEnd: Side }> {
   const directory = mkdtempSync(join(tmpdir(), "bench-webhooks-"));
   try {
     const recorder = benchKit(directory);
     await recorder.start({ runJobs: false });
-    let emitted: { cpuMicros: number; ms: number };
-    const commitsBeforeEmission = sqliteCommits();
+    let emitted: { result: { cpuMicros: number; ms: number }; commits?: number };
     try {
       const companyId = await subscribe(recorder, receivers);
-      emitted = await profiled(`reachkit-emission-${round}`, () => emit(recorder, companyId));
+      emitted = await profiled(`reachkit-emission-${round}`, () => counted(countCommits, () => emit(recorder, companyId)));
     } finally {
       await recorder.stop();
     }
+    const { cpuMicros: emissionCpuMicros, ms: emissionMs } = emitted.result;
     const emission: Emission = {
-      seconds: round1(emitted.ms / 1000),
-      eventsPerSecond: Math.round(EVENTS / (emitted.ms / 1000)),
-      cpuMicrosPerEvent: round1(emitted.cpuMicros / EVENTS),
-      commitsPerEvent: Math.round(((sqliteCommits() - commitsBeforeEmission) / EVENTS) * 100) / 100,
+      seconds: round1(emissionMs / 1000),
+      eventsPerSecond: Math.round(EVENTS / (emissionMs / 1000)),
+      cpuMicrosPerEvent: round1(emissionCpuMicros / EVENTS),
+      commitsPerEvent: perItem(emitted.commits, EVENTS),
     };
-    const delivery = await profiled(`reachkit-delivery-${round}`, async () => {
-      const kit = benchKit(directory);
-      const before = await receivers.counts();
-      const commitsBefore = sqliteCommits();
-      const cpu = process.cpuUsage();
-      const started = performance.now();
-      try {
-        await kit.start();
-        const took = await until(receivers, [0, 1, 2], before, EVENTS, started);
-        return sideOf(Math.max(...took), process.cpuUsage(cpu), sqliteCommits() - commitsBefore, took);
-      } finally {
-        await kit.stop();
-      }
-    });
+    const kit = benchKit(directory);
+    const before = await receivers.counts();
+    const delivery = await profiled(`reachkit-delivery-${round}`, () =>
+      counted(countCommits, async () => {
+        const cpu = process.cpuUsage();
+        const started = performance.now();
+        try {
+          await kit.start();
+          const took = await until(receivers, [0, 1, 2], before, EVENTS, started);
+          return { took, used: process.cpuUsage(cpu) };
+        } finally {
+          await kit.stop();
+        }
+      }),
+    ).then(({ result, commits }) => sideOf(Math.max(...result.took), result.used, commits, result.took));
     const delivered = 3 * EVENTS;
-    const endToEndSeconds = emitted.ms / 1000 + delivery.seconds;
+    const endToEndSeconds = emissionMs / 1000 + delivery.seconds;
     const endToEnd: Side = {
       seconds: round1(endToEndSeconds),
       deliveriesPerSecond: Math.round(delivered / endToEndSeconds),
-      cpuMicrosPerDelivery: round1(delivery.cpuMicrosPerDelivery + emitted.cpuMicros / delivered),
+      cpuMicrosPerDelivery: round1(delivery.cpuMicrosPerDelivery + emissionCpuMicros / delivered),
     };
     return { emission, delivery, endToEnd };
   } finally {
@@ -237,18 +209,21 @@ async function recordedThenDelivered(receivers: Receivers, round: number): Promi
 }
 
 /** A side's figures from its elapsed milliseconds, CPU and commits, and each measured receiver's milliseconds. */
-function sideOf(elapsedMs: number, used: NodeJS.CpuUsage, commits: number, took: readonly number[]): Side {
+function sideOf(elapsedMs: number, used: NodeJS.CpuUsage, commits: number | undefined, took: readonly number[]): Side {
   const delivered = took.length * EVENTS;
   return {
     seconds: round1(elapsedMs / 1000),
     deliveriesPerSecond: Math.round(delivered / (elapsedMs / 1000)),
     cpuMicrosPerDelivery: round1((used.user + used.system) / delivered),
-    commitsPerDelivery: Math.round((commits / delivered) * 100) / 100,
+    commitsPerDelivery: perItem(commits, delivered),
     perReceiver: took.map((ms) => Math.round(EVENTS / (ms / 1000))),
   };
 }
 
-/** A kit on SQLite with three webhooks; emits EVENTS events, each in its own transaction, while it delivers, and times until the `measured` receivers have theirs. */
+/**
+ * A kit on SQLite with three webhooks; emits EVENTS events, each in its own transaction, while it delivers, and times until the
+ * `measured` receivers have theirs. Its commits are counted: both sides of the slow part's comparison pay the counter.
+ */
 async function live(receivers: Receivers, measured: readonly number[]): Promise<Side> {
   const directory = mkdtempSync(join(tmpdir(), "bench-webhooks-"));
   const kit = benchKit(directory);
@@ -256,12 +231,13 @@ async function live(receivers: Receivers, measured: readonly number[]): Promise<
   try {
     const companyId = await subscribe(kit, receivers);
     const before = await receivers.counts();
-    const commitsBefore = sqliteCommits();
     const cpu = process.cpuUsage();
     const started = performance.now();
-    await emit(kit, companyId);
-    const took = await until(receivers, measured, before, EVENTS, started);
-    return sideOf(Math.max(...took), process.cpuUsage(cpu), sqliteCommits() - commitsBefore, took);
+    const { result: took, commits } = await withSqliteCommitsCounted(async () => {
+      await emit(kit, companyId);
+      return until(receivers, measured, before, EVENTS, started);
+    });
+    return sideOf(Math.max(...took), process.cpuUsage(cpu), commits, took);
   } finally {
     await kit.stop();
     rmSync(directory, { recursive: true, force: true });
@@ -275,12 +251,13 @@ async function main(): Promise<void> {
   const loadAtStart = load();
   const fast = await startReceivers();
   const rounds: Array<{ bare: Side; delivery: Side; emission: Emission; endToEnd: Side; load: number[]; at: string }> = [];
+  let commitsRound: { commitsPerDelivery: number; commitsPerEvent: number; load: number[]; at: string } | undefined;
   try {
     for (let round = 0; PARTS.has("throughput") && round < ROUNDS; round++) {
       const bareFirst = round % 2 === 0;
-      const bareBefore = bareFirst ? await bare(fast) : undefined;
+      const bareBefore = bareFirst ? await bare(fast, round + 1) : undefined;
       const kit = await recordedThenDelivered(fast, round + 1);
-      const bareSide = bareBefore ?? (await bare(fast));
+      const bareSide = bareBefore ?? (await bare(fast, round + 1));
       rounds.push({ bare: bareSide, ...kit, load: load(), at: new Date().toISOString() });
       console.error(
         `round ${round + 1}: delivery phase ${kit.delivery.deliveriesPerSecond}/s (${kit.delivery.cpuMicrosPerDelivery} µs CPU per delivery), ` +
@@ -288,6 +265,11 @@ async function main(): Promise<void> {
           `emission ${kit.emission.eventsPerSecond} events/s (${kit.emission.cpuMicrosPerEvent} µs CPU per event); ` +
           `end to end ${kit.endToEnd.deliveriesPerSecond}/s; load ${load().join(" ")}, ${new Date().toISOString()}`,
       );
+    }
+    if (PARTS.has("throughput")) {
+      const counting = await recordedThenDelivered(fast, "counting", true);
+      commitsRound = { commitsPerDelivery: counting.delivery.commitsPerDelivery!, commitsPerEvent: counting.emission.commitsPerEvent!, load: load(), at: new Date().toISOString() };
+      console.error(`commits round (not timed): ${commitsRound.commitsPerDelivery} commits per delivery, ${commitsRound.commitsPerEvent} per event emitted; load ${load().join(" ")}, ${commitsRound.at}`);
     }
   } finally {
     await fast.stop();
@@ -350,16 +332,17 @@ async function main(): Promise<void> {
           ratio: medianOf((r) => ratioOf(r.delivery, r.bare)),
           target: 0.7,
           cpuMicrosPerDelivery: { reachkit: medianOf((r) => r.delivery.cpuMicrosPerDelivery), bare: medianOf((r) => r.bare.cpuMicrosPerDelivery) },
-          commitsPerDelivery: medianOf((r) => r.delivery.commitsPerDelivery!),
+          commitsPerDelivery: commitsRound?.commitsPerDelivery,
         }
       : undefined,
     emissionPhase: throughput
-      ? { eventsPerSecond: medianOf((r) => r.emission.eventsPerSecond), cpuMicrosPerEvent: medianOf((r) => r.emission.cpuMicrosPerEvent), commitsPerEvent: medianOf((r) => r.emission.commitsPerEvent) }
+      ? { eventsPerSecond: medianOf((r) => r.emission.eventsPerSecond), cpuMicrosPerEvent: medianOf((r) => r.emission.cpuMicrosPerEvent), commitsPerEvent: commitsRound?.commitsPerEvent }
       : undefined,
     endToEnd: throughput ? { deliveriesPerSecond: medianOf((r) => r.endToEnd.deliveriesPerSecond), cpuMicrosPerDelivery: medianOf((r) => r.endToEnd.cpuMicrosPerDelivery) } : undefined,
     oneReceiverSlow: healthyRounds.length > 0 ? healthy : undefined,
     perEventOneSlow: healthyRounds.length > 0 ? { cpuMicros: perEvent("cpuMicrosPerEvent"), commits: perEvent("commitsPerEvent") } : undefined,
     rounds,
+    commitsRound,
     healthyRounds,
     loadAverage: { atStart: loadAtStart, atEnd: load() },
   });

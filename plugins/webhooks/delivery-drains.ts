@@ -75,16 +75,18 @@ export function postSigned(sender: DeliverySender, clock: Clock, webhook: Webhoo
  * statement, or a few whose partial effect is harmless: a webhook marked failing whose delivery's outcome
  * then failed is tried again when due). A slow or dead receiver holds its own drain only: its requests wait,
  * every other webhook's drain goes on, and no job slot is held while they do.
+ *
+ * Its members are TypeScript-`private`, not `#private`: tsx turns those of a decorated class into WeakMap lookups.
  */
 @injectable()
 export class WebhookDrains {
   private readonly deliveries: Collection<DeliveryRecord>;
   /** The outcomes (and cancellations) asked within OUTCOME_GATHER_MS: one commit for them all. */
   private readonly outcomes: GroupCommit;
-  readonly #drains: RowDrains<DeliveryRecord, WebhookDrainPayload, DeliveryOutcome>;
-  readonly #lanes: ReceiverLanes;
+  private readonly drains: RowDrains<DeliveryRecord, WebhookDrainPayload, DeliveryOutcome>;
+  private readonly lanes: ReceiverLanes;
   /** The deliveries' outcomes of one group, in one statement per patch shape. */
-  readonly #settled = new BatchWrite<IdPatch<DeliveryRecord>, void>(async (outcomes) => {
+  private readonly settled = new BatchWrite<IdPatch<DeliveryRecord>, void>(async (outcomes) => {
     await this.deliveries.updateEach(outcomes);
     return outcomes.map(() => undefined);
   });
@@ -100,8 +102,8 @@ export class WebhookDrains {
   ) {
     this.deliveries = storage.collection(DELIVERIES);
     this.outcomes = new GroupCommit(storage, { savepoints: false, gatherMs: OUTCOME_GATHER_MS });
-    this.#lanes = new ReceiverLanes(settings.concurrencyPerReceiver);
-    this.#drains = new RowDrains(
+    this.lanes = new ReceiverLanes(settings.concurrencyPerReceiver);
+    this.drains = new RowDrains(
       {
         jobType: DRAIN_JOB,
         rows: this.deliveries,
@@ -115,8 +117,8 @@ export class WebhookDrains {
         outcomes: DELIVERY_OUTCOMES,
         // A read's own cost (its statement, cursor and where) is shared by its rows: pages of eight turns of requests make it a small part of a delivery's.
         pageSize: settings.concurrencyPerReceiver * 8,
-        roomFor: (payload) => this.#lanes.roomFor(payload.webhookId),
-        start: (page, payload, context) => this.#start(page, payload, context),
+        roomFor: (payload) => this.lanes.roomFor(payload.webhookId),
+        start: (page, payload, context) => this.start(page, payload, context),
         describe: (payload) => ({ webhookId: payload.webhookId }),
       },
       storage,
@@ -127,15 +129,15 @@ export class WebhookDrains {
 
   /** In the transaction that stored a pending delivery of `webhookId`, due at `dueAt`: its drain runs by then. */
   arm(webhookId: string, dueAt: number): Promise<void> {
-    return this.#drains.arm({ webhookId }, dueAt);
+    return this.drains.arm({ webhookId }, dueAt);
   }
 
   /** The drain job's handler. */
   drain(payload: WebhookDrainPayload, context: JobContext): Promise<JobOutcome> {
-    return this.#drains.drain(payload, context);
+    return this.drains.drain(payload, context);
   }
 
-  async #start(page: readonly DeliveryRecord[], payload: WebhookDrainPayload, context: JobContext): Promise<Array<Promise<DeliveryOutcome>>> {
+  private async start(page: readonly DeliveryRecord[], payload: WebhookDrainPayload, context: JobContext): Promise<Array<Promise<DeliveryOutcome>>> {
     const ids = page.map((delivery) => delivery.id);
     const webhook = await this.registry.forDelivery(payload.webhookId);
     if (!webhook || webhook.disabledAt !== undefined) {
@@ -144,32 +146,32 @@ export class WebhookDrains {
       return page.map(() => Promise.resolve("cancelled" as const));
     }
     const keys = await this.signingKeys.signingKeys(webhook.applicationId);
-    return page.map((delivery) =>
-      this.#lanes
-        .run(webhook.id, () => postSigned(this.sender, this.clock, webhook, delivery, keys, context.signal))
-        .then((result) => this.#record(delivery, webhook, result, context.signal))
-        .catch((error: unknown) => {
-          context.logger.error("a delivery's outcome could not be recorded; it is tried again when due", { deliveryId: delivery.id, error });
-          return "unrecorded" as const;
-        }),
-    );
+    return page.map((delivery) => this.attempt(delivery, webhook, keys, context));
   }
 
   /**
-   * Writes an attempt's outcome with those of the attempts answered beside it: their deliveries' patches in
-   * one updateEach, and the webhook's own change (failing, delivered again, disabled) beside them when it has one.
+   * One attempt at `delivery` once its receiver's lane has room, and its outcome written with those of the attempts
+   * answered beside it: their deliveries' patches in one updateEach, and the webhook's own change (failing, delivered
+   * again, disabled) beside them when it has one. One async method rather than a chain of callbacks: fewer promises
+   * and closures a delivery.
    */
-  async #record(delivery: DeliveryRecord, webhook: WebhookRecord, result: AttemptResult, stop: AbortSignal): Promise<DeliveryOutcome> {
-    const { outcome, patch, webhookChange } = this.#outcomeOf(delivery, webhook, result, stop.aborted, this.clock.now());
-    // A delivery deleted meanwhile (a privacy request) stays deleted: updateEach skips an absent row.
-    const settled = this.outcomes.runBatched(this.#settled, { id: delivery.id, patch });
-    if (webhookChange === undefined) await settled;
-    else await Promise.all([settled, this.outcomes.run(webhookChange)]);
-    return outcome;
+  private async attempt(delivery: DeliveryRecord, webhook: WebhookRecord, keys: readonly string[], context: JobContext): Promise<DeliveryOutcome> {
+    try {
+      const result = await this.lanes.run(webhook.id, () => postSigned(this.sender, this.clock, webhook, delivery, keys, context.signal));
+      const { outcome, patch, webhookChange } = this.outcomeOf(delivery, webhook, result, context.signal.aborted, this.clock.now());
+      // A delivery deleted meanwhile (a privacy request) stays deleted: updateEach skips an absent row.
+      const settled = this.outcomes.runBatched(this.settled, { id: delivery.id, patch });
+      if (webhookChange === undefined) await settled;
+      else await Promise.all([settled, this.outcomes.run(webhookChange)]);
+      return outcome;
+    } catch (error) {
+      context.logger.error("a delivery's outcome could not be recorded; it is tried again when due", { deliveryId: delivery.id, error });
+      return "unrecorded";
+    }
   }
 
   /** What an attempt's answer makes of its delivery, and of its webhook if anything. */
-  #outcomeOf(delivery: DeliveryRecord, webhook: WebhookRecord, result: AttemptResult, stopped: boolean, now: number): { outcome: DeliveryOutcome; patch: Patch<DeliveryRecord>; webhookChange?: () => Promise<void> } {
+  private outcomeOf(delivery: DeliveryRecord, webhook: WebhookRecord, result: AttemptResult, stopped: boolean, now: number): { outcome: DeliveryOutcome; patch: Patch<DeliveryRecord>; webhookChange?: () => Promise<void> } {
     // The kit stopped during the request: due at once after the restart, the attempt not counted.
     if (stopped && !result.delivered) return { outcome: "interrupted", patch: { dueAt: now, inFlightSince: undefined, updatedAt: now } };
     if (result.delivered) {
