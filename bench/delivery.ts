@@ -26,7 +26,7 @@ import { createServerKit } from "../server/server-kit.ts";
 import { startExampleProcess } from "../test/support/example-process.ts";
 import { temporaryDirectory } from "../test/support/temp-dir.ts";
 import { profiled } from "./cpu-profile.ts";
-import { sqliteCommits } from "./sqlite-commits.ts";
+import { withSqliteCommitsCounted } from "./sqlite-commits.ts";
 import { report, startServerProcess, stopServerProcess } from "./support.ts";
 
 const TOTAL = Number(process.env.BENCH_TEXTS ?? 20_000);
@@ -125,15 +125,16 @@ async function deliver(dataDir: string, sms: SmsSender, count: number, ratePerSe
   });
   const started = performance.now();
   const cpu = cpuMicros();
-  const commits = sqliteCommits();
   const written = bytesWritten();
-  await kit.start();
-  await finished;
+  const { commits } = await withSqliteCommitsCounted(async () => {
+    await kit.start();
+    await finished;
+  });
   const writtenAfter = bytesWritten();
   const result = {
     seconds: (performance.now() - started) / 1000,
     cpu: cpuMicros() - cpu,
-    commits: sqliteCommits() - commits,
+    commits,
     written: written !== undefined && writtenAfter !== undefined ? writtenAfter - written : undefined,
     sentAt: sentAt.map((at) => at - started),
   };

@@ -3,7 +3,7 @@
 // functions begin and commit through statements too). Read-only transactions (the storage's
 // read batches) are not counted.
 // The counter wraps every statement's run and get (a few µs a delivery in bench:webhooks): it is installed only
-// while counting (`withSqliteCommitsCounted`), or from the first `sqliteCommits()` on, so that timed rounds run without it.
+// while counting (`withSqliteCommitsCounted`), so that timed rounds run without it.
 // BENCH_SQLITE_TIMES=1 also times each statement by kind (its main-thread time in run or get, rows written by
 // an UPDATE ... FROM (VALUES ...) beside it) and prints the totals when the process exits (every phase of the run together): where
 // its SQLite time goes, without a profiler's sampling.
@@ -75,28 +75,13 @@ function counting(method: "run" | "get") {
   };
 }
 
-/** Whether the counter stays installed once a counted piece of work ends: after `sqliteCommits()`, or while timing. */
-let keptInstalled = timed;
-
 function install(): void {
   if (statementPrototype.run !== originals.run) return;
   statementPrototype.run = counting("run");
   statementPrototype.get = counting("get");
 }
 
-function remove(): void {
-  statementPrototype.run = originals.run;
-  statementPrototype.get = originals.get;
-}
-
-/** The commits that wrote so far; counted from the first call on, in every statement after it. */
-export function sqliteCommits(): number {
-  keptInstalled = true;
-  install();
-  return commits;
-}
-
-/** Runs `work` with the counter installed (removed after it, unless kept): its result, and the commits that wrote during it. */
+/** Runs `work` with the counter installed (removed after it, unless timing): its result, and the commits that wrote during it. */
 export async function withSqliteCommitsCounted<R>(work: () => Promise<R>): Promise<{ result: R; commits: number }> {
   install();
   const before = commits;
@@ -104,7 +89,10 @@ export async function withSqliteCommitsCounted<R>(work: () => Promise<R>): Promi
     const result = await work();
     return { result, commits: commits - before };
   } finally {
-    if (!keptInstalled) remove();
+    if (!timed) {
+      statementPrototype.run = originals.run;
+      statementPrototype.get = originals.get;
+    }
   }
 }
 
