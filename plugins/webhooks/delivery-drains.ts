@@ -1,6 +1,6 @@
 import {
-  BatchWrite,
   CLOCK,
+  GatheredWrites,
   GroupCommit,
   inject,
   injectable,
@@ -43,9 +43,10 @@ export interface WebhookDrainPayload {
 export const webhookDrainKey = (payload: WebhookDrainPayload): string => `webhook-drain:${payload.webhookId}`;
 
 /**
- * How long the outcomes' group gathers before it commits: about a commit for every hundred deliveries at full
- * speed (bench/webhooks.ts: 2, 5, 10 and 20 ms gave 0.05, 0.03, 0.02 and 0.01 commits a delivery), a wait no
- * receiver sees (its answer came already).
+ * How long the outcomes gather before they are written: about a hundred deliveries' at full speed, a statement
+ * and (SQLite) a message to the write thread for them all (bench/webhooks.ts, when outcomes were group commits:
+ * 2, 5, 10 and 20 ms gave 0.05, 0.03, 0.02 and 0.01 commits a delivery), a wait no receiver sees (its answer
+ * came already).
  */
 const OUTCOME_GATHER_MS = 10;
 
@@ -71,25 +72,24 @@ export function postSigned(sender: DeliverySender, clock: Clock, webhook: Webhoo
  * per webhook), and a crash sends them again at the next start, which at-least-once delivery with one
  * `webhook-id` allows (receivers deduplicate by it). An outcome that could not be stored stops the drain
  * for a minute instead of sending its delivery again at once. The outcomes of the requests answered within
- * OUTCOME_GATHER_MS commit in one transaction, without a savepoint each (a GroupCommit without savepoints: each is one
- * statement, or a few whose partial effect is harmless: a webhook marked failing whose delivery's outcome
- * then failed is tried again when due). A slow or dead receiver holds its own drain only: its requests wait,
- * every other webhook's drain goes on, and no job slot is held while they do.
+ * OUTCOME_GATHER_MS are written together, by one detached `updateEach` (UpdateEachOptions: on SQLite, from the
+ * storage's write thread, off the event loop); a webhook's own change (failing, delivered again, disabled) beside
+ * them, in a GroupCommit without savepoints (each is one statement, or a few whose partial effect is harmless: a
+ * webhook marked failing whose delivery's outcome then failed is tried again when due). A slow or dead receiver
+ * holds its own drain only: its requests wait, every other webhook's drain goes on, and no job slot is held while
+ * they do.
  *
  * Its members are TypeScript-`private`, not `#private`: tsx turns those of a decorated class into WeakMap lookups.
  */
 @injectable()
 export class WebhookDrains {
   private readonly deliveries: Collection<DeliveryRecord>;
-  /** The outcomes (and cancellations) asked within OUTCOME_GATHER_MS: one commit for them all. */
+  /** The webhooks' own changes, and the cancellations of a disabled webhook's deliveries, asked together: one commit for them all. */
   private readonly outcomes: GroupCommit;
   private readonly drains: RowDrains<DeliveryRecord, WebhookDrainPayload, DeliveryOutcome>;
   private readonly lanes: ReceiverLanes;
-  /** The deliveries' outcomes of one group, in one statement per patch shape. */
-  private readonly settled = new BatchWrite<IdPatch<DeliveryRecord>, void>(async (outcomes) => {
-    await this.deliveries.updateEach(outcomes);
-    return outcomes.map(() => undefined);
-  });
+  /** The deliveries' outcomes asked within OUTCOME_GATHER_MS, in one statement per patch shape. */
+  private readonly settled = new GatheredWrites<IdPatch<DeliveryRecord>>((outcomes) => this.deliveries.updateEach(outcomes, { detached: true }), OUTCOME_GATHER_MS);
 
   constructor(
     @inject(STORAGE) storage: Storage,
@@ -160,7 +160,7 @@ export class WebhookDrains {
       const result = await this.lanes.run(webhook.id, () => postSigned(this.sender, this.clock, webhook, delivery, keys, context.signal));
       const { outcome, patch, webhookChange } = this.outcomeOf(delivery, webhook, result, context.signal.aborted, this.clock.now());
       // A delivery deleted meanwhile (a privacy request) stays deleted: updateEach skips an absent row.
-      const settled = this.outcomes.runBatched(this.settled, { id: delivery.id, patch });
+      const settled = this.settled.write({ id: delivery.id, patch });
       if (webhookChange === undefined) await settled;
       else await Promise.all([settled, this.outcomes.run(webhookChange)]);
       return outcome;

@@ -9,6 +9,7 @@ import {
   type Page,
   type Patch,
   type Storage,
+  type UpdateEachOptions,
   type Where,
   type WithJsonText,
 } from "../../../src/index.ts";
@@ -16,6 +17,7 @@ import { AmbientTransactions, keyInTurn, readInTurn } from "../shared/ambient-tr
 import {
   applyPatch,
   assertId,
+  detachedInTransaction,
   Handles,
   parseSpecs,
   requireDeclared,
@@ -311,7 +313,8 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     });
   }
 
-  updateEach(updates: readonly IdPatch<T>[]): Promise<number> {
+  updateEach(updates: readonly IdPatch<T>[], options?: UpdateEachOptions): Promise<number> {
+    if (options?.detached === true && this.#storage.inTransaction()) return Promise.reject(detachedInTransaction());
     return this.#run((state) => {
       if (!Array.isArray(updates)) throw new TypeError("updateEach expects an array");
       return this.#storage.atomic(() => {

@@ -10,6 +10,11 @@ export class Mutex {
     return this.#locked;
   }
 
+  /** Whether anyone waits for the lock. */
+  get contended(): boolean {
+    return this.#waiters.length > 0;
+  }
+
   acquire(): Promise<void> {
     if (!this.#locked) {
       this.#locked = true;
@@ -100,6 +105,8 @@ export class AmbientTransactions<M, C = void> {
   readonly #hooks: TransactionHooks<M, C>;
   readonly #concurrent: boolean;
   #openRoots = 0;
+  /** Whether the lock is held by `aside`, whose holder lets reads through (see there). */
+  #readsPass = false;
 
   constructor(hooks: TransactionHooks<M, C>, options: AmbientTransactionOptions = {}) {
     this.#hooks = hooks;
@@ -176,6 +183,40 @@ export class AmbientTransactions<M, C = void> {
         this.#lock.release();
       }
     });
+  }
+
+  /**
+   * `run` for an operation that only reads: while `aside` holds the lock, it also runs at once when nothing waits
+   * before it (what waits is a write or a transaction, and a read asked after it must see its outcome).
+   */
+  runRead<R>(operation: () => R): Promise<R> {
+    if (this.#readsPass && !this.#lock.contended) {
+      try {
+        return Promise.resolve(operation());
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    return this.run(operation);
+  }
+
+  /**
+   * Runs asynchronous `work` between transactions, holding the lock until it settles: no transaction begins and
+   * no operation from outside one runs meanwhile (they wait their turn, in order), but reads (`runRead`) do while
+   * none of those waits. For a write another connection to the same store makes meanwhile (SQLite's write
+   * thread): the store's own connection neither writes beside it nor waits for it in a busy handler, which would
+   * block the event loop.
+   */
+  async aside<R>(work: () => Promise<R>): Promise<R> {
+    if (this.inTransaction()) throw new Error("a write aside from the transactions cannot run inside one");
+    await this.#lock.acquire();
+    this.#readsPass = true;
+    try {
+      return await work();
+    } finally {
+      this.#readsPass = false;
+      this.#lock.release();
+    }
   }
 
   /** `outside` for an asynchronous operation (see runAsync). */

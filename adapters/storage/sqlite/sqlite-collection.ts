@@ -1,14 +1,15 @@
 // A collection of the SQLite storage: its documents' reads and writes, in the storage's transactions.
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type Database from "better-sqlite3";
-import type { Collection, Doc, FindOptions, IdPatch, OrderBy, Page, Patch, Where, WithJsonText } from "../../../src/index.ts";
+import type { Collection, Doc, FindOptions, IdPatch, OrderBy, Page, Patch, UpdateEachOptions, Where, WithJsonText } from "../../../src/index.ts";
 import { keyInTurn, readInTurn } from "../shared/ambient-transactions.ts";
-import { applyPatch, assertId, serializeDocument, type StoredDoc } from "../shared/documents.ts";
+import { applyPatch, assertId, detachedInTransaction, serializeDocument, type StoredDoc } from "../shared/documents.ts";
 import { assertLimit, pageOf, sortKeys } from "../shared/queries.ts";
 import { changedColumns, pushColumnParams } from "./columns.ts";
 import { patchRowsSql, patchSql, rowsPerStatement, type PatchSql } from "./patch-sql.ts";
 import { toUniqueError, type DeclaredCollection } from "./schema.ts";
 import { compileWhere, findQueries, limitSql, type SqlFragment } from "./where-sql.ts";
+import type { ThreadStatement, WriteThread } from "./write-thread.ts";
 
 /** Rows per multi-row INSERT in upsertMany: fewer statement executions, well under SQLite's 32766 parameters. */
 const UPSERT_ROWS_PER_STATEMENT = 200;
@@ -32,7 +33,9 @@ export interface CollectionStorage {
   declared(name: string): DeclaredCollection;
   noteWritten(bytes: number): void;
   transaction<R>(fn: () => Promise<R>): Promise<R>;
+  inTransaction(): boolean;
   assertInTransaction(operation: string): void;
+  writeThread(): WriteThread | undefined;
   run<R>(operation: () => R): Promise<R>;
   read<R>(operation: () => R): Promise<R>;
   atomic<R>(work: () => R): R;
@@ -175,47 +178,69 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     });
   }
 
-  updateEach(updates: readonly IdPatch<T>[]): Promise<number> {
+  updateEach(updates: readonly IdPatch<T>[], options?: UpdateEachOptions): Promise<number> {
+    if (options?.detached === true) return this.#updateEachDetached(updates);
     return this.#run((collection) => {
-      if (!Array.isArray(updates)) throw new TypeError("updateEach expects an array");
-      const writes = this.#patchWrites(collection, updates);
+      const statements = this.#patchStatements(collection, updates);
+      if (statements === undefined) {
+        const patchEach = () => updates.reduce((applied, { id, patch }) => applied + this.#patchWhere(collection, { id } as Where<T>, patch), 0);
+        return updates.length === 1 ? patchEach() : this.#storage.atomic(patchEach);
+      }
       // One statement is atomic on its own: a savepoint inside the caller's transaction would cost as much again.
-      const write = () => writes.reduce((applied, each) => applied + each(), 0);
-      return writes.length === 1 ? write() : this.#storage.atomic(write);
+      const write = () => statements.reduce((applied, statement) => applied + this.#patchRows(statement), 0);
+      return statements.length === 1 ? write() : this.#storage.atomic(write);
+    });
+  }
+
+  /** updateEach's statements written by the storage's write thread, where it has one. */
+  #updateEachDetached(updates: readonly IdPatch<T>[]): Promise<number> {
+    if (this.#storage.inTransaction()) return Promise.reject(detachedInTransaction());
+    const thread = this.#storage.writeThread();
+    if (thread === undefined) return this.updateEach(updates);
+    let collection: DeclaredCollection;
+    let statements: PatchStatement[] | undefined;
+    try {
+      collection = this.#storage.declared(this.#name);
+      statements = this.#patchStatements(collection, updates);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    // Patches the thread cannot write as statements (they name `id`, or an id twice): read and rewritten here.
+    if (statements === undefined) return this.updateEach(updates);
+    this.#storage.noteWritten(statements.reduce((bytes, statement) => bytes + statement.bytes, 0));
+    return thread.write(statements).catch((error: unknown) => {
+      throw toUniqueError(error, collection) ?? error;
     });
   }
 
   /**
    * updateEach's statements: one per patch shape and up to PATCH_ROWS_PER_STATEMENT rows, an UPDATE ... FROM
-   * (VALUES ...) of each row's id and parameters; patches that name `id`, or an id listed twice, one row at a
-   * time in list order. Each answers how many rows it changed.
+   * (VALUES ...) of each row's id and parameters (PatchRowsSql). Undefined when a patch names `id` or an id
+   * is listed twice: those are written one row at a time, in list order.
    */
-  #patchWrites(collection: DeclaredCollection, updates: readonly IdPatch<T>[]): Array<() => number> {
+  #patchStatements(collection: DeclaredCollection, updates: readonly IdPatch<T>[]): PatchStatement[] | undefined {
+    if (!Array.isArray(updates)) throw new TypeError("updateEach expects an array");
     const byShape = new Map<string, Array<{ id: string; update: PatchSql }>>();
     const ids = new Set<string>();
     for (const { id, patch } of updates) {
       assertId(id);
       const update = patchSql(collection, patch);
-      if (update === undefined || ids.has(id)) return updates.map(({ id, patch }) => () => this.#patchWhere(collection, { id } as Where<T>, patch));
+      if (update === undefined || ids.has(id)) return undefined;
       ids.add(id);
       const rows = byShape.get(update.setsFromValues);
       if (rows) rows.push({ id, update });
       else byShape.set(update.setsFromValues, [{ id, update }]);
     }
-    const writes: Array<() => number> = [];
+    const statements: PatchStatement[] = [];
     for (const rows of byShape.values()) {
       const perStatement = rowsPerStatement(1 + rows[0]!.update.params.length);
-      for (let start = 0; start < rows.length; start += perStatement) {
-        const chunk = rows.slice(start, start + perStatement);
-        writes.push(() => this.#patchRows(chunk));
-      }
+      for (let start = 0; start < rows.length; start += perStatement) statements.push(patchRowsSql(this.#table, rows.slice(start, start + perStatement)));
     }
-    return writes;
+    return statements;
   }
 
-  /** Rows of one patch shape in one statement (PatchRowsSql). */
-  #patchRows(rows: ReadonlyArray<{ id: string; update: PatchSql }>): number {
-    const { sql, params, bytes } = patchRowsSql(this.#table, rows);
+  /** One of updateEach's statements, run here: how many rows it changed. */
+  #patchRows({ sql, params, bytes }: PatchStatement): number {
     const { changes } = this.#write(() => this.#storage.statement(sql).run(...params));
     this.#storage.noteWritten(bytes);
     return changes;
@@ -313,6 +338,11 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
       throw toUniqueError(error, this.#storage.declared(this.#name)) ?? error;
     }
   }
+}
+
+/** A statement of updateEach, and what it counts towards the checkpoints (PatchSql.bytes). */
+interface PatchStatement extends ThreadStatement {
+  bytes: number;
 }
 
 /** Pushes a row's parameters for WriteSql's insert and upsert (id, doc, the columns'); returns the length of its document's JSON. */

@@ -5,6 +5,7 @@ import { Handles, requireDeclared } from "../shared/documents.ts";
 import { BackgroundCheckpoints } from "./checkpointer.ts";
 import { applyCollection, createLedger, normalizeSpecs, type DeclaredCollection } from "./schema.ts";
 import { SqliteCollection, type CollectionStorage } from "./sqlite-collection.ts";
+import { WriteThread } from "./write-thread.ts";
 
 export interface SqliteStorageOptions {
   /** A database file path, or ":memory:" for a private in-memory database. */
@@ -21,6 +22,12 @@ export interface SqliteStorageOptions {
    * Default true; database files only.
    */
   backgroundCheckpoints?: boolean;
+  /**
+   * Write detached writes (`updateEach` with `detached`: the webhook delivery outcomes) from a worker thread on
+   * a connection of its own (see write-thread.ts), rather than on this connection's thread. Default true;
+   * database files only.
+   */
+  writeThread?: boolean;
 }
 
 function cacheKiB(value: number): number {
@@ -44,6 +51,11 @@ class SqliteStorage implements Storage, CollectionStorage {
   readonly #transactions: AmbientTransactions<number>;
   readonly #atomic: Database.Transaction<(work: () => unknown) => unknown>;
   readonly #checkpoints?: BackgroundCheckpoints;
+  readonly #filename: string;
+  readonly #cacheKiB?: number;
+  /** Whether detached writes may have a thread of their own: started with the first, undefined until then. */
+  #threadAllowed: boolean;
+  #writeThread?: WriteThread;
   #closed = false;
   /** Savepoints open in the current transaction (they nest strictly: AmbientTransactions keeps them LIFO). */
   #savepointDepth = 0;
@@ -54,8 +66,11 @@ class SqliteStorage implements Storage, CollectionStorage {
   constructor(options: SqliteStorageOptions) {
     const db = new Database(options.filename);
     this.#db = db;
+    this.#filename = options.filename;
+    this.#cacheKiB = options.cacheKiB;
+    const file = options.filename !== ":memory:" && options.filename !== "";
+    this.#threadAllowed = file && options.writeThread !== false;
     try {
-      const file = options.filename !== ":memory:" && options.filename !== "";
       if (file) db.pragma("journal_mode = WAL");
       db.pragma("synchronous = NORMAL");
       db.pragma("busy_timeout = 5000");
@@ -136,6 +151,9 @@ class SqliteStorage implements Storage, CollectionStorage {
 
   async close(): Promise<void> {
     if (this.#closed) return;
+    // The thread's writes are answered before close is: they need the storage's turn, which close would hold.
+    if (this.#transactions.inTransaction()) throw new Error("close cannot run inside a transaction");
+    await this.#writeThread?.stop();
     await this.#transactions.outsideAsync("close", async () => {
       if (this.#closed) return;
       await this.#checkpoints?.stop();
@@ -169,7 +187,7 @@ class SqliteStorage implements Storage, CollectionStorage {
    * writers), and what it sees is at most one turn old.
    */
   read<R>(operation: () => R): Promise<R> {
-    return this.#transactions.run(() => {
+    return this.#transactions.runRead(() => {
       this.#assertOpen();
       if (!this.#db.inTransaction) {
         this.#statement("BEGIN").run();
@@ -184,6 +202,24 @@ class SqliteStorage implements Storage, CollectionStorage {
     if (!this.#readBatchOpen) return;
     this.#readBatchOpen = false;
     if (this.#db.inTransaction) this.#statement("COMMIT").run();
+  }
+
+  /**
+   * The thread that writes detached writes (started with the first), or undefined where they are this
+   * connection's: an in-memory database, `writeThread: false`, or a thread that failed.
+   */
+  writeThread(): WriteThread | undefined {
+    this.#assertOpen();
+    if (this.#writeThread === undefined && this.#threadAllowed) {
+      try {
+        this.#writeThread = new WriteThread(this.#filename, { aside: (work) => this.#transactions.aside(work), committedElsewhere: () => this.#endReadBatch() }, this.#cacheKiB);
+      } catch {
+        // No thread to be had (a resource limit): the writes are this connection's, as without the option.
+        this.#threadAllowed = false;
+        return undefined;
+      }
+    }
+    return this.#writeThread?.failed === false ? this.#writeThread : undefined;
   }
 
   /** Atomic on its own (BEGIN IMMEDIATE, so also against other processes), or a savepoint inside a transaction. */

@@ -8,6 +8,7 @@ import { statementsOf } from "../../support/sqlite-statements.ts";
 import { withCollectionMethod } from "../../support/storage-wrappers.ts";
 import { temporaryDirectory } from "../../support/temp-dir.ts";
 import type { Json } from "../../support/test-kit.ts";
+import type { Storage } from "../../../src/ports/storage.ts";
 import { receiversClosedAfterEach, singleOptIn, startWebhookKit, type Receiver, type WebhookKit } from "./support.ts";
 
 let t: WebhookKit | undefined;
@@ -100,8 +101,9 @@ describe("an event's webhooks", () => {
     assert.deepEqual(target.requests.map((request) => (request.json as { privacy_request: { id: string } }).privacy_request.id), ["r-0", "r-1", "r-2"]);
   });
 
-  it("are delivered with the outcomes of the attempts answered together written by one statement and committed together, without a savepoint", async () => {
-    t = await startWebhookKit({ storage: sqliteStorage({ filename: join(temporaryDirectory("webhooks-fan-out"), "db.sqlite") }) });
+  /** 24 deliveries of one webhook sent by its drain from `storage`: every SQLite statement run on the event loop meanwhile. */
+  async function deliverTwentyFour(storage: Storage) {
+    t = await startWebhookKit({ storage });
     const target = await receiver(t.signingKey);
     await t.createWebhook(target.url, ["privacy.request.processed"]);
     const companyId = t.company.companyId as string;
@@ -111,12 +113,23 @@ describe("an event's webhooks", () => {
     const executed = await statementsOf(() => t!.scheduler.flush());
     assert.equal(target.requests.length, 24);
     assert.deepEqual((await t.deliveries()).map((delivery) => delivery.status), Array(24).fill("delivered"));
-    const updates = executed.filter((sql) => sql.startsWith('UPDATE "webhooks_deliveries"'));
+    return { executed, updates: executed.filter((sql) => sql.startsWith('UPDATE "webhooks_deliveries"')) };
+  }
+
+  const newDatabase = () => join(temporaryDirectory("webhooks-fan-out"), "db.sqlite");
+
+  it("are delivered with the outcomes of the attempts answered together written by one statement and committed together, without a savepoint", async () => {
+    const { executed, updates } = await deliverTwentyFour(sqliteStorage({ filename: newDatabase(), writeThread: false }));
     // No statement per delivery: the outcomes of a group in one UPDATE ... FROM (VALUES ...), its rows each delivery's own.
     assert.deepEqual(updates.filter((sql) => sql.includes("WHERE id = ?")), []);
     const outcomes = updates.filter((sql) => sql.includes("FROM (VALUES"));
     assert.ok(outcomes.length >= 1 && outcomes.length <= 12, `${outcomes.length} outcome statements for 24 deliveries`);
     assert.deepEqual(executed.filter((sql) => sql.startsWith("SAVEPOINT")), []);
+  });
+
+  it("are delivered with their outcomes written by the SQLite storage's write thread: none of their statements runs on the event loop", async () => {
+    const { updates } = await deliverTwentyFour(sqliteStorage({ filename: newDatabase() }));
+    assert.deepEqual(updates, []);
   });
 });
 
