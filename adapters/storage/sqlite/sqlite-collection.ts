@@ -195,11 +195,12 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   /** updateEach's statements written by the storage's write thread, where it has one. */
   #updateEachDetached(updates: readonly IdPatch<T>[]): Promise<number> {
     if (this.#storage.inTransaction()) return Promise.reject(detachedInTransaction());
-    const thread = this.#storage.writeThread();
-    if (thread === undefined) return this.updateEach(updates);
+    let thread: WriteThread | undefined;
     let collection: DeclaredCollection;
     let statements: PatchStatement[] | undefined;
     try {
+      thread = this.#storage.writeThread();
+      if (thread === undefined) return this.updateEach(updates);
       collection = this.#storage.declared(this.#name);
       statements = this.#patchStatements(collection, updates);
     } catch (error) {

@@ -2,6 +2,7 @@ import { describe } from "node:test";
 import type { Storage } from "../../ports/storage.ts";
 import { collectionTests } from "./collections.ts";
 import { concurrencyTests } from "./concurrency.ts";
+import { detachedWriteTests } from "./detached-writes.ts";
 import { documentTests } from "./documents.ts";
 import { holdTests } from "./holds.ts";
 import { lifecycleTests } from "./lifecycle.ts";
@@ -48,6 +49,7 @@ export function storageConformance(adapterName: string, makeStorage: () => Promi
     orderingAndPagingTests(withStorage);
     updateTests(withStorage);
     updateEachTests(withStorage);
+    detachedWriteTests(withStorage);
     transactionTests(withStorage);
     concurrencyTests(withStorage);
     holdTests(withStorage);
