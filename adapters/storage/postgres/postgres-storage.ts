@@ -79,6 +79,8 @@ export class PostgresStorage implements Storage {
   readonly #transactions: AmbientTransactions<string, TransactionConnection>;
   #savepoints = 0;
   #closed = false;
+  /** Calls made outside a transaction (root transactions too) not settled yet: close waits for them before it ends the pool. */
+  readonly #callsOutside = new Set<Promise<unknown>>();
 
   readonly #schema: string | undefined;
 
@@ -148,7 +150,8 @@ export class PostgresStorage implements Storage {
   }
 
   transaction<R>(fn: () => Promise<R>): Promise<R> {
-    return this.#transactions.transaction(fn);
+    if (this.#transactions.inTransaction()) return this.#transactions.transaction(fn);
+    return this.#tracked(this.#transactions.transaction(fn));
   }
 
   afterCommit(work: () => unknown): Promise<void> {
@@ -164,6 +167,8 @@ export class PostgresStorage implements Storage {
     await this.#transactions.outsideAsync("close", async () => {
       if (this.#closed) return;
       this.#closed = true;
+      // A call still waiting for a connection when the pool ends would never settle.
+      await Promise.allSettled(this.#callsOutside);
       await this.#pool.end();
     });
   }
@@ -174,10 +179,19 @@ export class PostgresStorage implements Storage {
 
   /** Every collection operation starts here: at the right moment (see AmbientTransactions.runAsync), declared. */
   run<R>(collection: string, operation: (declared: DeclaredCollection) => Promise<R>): Promise<R> {
-    return this.#transactions.runAsync(() => {
+    const call = this.#transactions.runAsync(() => {
       this.#assertOpen();
       return operation(requireDeclared(this.#declared, collection));
     });
+    return this.#transactions.inTransaction() ? call : this.#tracked(call);
+  }
+
+  /** A call made outside a transaction (a root transaction, or an operation alone), which close waits for. */
+  #tracked<R>(call: Promise<R>): Promise<R> {
+    this.#callsOutside.add(call);
+    const settled = () => this.#callsOutside.delete(call);
+    call.then(settled, settled);
+    return call;
   }
 
   /** One read statement, in the caller's transaction or alone. */
