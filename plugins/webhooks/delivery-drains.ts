@@ -85,7 +85,7 @@ export function postSigned(sender: DeliverySender, clock: Clock, webhook: Webhoo
 export class WebhookDrains {
   private readonly deliveries: Collection<DeliveryRecord>;
   /** The webhooks' own changes, and the cancellations of a disabled webhook's deliveries, asked together: one commit for them all. */
-  private readonly outcomes: GroupCommit;
+  private readonly webhookWrites: GroupCommit;
   private readonly drains: RowDrains<DeliveryRecord, WebhookDrainPayload, DeliveryOutcome>;
   private readonly lanes: ReceiverLanes;
   /** The deliveries' outcomes asked within OUTCOME_GATHER_MS, in one statement per patch shape. */
@@ -101,7 +101,7 @@ export class WebhookDrains {
     @inject(WEBHOOKS_SETTINGS) private readonly settings: WebhooksSettings,
   ) {
     this.deliveries = storage.collection(DELIVERIES);
-    this.outcomes = new GroupCommit(storage, { savepoints: false, gatherMs: OUTCOME_GATHER_MS });
+    this.webhookWrites = new GroupCommit(storage, { savepoints: false, gatherMs: OUTCOME_GATHER_MS });
     this.lanes = new ReceiverLanes(settings.concurrencyPerReceiver);
     this.drains = new RowDrains(
       {
@@ -142,7 +142,7 @@ export class WebhookDrains {
     const webhook = await this.registry.forDelivery(payload.webhookId);
     if (!webhook || webhook.disabledAt !== undefined) {
       const error = webhook ? `the webhook is disabled: ${webhook.disabledReason ?? ""}` : "the webhook was deleted";
-      await this.outcomes.run(() => this.deliveries.updateWhere({ id: { in: ids }, status: "pending" }, { dueAt: undefined, inFlightSince: undefined, status: "cancelled", error, updatedAt: this.clock.now() }));
+      await this.webhookWrites.run(() => this.deliveries.updateWhere({ id: { in: ids }, status: "pending" }, { dueAt: undefined, inFlightSince: undefined, status: "cancelled", error, updatedAt: this.clock.now() }));
       return page.map(() => Promise.resolve("cancelled" as const));
     }
     const keys = await this.signingKeys.signingKeys(webhook.applicationId);
@@ -162,7 +162,7 @@ export class WebhookDrains {
       // A delivery deleted meanwhile (a privacy request) stays deleted: updateEach skips an absent row.
       const settled = this.settled.write({ id: delivery.id, patch });
       if (webhookChange === undefined) await settled;
-      else await Promise.all([settled, this.outcomes.run(webhookChange)]);
+      else await Promise.all([settled, this.webhookWrites.run(webhookChange)]);
       return outcome;
     } catch (error) {
       context.logger.error("a delivery's outcome could not be recorded; it is tried again when due", { deliveryId: delivery.id, error });

@@ -79,6 +79,8 @@ export class PostgresStorage implements Storage {
   readonly #transactions: AmbientTransactions<string, TransactionConnection>;
   #savepoints = 0;
   #closed = false;
+  /** Set when close begins: calls from outside a transaction are refused from then on. */
+  #closing = false;
   /** Calls made outside a transaction (root transactions too) not settled yet: close waits for them before it ends the pool. */
   readonly #callsOutside = new Set<Promise<unknown>>();
 
@@ -151,7 +153,7 @@ export class PostgresStorage implements Storage {
 
   transaction<R>(fn: () => Promise<R>): Promise<R> {
     if (this.#transactions.inTransaction()) return this.#transactions.transaction(fn);
-    return this.#tracked(this.#transactions.transaction(fn));
+    return this.#outside(() => this.#transactions.transaction(fn));
   }
 
   afterCommit(work: () => unknown): Promise<void> {
@@ -165,10 +167,12 @@ export class PostgresStorage implements Storage {
   async close(): Promise<void> {
     if (this.#closed) return;
     await this.#transactions.outsideAsync("close", async () => {
-      if (this.#closed) return;
-      this.#closed = true;
-      // A call still waiting for a connection when the pool ends would never settle.
+      if (this.#closing) return;
+      // New calls from outside a transaction are refused; those under way (a call still waiting for a connection
+      // when the pool ends would never settle) and the transactions open go on to their end.
+      this.#closing = true;
       await Promise.allSettled(this.#callsOutside);
+      this.#closed = true;
       await this.#pool.end();
     });
   }
@@ -179,15 +183,18 @@ export class PostgresStorage implements Storage {
 
   /** Every collection operation starts here: at the right moment (see AmbientTransactions.runAsync), declared. */
   run<R>(collection: string, operation: (declared: DeclaredCollection) => Promise<R>): Promise<R> {
-    const call = this.#transactions.runAsync(() => {
-      this.#assertOpen();
-      return operation(requireDeclared(this.#declared, collection));
-    });
-    return this.#transactions.inTransaction() ? call : this.#tracked(call);
+    const call = () =>
+      this.#transactions.runAsync(() => {
+        this.#assertOpen();
+        return operation(requireDeclared(this.#declared, collection));
+      });
+    return this.#transactions.inTransaction() ? call() : this.#outside(call);
   }
 
-  /** A call made outside a transaction (a root transaction, or an operation alone), which close waits for. */
-  #tracked<R>(call: Promise<R>): Promise<R> {
+  /** A call made outside a transaction (a root transaction, or an operation alone): refused once close began, else waited for by close. */
+  #outside<R>(start: () => Promise<R>): Promise<R> {
+    if (this.#closing) return Promise.reject(new Error("the postgres storage is closed"));
+    const call = start();
     this.#callsOutside.add(call);
     const settled = () => this.#callsOutside.delete(call);
     call.then(settled, settled);

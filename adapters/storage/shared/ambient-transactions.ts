@@ -78,6 +78,15 @@ class Frame {
   }
 }
 
+/** `operation`'s result now, its throw a rejection. */
+function settledNow<R>(operation: () => R): Promise<R> {
+  try {
+    return Promise.resolve(operation());
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
 function openAncestor(frame: Frame | undefined): Frame | undefined {
   for (let current = frame; current !== undefined; current = current.parent) {
     if (current.active) return current;
@@ -145,13 +154,7 @@ export class AmbientTransactions<M, C = void> {
 
   /** Runs a synchronous operation in the caller's transaction, or alone between transactions. */
   run<R>(operation: () => R): Promise<R> {
-    if (!this.#lock.locked || this.inTransaction()) {
-      try {
-        return Promise.resolve(operation());
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    }
+    if (!this.#lock.locked || this.inTransaction()) return settledNow(operation);
     return this.#lock.acquire().then(() => {
       try {
         return operation();
@@ -190,14 +193,7 @@ export class AmbientTransactions<M, C = void> {
    * before it (what waits is a write or a transaction, and a read asked after it must see its outcome).
    */
   runRead<R>(operation: () => R): Promise<R> {
-    if (this.#readsPass && !this.#lock.contended) {
-      try {
-        return Promise.resolve(operation());
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    }
-    return this.run(operation);
+    return this.#readsPass && !this.#lock.contended ? settledNow(operation) : this.run(operation);
   }
 
   /**
@@ -205,10 +201,10 @@ export class AmbientTransactions<M, C = void> {
    * no operation from outside one runs meanwhile (they wait their turn, in order), but reads (`runRead`) do while
    * none of those waits. For a write another connection to the same store makes meanwhile (SQLite's write
    * thread): the store's own connection neither writes beside it nor waits for it in a busy handler, which would
-   * block the event loop.
+   * block the event loop. Only from outside a transaction, whose lock it would wait for (the SQLite storage
+   * refuses a detached write inside one).
    */
   async aside<R>(work: () => Promise<R>): Promise<R> {
-    if (this.inTransaction()) throw new Error("a write aside from the transactions cannot run inside one");
     await this.#lock.acquire();
     this.#readsPass = true;
     try {

@@ -76,13 +76,18 @@ export function detachedWriteTests(withStorage: WithStorage): void {
         assert.deepEqual(await rows.get("r1"), { id: "r1", score: 1 });
       }));
 
-    it("close waits for the detached writes asked before it", () =>
+    it("close waits for the detached writes, other calls and transactions asked before it", () =>
       withStorage(async (storage) => {
         const rows = storage.collection<Row>("rows");
         await rows.upsertMany([{ id: "r1", score: 1 }]);
         const written = rows.updateEach([{ id: "r1", patch: { score: 2 } }], detached);
+        const updated = rows.update("r1", { note: "kept" });
+        const transaction = storage.transaction(async () => {
+          await rows.insert({ id: "r2", score: 3 });
+          return "committed";
+        });
         await storage.close();
-        assert.equal(await written, 1);
+        assert.deepEqual([await written, (await updated)?.note, await transaction], [1, "kept", "committed"]);
       }));
   });
 }
