@@ -51,10 +51,9 @@ class SqliteStorage implements Storage, CollectionStorage {
   readonly #transactions: AmbientTransactions<number>;
   readonly #atomic: Database.Transaction<(work: () => unknown) => unknown>;
   readonly #checkpoints?: BackgroundCheckpoints;
-  readonly #filename: string;
-  readonly #cacheKiB?: number;
-  /** Whether detached writes may have a thread of their own: started with the first, undefined until then. */
-  #threadAllowed: boolean;
+  /** What a thread for detached writes opens, where they may have one (a database file, `writeThread` not false, no thread failed to start). */
+  #threadFile: { filename: string; cacheKiB?: number } | undefined;
+  /** Started with the first detached write. */
   #writeThread?: WriteThread;
   #closed = false;
   /** Savepoints open in the current transaction (they nest strictly: AmbientTransactions keeps them LIFO). */
@@ -66,10 +65,8 @@ class SqliteStorage implements Storage, CollectionStorage {
   constructor(options: SqliteStorageOptions) {
     const db = new Database(options.filename);
     this.#db = db;
-    this.#filename = options.filename;
-    this.#cacheKiB = options.cacheKiB;
     const file = options.filename !== ":memory:" && options.filename !== "";
-    this.#threadAllowed = file && options.writeThread !== false;
+    if (file && options.writeThread !== false) this.#threadFile = { filename: options.filename, cacheKiB: options.cacheKiB };
     try {
       if (file) db.pragma("journal_mode = WAL");
       db.pragma("synchronous = NORMAL");
@@ -210,12 +207,13 @@ class SqliteStorage implements Storage, CollectionStorage {
    */
   writeThread(): WriteThread | undefined {
     this.#assertOpen();
-    if (this.#writeThread === undefined && this.#threadAllowed) {
+    if (this.#writeThread === undefined && this.#threadFile !== undefined) {
+      const { filename, cacheKiB } = this.#threadFile;
       try {
-        this.#writeThread = new WriteThread(this.#filename, { aside: (work) => this.#transactions.aside(work), committedElsewhere: () => this.#endReadBatch() }, this.#cacheKiB);
+        this.#writeThread = new WriteThread(filename, { aside: (work) => this.#transactions.aside(work), committedElsewhere: () => this.#endReadBatch() }, cacheKiB);
       } catch {
         // No thread to be had (a resource limit): the writes are this connection's, as without the option.
-        this.#threadAllowed = false;
+        this.#threadFile = undefined;
         return undefined;
       }
     }

@@ -105,15 +105,16 @@ export class WriteThread {
   /** Waits for every call asked so far, then stops the thread and closes its connection (before the storage's own: the last to close removes the WAL). */
   async stop(): Promise<void> {
     while (this.#writing) await new Promise<void>((idle) => this.#whenIdle.push(idle));
-    if (this.#failure === undefined) {
-      this.#worker.ref();
-      this.#worker.postMessage("stop");
-    }
+    // Awaiting an unreferenced worker's exit would not keep the event loop alive (nor would a failed one's, still ending).
+    this.#worker.ref();
+    if (this.#failure === undefined) this.#worker.postMessage("stop");
     await this.#exited;
   }
 
   async #writeGroup(): Promise<void> {
     this.#writing = true;
+    // Callers wait: the thread keeps the process alive until they are answered (its start included).
+    this.#worker.ref();
     let group: Call[] = [];
     try {
       await this.#ready;
@@ -133,6 +134,7 @@ export class WriteThread {
       for (const call of group) call.reject(error);
     } finally {
       this.#writing = false;
+      this.#worker.unref();
       if (this.#queue.length > 0) void this.#writeGroup();
       else for (const idle of this.#whenIdle.splice(0)) idle();
     }
@@ -141,12 +143,9 @@ export class WriteThread {
   #send(group: readonly Call[]): Promise<ReadonlyArray<number | Failure>> {
     return new Promise((resolve, reject) => {
       this.#answer = { resolve, reject };
-      // The callers wait for the answer: the thread keeps the process alive until it comes.
-      this.#worker.ref();
       this.#worker.postMessage({ calls: group.map((call) => call.statements) });
     }).finally(() => {
       this.#answer = undefined;
-      this.#worker.unref();
     }) as Promise<ReadonlyArray<number | Failure>>;
   }
 

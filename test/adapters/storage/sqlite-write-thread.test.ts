@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
+import { WriteThread } from "../../../adapters/storage/sqlite/write-thread.ts";
 import type { Doc, IdPatch, Storage } from "../../../src/ports/storage.ts";
 import { statementsOf } from "../../support/sqlite-statements.ts";
 import { temporaryDirectory } from "../../support/temp-dir.ts";
@@ -97,6 +98,16 @@ describe("sqliteStorage's write thread", () => {
     } finally {
       clearInterval(reader);
     }
+  });
+
+  it("a thread that cannot open its database fails the writes it holds and says it failed; stop() still ends", async () => {
+    const host = { aside: <R>(work: () => Promise<R>) => work(), committedElsewhere: () => {} };
+    const thread = new WriteThread(join(directory, "no-such-folder", "db.sqlite"), host, undefined);
+    assert.equal(thread.failed, false);
+    await assert.rejects(thread.write([{ sql: "SELECT 1", params: [] }]), /unable to open database file|directory does not exist/);
+    assert.equal(thread.failed, true);
+    await assert.rejects(thread.write([{ sql: "SELECT 1", params: [] }]));
+    await thread.stop();
   });
 
   it("close waits for the detached writes asked before it: they are in the file; one asked after rejects", async () => {
