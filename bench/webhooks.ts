@@ -8,7 +8,8 @@
 //    Webhooks timestamp is the time of sending), in alternated rounds, give the ratio; the end-to-end figure
 //    (both phases' time) is printed too. The commits per delivery and per event come from a round of their own
 //    after the timed ones (bench/sqlite-commits.ts wraps every statement while it counts, a cost the timed rounds
-//    would charge the kit alone).
+//    would charge the kit alone). On Linux each side's CPU is split between its main thread and its other threads
+//    (the kit's SQLite write thread and V8's helpers), with the receivers' process beside (bench/thread-cpu.ts).
 // 2. One receiver answering after 10 s, events emitted live while the kit delivers: the rate of each of the two
 //    others, beside its rate when all three are fast, and the kit's CPU and commits per event in both.
 // BENCH_PARTS=throughput or slow runs one part. BENCH_CPU_PROFILE=<dir> writes a CPU profile of each round's
@@ -25,6 +26,7 @@ import { createReachkit, silentLogger } from "../src/index.ts";
 import { profiled } from "./cpu-profile.ts";
 import { bareDeliveries } from "./webhooks-bare.ts";
 import { withSqliteCommitsCounted } from "./sqlite-commits.ts";
+import { threadsCpu, threadsCpuPerItem, type ThreadsCpu } from "./thread-cpu.ts";
 import { report, startServerProcess, stopServerProcess, type ServerProcess } from "./support.ts";
 
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
@@ -92,18 +94,36 @@ interface Side {
   seconds: number;
   deliveriesPerSecond: number;
   cpuMicrosPerDelivery: number;
-  /** SQLite commits that wrote, per delivery (the kit's side: in the delivery phase its drains' commits; live, the events' own too). */
+  /**
+   * SQLite commits that wrote on the storage's own connection, per delivery (the kit's side: in the delivery phase its drains'
+   * commits; live, the events' own too). The write thread's commits (the deliveries' outcomes) are not counted.
+   */
   commitsPerDelivery?: number;
   /** Each measured receiver's deliveries per second (the kit's side). */
   perReceiver?: number[];
+  /** CPU microseconds per delivery of the measured process's main thread and its other threads, and of the receivers' process (Linux). */
+  threadsCpuMicros?: ThreadsCpu & { receivers: number };
+}
+
+/** The CPU of this process's threads and of the receivers' process so far: see {@link threadsUsedPerDelivery}. */
+function threadsNow(receivers: Receivers): { own?: ThreadsCpu; receivers?: ThreadsCpu } {
+  return { own: threadsCpu(), receivers: threadsCpu(receivers.process.child.pid) };
+}
+
+function threadsUsedPerDelivery(receivers: Receivers, before: ReturnType<typeof threadsNow>, delivered: number): Side["threadsCpuMicros"] {
+  const own = threadsCpuPerItem(before.own, process.pid, delivered);
+  const theirs = threadsCpuPerItem(before.receivers, receivers.process.child.pid!, delivered);
+  return own && theirs ? { ...own, receivers: round1(theirs.mainThread + theirs.otherThreads) } : undefined;
 }
 
 /** The bare loop's round: its answers counted by the receivers. */
 async function bare(receivers: Receivers, round: number): Promise<Side> {
   const before = await receivers.counts();
+  const threadsBefore = threadsNow(receivers);
   const { seconds, cpuMicros } = await profiled(`bare-${round}`, () => bareDeliveries(receivers.urls, EVENTS, CONCURRENCY, body));
   const delivered = (await receivers.counts()).reduce((sum, count, index) => sum + count - before[index]!, 0);
-  return { seconds: round1(seconds), deliveriesPerSecond: Math.round(delivered / seconds), cpuMicrosPerDelivery: round1(cpuMicros / delivered) };
+  const threadsCpuMicros = threadsUsedPerDelivery(receivers, threadsBefore, delivered);
+  return { seconds: round1(seconds), deliveriesPerSecond: Math.round(delivered / seconds), cpuMicrosPerDelivery: round1(cpuMicros / delivered), threadsCpuMicros };
 }
 
 function benchKit(directory: string) {
@@ -185,16 +205,17 @@ async function recordedThenDelivered(receivers: Receivers, round: number | "coun
     const delivery = await profiled(`reachkit-delivery-${round}`, () =>
       counted(countCommits, async () => {
         const cpu = process.cpuUsage();
+        const threadsBefore = threadsNow(receivers);
         const started = performance.now();
         try {
           await kit.start();
           const took = await until(receivers, [0, 1, 2], before, EVENTS, started);
-          return { took, used: process.cpuUsage(cpu) };
+          return { took, used: process.cpuUsage(cpu), threadsCpuMicros: threadsUsedPerDelivery(receivers, threadsBefore, 3 * EVENTS) };
         } finally {
           await kit.stop();
         }
       }),
-    ).then(({ result, commits }) => sideOf(Math.max(...result.took), result.used, commits, result.took));
+    ).then(({ result, commits }) => ({ ...sideOf(Math.max(...result.took), result.used, commits, result.took), threadsCpuMicros: result.threadsCpuMicros }));
     const delivered = 3 * EVENTS;
     const endToEndSeconds = emissionMs / 1000 + delivery.seconds;
     const endToEnd: Side = {
@@ -244,7 +265,15 @@ async function live(receivers: Receivers, measured: readonly number[]): Promise<
   }
 }
 
+const threadsText = (side: Side) =>
+  side.threadsCpuMicros === undefined ? "" : `: main thread ${side.threadsCpuMicros.mainThread}, other threads ${side.threadsCpuMicros.otherThreads}; receivers ${side.threadsCpuMicros.receivers}`;
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const threadsMedian = (all: ReadonlyArray<NonNullable<Side["threadsCpuMicros"]>>) => ({
+  mainThread: median(all.map((t) => t.mainThread)),
+  otherThreads: median(all.map((t) => t.otherThreads)),
+  receivers: median(all.map((t) => t.receivers)),
+});
 const ratioOf = (kit: Side, bareSide: Side) => Math.round((kit.deliveriesPerSecond / bareSide.deliveriesPerSecond) * 100) / 100;
 
 async function main(): Promise<void> {
@@ -260,8 +289,8 @@ async function main(): Promise<void> {
       const bareSide = bareBefore ?? (await bare(fast, round + 1));
       rounds.push({ bare: bareSide, ...kit, load: load(), at: new Date().toISOString() });
       console.error(
-        `round ${round + 1}: delivery phase ${kit.delivery.deliveriesPerSecond}/s (${kit.delivery.cpuMicrosPerDelivery} µs CPU per delivery), ` +
-          `bare ${bareSide.deliveriesPerSecond}/s (${bareSide.cpuMicrosPerDelivery} µs), ratio ${ratioOf(kit.delivery, bareSide)}; ` +
+        `round ${round + 1}: delivery phase ${kit.delivery.deliveriesPerSecond}/s (${kit.delivery.cpuMicrosPerDelivery} µs CPU per delivery${threadsText(kit.delivery)}), ` +
+          `bare ${bareSide.deliveriesPerSecond}/s (${bareSide.cpuMicrosPerDelivery} µs${threadsText(bareSide)}), ratio ${ratioOf(kit.delivery, bareSide)}; ` +
           `emission ${kit.emission.eventsPerSecond} events/s (${kit.emission.cpuMicrosPerEvent} µs CPU per event); ` +
           `end to end ${kit.endToEnd.deliveriesPerSecond}/s; load ${load().join(" ")}, ${new Date().toISOString()}`,
       );
@@ -269,7 +298,7 @@ async function main(): Promise<void> {
     if (PARTS.has("throughput")) {
       const counting = await recordedThenDelivered(fast, "counting", true);
       commitsRound = { commitsPerDelivery: counting.delivery.commitsPerDelivery!, commitsPerEvent: counting.emission.commitsPerEvent!, load: load(), at: new Date().toISOString() };
-      console.error(`commits round (not timed): ${commitsRound.commitsPerDelivery} commits per delivery, ${commitsRound.commitsPerEvent} per event emitted; load ${load().join(" ")}, ${commitsRound.at}`);
+      console.error(`commits round (not timed): ${commitsRound.commitsPerDelivery} commits per delivery (the write thread's not counted), ${commitsRound.commitsPerEvent} per event emitted; load ${load().join(" ")}, ${commitsRound.at}`);
     }
   } finally {
     await fast.stop();
@@ -332,6 +361,9 @@ async function main(): Promise<void> {
           ratio: medianOf((r) => ratioOf(r.delivery, r.bare)),
           target: 0.7,
           cpuMicrosPerDelivery: { reachkit: medianOf((r) => r.delivery.cpuMicrosPerDelivery), bare: medianOf((r) => r.bare.cpuMicrosPerDelivery) },
+          threadsCpuMicrosPerDelivery: rounds.every((r) => r.delivery.threadsCpuMicros && r.bare.threadsCpuMicros)
+            ? { reachkit: threadsMedian(rounds.map((r) => r.delivery.threadsCpuMicros!)), bare: threadsMedian(rounds.map((r) => r.bare.threadsCpuMicros!)) }
+            : undefined,
           commitsPerDelivery: commitsRound?.commitsPerDelivery,
         }
       : undefined,
