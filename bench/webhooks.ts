@@ -105,11 +105,12 @@ interface Side {
   threadsCpuMicros?: ThreadsCpu & { receivers: number };
 }
 
-/** The CPU of this process's threads and of the receivers' process so far: see {@link threadsUsedPerDelivery}. */
+/** The CPU this process's threads and the receivers' process have used so far (undefined without /proc). */
 function threadsNow(receivers: Receivers): { own?: ThreadsCpu; receivers?: ThreadsCpu } {
   return { own: threadsCpu(), receivers: threadsCpu(receivers.process.child.pid) };
 }
 
+/** Per delivery since `before`: this process's main thread and its other threads, and the receivers' process in all. */
 function threadsUsedPerDelivery(receivers: Receivers, before: ReturnType<typeof threadsNow>, delivered: number): Side["threadsCpuMicros"] {
   const own = threadsCpuPerItem(before.own, process.pid, delivered);
   const theirs = threadsCpuPerItem(before.receivers, receivers.process.child.pid!, delivered);
