@@ -168,8 +168,13 @@ export class PostgresCollection<T extends Doc> implements Collection<T> {
   }
 
   updateEach(updates: readonly IdPatch<T>[], options?: UpdateEachOptions): Promise<number> {
-    // Detached, it is what it is outside a transaction: a statement of its own on the pool.
-    if (options?.detached === true && this.#storage.inTransaction()) return Promise.reject(detachedInTransaction());
+    if (options?.detached !== true) return this.#updateEach(updates);
+    if (this.#storage.inTransaction()) return Promise.reject(detachedInTransaction());
+    // Detached, it is what it is outside a transaction, after the detached writes asked before it.
+    return this.#storage.inOrder(() => this.#updateEach(updates));
+  }
+
+  #updateEach(updates: readonly IdPatch<T>[]): Promise<number> {
     if (!Array.isArray(updates)) return Promise.reject(new TypeError("updateEach expects an array"));
     // One statement cannot touch a row twice (an UPDATE ... FROM joins one source row per row): an id listed again starts the next.
     const runs: Array<Array<IdPatch<T>>> = [[]];

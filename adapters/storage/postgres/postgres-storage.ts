@@ -83,6 +83,8 @@ export class PostgresStorage implements Storage {
   #closing = false;
   /** Calls made outside a transaction (root transactions too) not settled yet: close waits for them before it ends the pool. */
   readonly #callsOutside = new Set<Promise<unknown>>();
+  /** The last detached write asked, settled either way (see inOrder). */
+  #lastDetached: Promise<unknown> = Promise.resolve();
 
   readonly #schema: string | undefined;
 
@@ -170,6 +172,8 @@ export class PostgresStorage implements Storage {
       if (this.#closing) return;
       // New calls from outside a transaction are refused; those under way (a call still waiting for a connection
       // when the pool ends would never settle) and the transactions open go on to their end.
+      // The detached writes asked before close began first: each waits for the one before it to start.
+      await this.#lastDetached;
       this.#closing = true;
       await Promise.allSettled(this.#callsOutside);
       this.#closed = true;
@@ -189,6 +193,16 @@ export class PostgresStorage implements Storage {
         return operation(requireDeclared(this.#declared, collection));
       });
     return this.#transactions.inTransaction() ? call() : this.#outside(call);
+  }
+
+  /**
+   * A detached write (UpdateEachOptions.detached), started once those asked before it have settled: on the pool
+   * they would run side by side and commit in any order, and an earlier patch of a row could land over a later one.
+   */
+  inOrder<R>(write: () => Promise<R>): Promise<R> {
+    const call = this.#lastDetached.then(write);
+    this.#lastDetached = call.catch(() => {});
+    return call;
   }
 
   /** A call made outside a transaction (a root transaction, or an operation alone): refused once close began, else waited for by close. */

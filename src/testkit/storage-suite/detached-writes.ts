@@ -44,6 +44,31 @@ export function detachedWriteTests(withStorage: WithStorage): void {
         assert.equal((await people.get("c"))?.name, "Cyd");
       }));
 
+    it("a call commits after those asked before it, even while one waits for a row another transaction holds", () =>
+      withStorage(async (storage) => {
+        const rows = storage.collection<Row>("rows");
+        await rows.upsertMany([{ id: "held", score: 0 }, { id: "free", score: 0 }]);
+        let holding!: () => void;
+        let release!: () => void;
+        const held = new Promise<void>((resolve) => (holding = resolve));
+        const released = new Promise<void>((resolve) => (release = resolve));
+        const holder = storage.transaction(async () => {
+          await rows.getForUpdate("held");
+          holding();
+          await released;
+        });
+        await held;
+        const settled: string[] = [];
+        const first = rows.updateEach([{ id: "held", patch: { score: 1 } }], detached).then(() => settled.push("first"));
+        const second = rows.updateEach([{ id: "free", patch: { score: 2 } }], detached).then(() => settled.push("second"));
+        // Time enough for the second to commit were it not waiting for the first (PostgreSQL's pool ran them side by side).
+        await Promise.race([second, new Promise((resolve) => setTimeout(resolve, 300))]);
+        release();
+        await Promise.all([holder, first, second]);
+        assert.deepEqual(settled, ["first", "second"]);
+        assert.deepEqual((await rows.find({ orderBy: [{ field: "id" }] })).items.map((row) => row.score), [2, 1]);
+      }));
+
     it("an id listed twice, or a patch naming the document's own id, as without the option", () =>
       withStorage(async (storage) => {
         const rows = storage.collection<Row>("rows");
