@@ -19,7 +19,7 @@ describe("jobs_idle, the walkthrough's wait for the server's jobs", () => {
 
   after(() => server?.close());
 
-  it("waits while a job runs, whether the metrics come in one read or several", async () => {
+  it("waits while a job runs, when the metrics come in two parts of more than a pipe holds", async () => {
     // The job runs during the first three answers. Each answer is the job series, then the rest a moment
     // later, as a loaded machine may deliver a long answer: grep has found its line before the rest comes.
     let answers = 0;

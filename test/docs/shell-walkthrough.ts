@@ -165,10 +165,10 @@ export function matchesShown(shown: string, output: string): boolean {
 
 /**
  * A shell function that returns once the server on `$PORT` has no job due or running: what a reader
- * waits for before typing the next command. The metrics are read whole before they are searched: piped
- * into `grep -q`, which exits at its match, curl failed to write the rest (exit 23, once they outgrew
- * the pipe) and pipefail took that for idle while the job ran. A server that does not answer stops the
- * script (under `set -e`) rather than pass for idle.
+ * waits for before typing the next command. The metrics are read whole before they are searched, never
+ * piped into `grep -q`: grep exits at its match, curl then fails to write the rest (exit 23, once they
+ * outgrow the pipe) and pipefail takes that for idle while the job runs. A server that does not answer
+ * stops the script (under `set -e`) rather than pass for idle.
  */
 export const JOBS_IDLE = String.raw`jobs_idle() {
   local metrics
