@@ -6,9 +6,9 @@ import { promisify } from "node:util";
 import { freePort } from "../support/free-port.ts";
 import { JOBS_IDLE } from "./shell-walkthrough.ts";
 
-/** Runs `jobs_idle` as the walkthrough's script does (set -euo pipefail), against the server on `port`. */
+/** Runs `jobs_idle` as the walkthrough's script does (set -euo pipefail), against the server on `port`; killed if it never returns. */
 function jobsIdle(port: number): Promise<{ stdout: string; stderr: string }> {
-  return promisify(execFile)("bash", ["-c", `set -euo pipefail\n${JOBS_IDLE}jobs_idle`], { env: { ...process.env, PORT: String(port) } });
+  return promisify(execFile)("bash", ["-c", `set -euo pipefail\n${JOBS_IDLE}jobs_idle`], { env: { ...process.env, PORT: String(port) }, timeout: 60_000 });
 }
 
 /** Other series of a long-running server (one histogram per route): far more than a pipe holds. */
