@@ -8,7 +8,7 @@ import { startExampleProcess, type ExampleProcess } from "../support/example-pro
 import { freePort } from "../support/free-port.ts";
 import { TEST_SECRET } from "../support/test-kit.ts";
 import { temporaryDirectory } from "../support/temp-dir.ts";
-import { matchesShown, shownOutput, walkthroughCommands } from "./shell-walkthrough.ts";
+import { JOBS_IDLE, matchesShown, shownOutput, walkthroughCommands } from "./shell-walkthrough.ts";
 
 // The README's curl walkthrough, run as a reader runs it: every command in order, in bash, against
 // a real server on a fresh data directory, each output compared with the one the README shows.
@@ -22,9 +22,7 @@ const ranWithoutBrowser = walkthroughCommands(readme, { from: "curl walkthrough"
 /** Commands in the README run in a shell where `npx reachkit` is this repository's CLI, from its sources. */
 const PRELUDE = String.raw`set -euo pipefail
 npx() { if [ "$1" = reachkit ]; then shift; node --import "$REACHKIT_ROOT/node_modules/tsx/dist/loader.mjs" "$REACHKIT_ROOT/server/cli.ts" "$@"; else command npx "$@"; fi; }
-# A reader types the next command after the last one's work is done: no job due or running.
-jobs_idle() { while curl -s "localhost:$PORT/metrics" | grep -qE '^reachkit_jobs\{state="(due|running)"\} [1-9]'; do sleep 0.05; done; }
-`;
+${JOBS_IDLE}`;
 const MARK = "\u001e";
 /** Where the README's local webhook receiver listens; the test moves it to a free port, so two runs on one machine never meet. */
 const RECEIVER = { host: "127.0.0.1", port: 8765 };

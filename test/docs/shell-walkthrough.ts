@@ -162,3 +162,20 @@ export function matchesShown(shown: string, output: string): boolean {
     .join("[\\s\\S]*?");
   return new RegExp(`^${pattern}$`).test(output.trim());
 }
+
+/**
+ * A shell function that returns once the server on `$PORT` has no job due or running: what a reader
+ * waits for before typing the next command. The metrics are read whole before they are searched, never
+ * piped into `grep -q`: grep exits at its match, curl then fails to write the rest (exit 23, once they
+ * outgrow the pipe) and pipefail takes that for idle while the job runs. A server that does not answer
+ * stops the script (under `set -e`) rather than pass for idle.
+ */
+export const JOBS_IDLE = String.raw`jobs_idle() {
+  local metrics
+  for (( ; ; )); do
+    metrics=$(curl -sSf "localhost:$PORT/metrics")
+    grep -qE '^reachkit_jobs\{state="(due|running)"\} [1-9]' <<< "$metrics" || return 0
+    sleep 0.05
+  done
+}
+`;
