@@ -14,6 +14,7 @@ import { createServer } from "node:net";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { report, selfHostedNodeFlags } from "./support.ts";
+import { processCpuMicros } from "./thread-cpu.ts";
 import { temporaryDirectory } from "../test/support/temp-dir.ts";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -57,10 +58,7 @@ const healthy = (port: number) =>
   });
 
 /** CPU milliseconds (user + system) a process has used, from /proc (clock ticks of 10 ms). */
-const cpuMs = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-};
+const cpuMs = (pid: number) => processCpuMicros(pid) / 1000;
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
 
 async function startOnce(variant: Variant, dataDir: string): Promise<{ toHealthyMs: number; cpuMs: number; idleRssMb: number }> {

@@ -26,7 +26,7 @@ import { createReachkit, silentLogger } from "../src/index.ts";
 import { profiled } from "./cpu-profile.ts";
 import { bareDeliveries } from "./webhooks-bare.ts";
 import { withSqliteCommitsCounted } from "./sqlite-commits.ts";
-import { threadsCpu, threadsCpuPerItem, type ThreadsCpu } from "./thread-cpu.ts";
+import { threadsCpu, type ThreadsCpu } from "./thread-cpu.ts";
 import { report, startServerProcess, stopServerProcess, type ServerProcess } from "./support.ts";
 
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
@@ -101,29 +101,38 @@ interface Side {
   commitsPerDelivery?: number;
   /** Each measured receiver's deliveries per second (the kit's side). */
   perReceiver?: number[];
-  /** CPU microseconds per delivery of the measured process's main thread and its other threads, and of the receivers' process (Linux). */
+  /** CPU microseconds per delivery of the measured process's main thread and its other threads (Linux), and of the receivers' process. */
   threadsCpuMicros?: ThreadsCpu & { receivers: number };
 }
 
-/** The CPU this process's threads and the receivers' process have used so far (undefined without /proc). */
-function threadsNow(receivers: Receivers): { own?: ThreadsCpu; receivers?: ThreadsCpu } {
-  return { own: threadsCpu(), receivers: threadsCpu(receivers.process.child.pid) };
+interface CpuSoFar {
+  /** This process's threads (undefined without /proc). */
+  own?: ThreadsCpu;
+  /** The receivers' process (its CPU probe). */
+  receivers: number;
 }
 
-/** Per delivery since `before`: this process's main thread and its other threads, and the receivers' process in all. */
-function threadsUsedPerDelivery(receivers: Receivers, before: ReturnType<typeof threadsNow>, delivered: number): Side["threadsCpuMicros"] {
-  const own = threadsCpuPerItem(before.own, process.pid, delivered);
-  const theirs = threadsCpuPerItem(before.receivers, receivers.process.child.pid!, delivered);
-  return own && theirs ? { ...own, receivers: round1(theirs.mainThread + theirs.otherThreads) } : undefined;
+const cpuSoFar = async (receivers: Receivers): Promise<CpuSoFar> => ({ own: threadsCpu(), receivers: await receivers.process.cpuMicros() });
+
+/** Per delivery since `before`: this process's main thread and its other threads, and the receivers' process; undefined without /proc. */
+async function threadsUsedPerDelivery(receivers: Receivers, before: CpuSoFar, delivered: number): Promise<Side["threadsCpuMicros"]> {
+  const now = await cpuSoFar(receivers);
+  if (before.own === undefined || now.own === undefined) return undefined;
+  const perDelivery = (micros: number) => round1(micros / delivered);
+  return {
+    mainThread: perDelivery(now.own.mainThread - before.own.mainThread),
+    otherThreads: perDelivery(now.own.otherThreads - before.own.otherThreads),
+    receivers: perDelivery(now.receivers - before.receivers),
+  };
 }
 
 /** The bare loop's round: its answers counted by the receivers. */
 async function bare(receivers: Receivers, round: number): Promise<Side> {
   const before = await receivers.counts();
-  const threadsBefore = threadsNow(receivers);
+  const cpuBefore = await cpuSoFar(receivers);
   const { seconds, cpuMicros } = await profiled(`bare-${round}`, () => bareDeliveries(receivers.urls, EVENTS, CONCURRENCY, body));
   const delivered = (await receivers.counts()).reduce((sum, count, index) => sum + count - before[index]!, 0);
-  const threadsCpuMicros = threadsUsedPerDelivery(receivers, threadsBefore, delivered);
+  const threadsCpuMicros = await threadsUsedPerDelivery(receivers, cpuBefore, delivered);
   return { seconds: round1(seconds), deliveriesPerSecond: Math.round(delivered / seconds), cpuMicrosPerDelivery: round1(cpuMicros / delivered), threadsCpuMicros };
 }
 
@@ -205,13 +214,14 @@ async function recordedThenDelivered(receivers: Receivers, round: number | "coun
     const before = await receivers.counts();
     const delivery = await profiled(`reachkit-delivery-${round}`, () =>
       counted(countCommits, async () => {
+        const cpuBefore = await cpuSoFar(receivers);
         const cpu = process.cpuUsage();
-        const threadsBefore = threadsNow(receivers);
         const started = performance.now();
         try {
           await kit.start();
           const took = await until(receivers, [0, 1, 2], before, EVENTS, started);
-          return { took, used: process.cpuUsage(cpu), threadsCpuMicros: threadsUsedPerDelivery(receivers, threadsBefore, 3 * EVENTS) };
+          const used = process.cpuUsage(cpu);
+          return { took, used, threadsCpuMicros: await threadsUsedPerDelivery(receivers, cpuBefore, 3 * EVENTS) };
         } finally {
           await kit.stop();
         }

@@ -79,7 +79,9 @@ export class PostgresStorage implements Storage {
   readonly #transactions: AmbientTransactions<string, TransactionConnection>;
   #savepoints = 0;
   #closed = false;
-  /** Set when close begins: calls from outside a transaction are refused from then on. */
+  /** close's work, asked once: a second close waits for the first. */
+  #closeDone: Promise<void> | undefined;
+  /** Set once close has waited for the detached writes: calls from outside a transaction are refused from then on. */
   #closing = false;
   /** Calls made outside a transaction (root transactions too) not settled yet: close waits for them before it ends the pool. */
   readonly #callsOutside = new Set<Promise<unknown>>();
@@ -166,19 +168,18 @@ export class PostgresStorage implements Storage {
     return this.#transactions.inTransaction();
   }
 
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    await this.#transactions.outsideAsync("close", async () => {
-      if (this.#closing) return;
-      // New calls from outside a transaction are refused; those under way (a call still waiting for a connection
+  close(): Promise<void> {
+    if (this.#transactions.inTransaction()) return Promise.reject(new Error("close cannot run inside a transaction"));
+    return (this.#closeDone ??= this.#transactions.outsideAsync("close", async () => {
+      // The detached writes asked before close first (each starts only once the one before it has settled). Then
+      // new calls from outside a transaction are refused; those under way (a call still waiting for a connection
       // when the pool ends would never settle) and the transactions open go on to their end.
-      // The detached writes asked before close began first: each waits for the one before it to start.
       await this.#lastDetached;
       this.#closing = true;
       await Promise.allSettled(this.#callsOutside);
       this.#closed = true;
       await this.#pool.end();
-    });
+    }));
   }
 
   assertInTransaction(operation: string): void {

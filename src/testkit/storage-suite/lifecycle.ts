@@ -18,5 +18,15 @@ export function lifecycleTests(makeStorage: () => Promise<Storage> | Storage): v
       await assert.rejects(storage.transaction(async () => undefined));
       await storage.close();
     });
+
+    it("two closes asked at once both resolve, once the calls asked before them are done", async () => {
+      const storage = await makeStorage();
+      await storage.ensureCollections(SPECS);
+      const people = storage.collection<Person>("people");
+      const inserted = people.insert({ id: "a" });
+      const closes = [storage.close(), storage.close()];
+      await Promise.all([inserted, ...closes]);
+      await assert.rejects(people.get("a"));
+    });
   });
 }
