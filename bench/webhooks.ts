@@ -6,7 +6,7 @@
 //    POSTs the same requests with the same HTTP client (undici, the same agent settings and per-receiver
 //    concurrency; the same bodies and headers, each signed as it leaves, as any sender must: the Standard
 //    Webhooks timestamp is the time of sending), in alternated rounds, give the ratio; the end-to-end figure
-//    (both phases' time) is printed too. The commits per delivery and per event come from a round of their own
+//    (both phases' time) is printed too. A warm-up round, not counted, runs both sides first (BENCH_WARMUP_ROUNDS). The commits per delivery and per event come from a round of their own
 //    after the timed ones (bench/sqlite-commits.ts wraps every statement while it counts, a cost the timed rounds
 //    would charge the kit alone). On Linux each side's CPU is split between its main thread and its other threads
 //    (the kit's SQLite write thread and V8's helpers), with the receivers' process beside (bench/thread-cpu.ts).
@@ -31,6 +31,12 @@ import { report, startServerProcess, stopServerProcess, type ServerProcess } fro
 
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/**
+ * Throughput rounds run first and not counted: the first round's first side ran its HTTP path cold (before, the bare
+ * loop in round 1: about 95 µs a delivery on its main thread against 75-85 warm, which lifted round 1's ratio to
+ * ~0.75 while the warm rounds gave ~0.65).
+ */
+const WARMUP_ROUNDS = Number(process.env.BENCH_WARMUP_ROUNDS ?? 1);
 const CONCURRENCY = DEFAULT_WEBHOOKS_SETTINGS.concurrencyPerReceiver;
 /** Which parts run: `throughput` (beside the bare loop) and `slow` (one receiver answering after 10 s). */
 const PARTS = new Set((process.env.BENCH_PARTS ?? "throughput,slow").split(","));
@@ -127,7 +133,7 @@ async function threadsUsedPerDelivery(receivers: Receivers, before: CpuSoFar, de
 }
 
 /** The bare loop's round: its answers counted by the receivers. */
-async function bare(receivers: Receivers, round: number): Promise<Side> {
+async function bare(receivers: Receivers, round: number | string): Promise<Side> {
   const before = await receivers.counts();
   const cpuBefore = await cpuSoFar(receivers);
   const { seconds, cpuMicros } = await profiled(`bare-${round}`, () => bareDeliveries(receivers.urls, EVENTS, CONCURRENCY, body));
@@ -191,7 +197,7 @@ const perItem = (commits: number | undefined, items: number) => (commits === und
  * then a kit started on them, timed from its start until the receivers have every delivery (the delivery phase).
  * `countCommits`: the SQLite commits of both phases counted too (then its times are not the bench's).
  */
-async function recordedThenDelivered(receivers: Receivers, round: number | "counting", countCommits = false): Promise<{ emission: Emission; delivery: Side; endToEnd: Side }> {
+async function recordedThenDelivered(receivers: Receivers, round: number | string, countCommits = false): Promise<{ emission: Emission; delivery: Side; endToEnd: Side }> {
   const directory = mkdtempSync(join(tmpdir(), "bench-webhooks-"));
   try {
     const recorder = benchKit(directory);
@@ -293,14 +299,15 @@ async function main(): Promise<void> {
   const rounds: Array<{ bare: Side; delivery: Side; emission: Emission; endToEnd: Side; load: number[]; at: string }> = [];
   let commitsRound: { commitsPerDelivery: number; commitsPerEvent: number; load: number[]; at: string } | undefined;
   try {
-    for (let round = 0; PARTS.has("throughput") && round < ROUNDS; round++) {
+    for (let round = -WARMUP_ROUNDS; PARTS.has("throughput") && round < ROUNDS; round++) {
+      const name = round < 0 ? `warm-up ${round + WARMUP_ROUNDS + 1}` : round + 1;
       const bareFirst = round % 2 === 0;
-      const bareBefore = bareFirst ? await bare(fast, round + 1) : undefined;
-      const kit = await recordedThenDelivered(fast, round + 1);
-      const bareSide = bareBefore ?? (await bare(fast, round + 1));
-      rounds.push({ bare: bareSide, ...kit, load: load(), at: new Date().toISOString() });
+      const bareBefore = bareFirst ? await bare(fast, name) : undefined;
+      const kit = await recordedThenDelivered(fast, name);
+      const bareSide = bareBefore ?? (await bare(fast, name));
+      if (round >= 0) rounds.push({ bare: bareSide, ...kit, load: load(), at: new Date().toISOString() });
       console.error(
-        `round ${round + 1}: delivery phase ${kit.delivery.deliveriesPerSecond}/s (${kit.delivery.cpuMicrosPerDelivery} µs CPU per delivery${threadsText(kit.delivery)}), ` +
+        `${round < 0 ? `${name} (not counted)` : `round ${name}`}: delivery phase ${kit.delivery.deliveriesPerSecond}/s (${kit.delivery.cpuMicrosPerDelivery} µs CPU per delivery${threadsText(kit.delivery)}), ` +
           `bare ${bareSide.deliveriesPerSecond}/s (${bareSide.cpuMicrosPerDelivery} µs${threadsText(bareSide)}), ratio ${ratioOf(kit.delivery, bareSide)}; ` +
           `emission ${kit.emission.eventsPerSecond} events/s (${kit.emission.cpuMicrosPerEvent} µs CPU per event); ` +
           `end to end ${kit.endToEnd.deliveriesPerSecond}/s; load ${load().join(" ")}, ${new Date().toISOString()}`,
