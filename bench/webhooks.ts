@@ -6,10 +6,11 @@
 //    POSTs the same requests with the same HTTP client (undici, the same agent settings and per-receiver
 //    concurrency; the same bodies and headers, each signed as it leaves, as any sender must: the Standard
 //    Webhooks timestamp is the time of sending), in alternated rounds, give the ratio; the end-to-end figure
-//    (both phases' time) is printed too. A warm-up round, not counted, runs both sides first (BENCH_WARMUP_ROUNDS). The commits per delivery and per event come from a round of their own
-//    after the timed ones (bench/sqlite-commits.ts wraps every statement while it counts, a cost the timed rounds
-//    would charge the kit alone). On Linux each side's CPU is split between its main thread and its other threads
-//    (the kit's SQLite write thread and V8's helpers), with the receivers' process beside (bench/thread-cpu.ts).
+//    (both phases' time) is printed too. A warm-up round, not counted, runs both sides first (BENCH_WARMUP_ROUNDS).
+//    The commits per delivery and per event come from a round of their own after the timed ones
+//    (bench/sqlite-commits.ts wraps every statement while it counts, a cost the timed rounds would charge the kit
+//    alone). On Linux each side's CPU is split between its main thread and its other threads (the kit's SQLite write
+//    thread and V8's helpers), with the receivers' process beside (bench/thread-cpu.ts).
 // 2. One receiver answering after 10 s, events emitted live while the kit delivers: the rate of each of the two
 //    others, beside its rate when all three are fast, and the kit's CPU and commits per event in both.
 // BENCH_PARTS=throughput or slow runs one part. BENCH_CPU_PROFILE=<dir> writes a CPU profile of each round's
@@ -300,14 +301,14 @@ async function main(): Promise<void> {
   let commitsRound: { commitsPerDelivery: number; commitsPerEvent: number; load: number[]; at: string } | undefined;
   try {
     for (let round = -WARMUP_ROUNDS; PARTS.has("throughput") && round < ROUNDS; round++) {
-      const name = round < 0 ? `warm-up ${round + WARMUP_ROUNDS + 1}` : round + 1;
+      const name = round < 0 ? `warm-up-${round + WARMUP_ROUNDS + 1}` : round + 1;
       const bareFirst = round % 2 === 0;
       const bareBefore = bareFirst ? await bare(fast, name) : undefined;
       const kit = await recordedThenDelivered(fast, name);
       const bareSide = bareBefore ?? (await bare(fast, name));
       if (round >= 0) rounds.push({ bare: bareSide, ...kit, load: load(), at: new Date().toISOString() });
       console.error(
-        `${round < 0 ? `${name} (not counted)` : `round ${name}`}: delivery phase ${kit.delivery.deliveriesPerSecond}/s (${kit.delivery.cpuMicrosPerDelivery} µs CPU per delivery${threadsText(kit.delivery)}), ` +
+        `${round < 0 ? `${name} round (not counted)` : `round ${name}`}: delivery phase ${kit.delivery.deliveriesPerSecond}/s (${kit.delivery.cpuMicrosPerDelivery} µs CPU per delivery${threadsText(kit.delivery)}), ` +
           `bare ${bareSide.deliveriesPerSecond}/s (${bareSide.cpuMicrosPerDelivery} µs${threadsText(bareSide)}), ratio ${ratioOf(kit.delivery, bareSide)}; ` +
           `emission ${kit.emission.eventsPerSecond} events/s (${kit.emission.cpuMicrosPerEvent} µs CPU per event); ` +
           `end to end ${kit.endToEnd.deliveriesPerSecond}/s; load ${load().join(" ")}, ${new Date().toISOString()}`,
