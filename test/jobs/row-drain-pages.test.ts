@@ -46,8 +46,10 @@ describe("a drain's page reads", () => {
     await t.scheduler.flush();
     assert.equal(receiving.requests.length, DELIVERY_COUNT);
     assert.deepEqual((await t.deliveries()).map((delivery) => delivery.status), Array(DELIVERY_COUNT).fill("delivered"));
-    // Each row once, and at the end of the queue the rows still out, read again by the reads from its head (a few: a read waits for room in the receiver's lane).
-    assert.ok(read.length <= DELIVERY_COUNT + 16, `${read.length} rows read for ${DELIVERY_COUNT} deliveries`);
+    // Each row once, and at the end of the queue the rows still out, read again by the reads from its head: those whose
+    // request is out, and those answered whose outcomes are still gathered (up to 40 ms) before their write. 100-121 rows
+    // here on a quiet machine; reading every page from the head, as the drains did before they read on, gave 184-190.
+    assert.ok(read.length <= DELIVERY_COUNT * 1.5, `${read.length} rows read for ${DELIVERY_COUNT} deliveries`);
   });
 
   it("a row that became due before the rows already read (another process's clock) is still sent, once", async () => {
