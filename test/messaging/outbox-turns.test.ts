@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
 import { STARTS_PER_TURN } from "../../src/messaging/outbox-deliveries.ts";
+import { turnCounter } from "../support/event-loop-turns.ts";
 import { temporaryDirectory } from "../support/temp-dir.ts";
 import { startTestKit, type TestKit } from "../support/test-kit.ts";
 
@@ -13,25 +14,6 @@ const SENDS_AT_ONCE = STARTS_PER_TURN;
 const PAGE = SENDS_AT_ONCE * 2;
 const TEXTS = PAGE * 6;
 const phoneOf = (i: number) => `+1914844${String(1000 + i)}`;
-
-/** Counts the turns of the event loop until stopped: a callback that queues itself again runs once a turn. */
-function turnCounter(): { readonly turn: number; stop(): void } {
-  let turn = 0;
-  let counting = true;
-  const countTurn = () => {
-    turn++;
-    if (counting) setImmediate(countTurn);
-  };
-  setImmediate(countTurn);
-  return {
-    get turn() {
-      return turn;
-    },
-    stop() {
-      counting = false;
-    },
-  };
-}
 
 /**
  * An embedded kit shares its host's event loop: while the outbox delivers a large send (a provider that answers at
@@ -55,7 +37,7 @@ describe("the outbox's delivery shares the event loop", () => {
     const sentInTurn = new Map<number, number>();
     const send = t.sms.send.bind(t.sms);
     t.sms.send = (text) => {
-      sentInTurn.set(turns.turn, (sentInTurn.get(turns.turn) ?? 0) + 1);
+      sentInTurn.set(turns.turns, (sentInTurn.get(turns.turns) ?? 0) + 1);
       return send(text);
     };
     try {
