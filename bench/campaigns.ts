@@ -207,7 +207,9 @@ function turnCpuSampler(): { stop(): { maxMs: number; p99Ms: number; mainThreadM
   return {
     stop() {
       clearInterval(timer);
-      return { ...maxAndP99(samples), ...(mainThreadSamples.length > 0 ? { mainThreadMaxMs: maxAndP99(mainThreadSamples).maxMs, mainThreadP99Ms: maxAndP99(mainThreadSamples).p99Ms } : {}) };
+      if (mainThreadSamples.length === 0) return maxAndP99(samples);
+      const mainThread = maxAndP99(mainThreadSamples);
+      return { ...maxAndP99(samples), mainThreadMaxMs: mainThread.maxMs, mainThreadP99Ms: mainThread.p99Ms };
     },
   };
 }
@@ -221,6 +223,7 @@ function mainThreadCpuMs(): number | undefined {
   }
 }
 
+/** The largest of `samples` and their 99th percentile, rounded (sorts them). */
 function maxAndP99(samples: number[]): { maxMs: number; p99Ms: number } {
   samples.sort((a, b) => a - b);
   return { maxMs: Math.round(samples.at(-1) ?? 0), p99Ms: Math.round(samples[Math.floor(samples.length * 0.99)] ?? 0) };
