@@ -9,10 +9,11 @@
 //    table (same indexes) in transactions of the same size, and peak RSS above the idle kit (a process of its own on
 //    the seeded data directory, with the server's heap settings: npm start's young generation, startServer's heap
 //    growth; sampled every 50 ms; peakAtSendSecond: when, negative in the preview), the event loop's longest delay
-//    and p99 over the preview and the send (a scan that never yields stalls every request) and its longest turn in CPU
-//    (turnCpuMaxMs, turnCpuP99Ms: load stretches the delay, not the CPU), the time to read the campaign's results and
-//    the loop's longest delay meanwhile (resultsMs, resultsLoopDelayMaxMs), and the time until every
-//    text was delivered (deliveredMs: the redirect part's server then starts with nothing left to send);
+//    and p99 over the preview, the send and the outbox's delivery (a scan that never yields stalls every request) and
+//    its longest turn in CPU (turnCpuMaxMs, turnCpuP99Ms: load stretches the delay, not the CPU; turnMainThreadCpu*: the
+//    main thread's alone, without SQLite's and the GC's threads), the time to read the campaign's results and the
+//    loop's longest delay meanwhile (resultsMs, resultsLoopDelayMaxMs), and the time and CPU until every text was
+//    delivered (deliveredMs, deliveredCpuMs: the redirect part's server then starts with nothing left to send);
 //    BENCH_SEND_FLAGS passes node flags to that process ("--cpu-prof --cpu-prof-dir=DIR" profiles the send),
 //    BENCH_HEAP_PROFILE=allocated|promoted|held its heap (campaigns-heap.ts), BENCH_RSS_TIMELINE=FILE appends its
 //    memory every 50 ms (above idle: RSS, heap, heap used) with the phases (preview, send, sending, sent) as JSON
@@ -22,7 +23,7 @@
 // Quiet hours and the daily cap are off for the bench's company (its clock is the machine's). Load averages are
 // printed with each part. Usage: npm run bench:campaigns [-- profiles [seconds]]; BENCH_ROUNDS (default 5).
 import { spawn } from "node:child_process";
-import { appendFileSync, copyFileSync, mkdirSync } from "node:fs";
+import { appendFileSync, copyFileSync, mkdirSync, readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { memoryUsage } from "node:process";
@@ -153,17 +154,19 @@ async function sendPart(dataDir: string, companyId: string, apiKey: string): Pro
   const enqueueMs = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
   clearInterval(sampler);
-  loopDelay.disable();
-  const turnCpu = turns.stop();
   if (heap) console.error(`heap sites (${heapMode}, MB): ${JSON.stringify(await heap.stop(join(import.meta.dirname, "results")), null, 1)}`);
   // The texts still queued are delivered before the process stops, so that the redirect part's server starts on a
-  // database with nothing left to send (its job runner would deliver them while the redirect is measured).
+  // database with nothing left to send (its job runner would deliver them while the redirect is measured). The
+  // turns and the loop's delay are measured until then: the outbox may deliver the last texts after the campaign is sent.
   for (;;) {
     const { queued, running } = await kit.jobs.queueStats();
     if (queued === 0 && running === 0) break;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   const deliveredMs = performance.now() - started;
+  const deliveredCpu = process.cpuUsage(cpuBefore);
+  loopDelay.disable();
+  const turnCpu = turns.stop();
   // Reading the results: its time, and the process's longest turn meanwhile (a count that scans every recipient holds it).
   const resultsDelay = monitorEventLoopDelay({ resolution: 10 });
   resultsDelay.enable();
@@ -178,30 +181,52 @@ async function sendPart(dataDir: string, companyId: string, apiKey: string): Pro
   global.gc?.();
   const afterGc = memoryUsage();
   await kit.stop();
-  console.log(`RESULT ${JSON.stringify({ audience: preview.size, scanned: preview.scanned, previewMs: Math.round(previewMs), sent: results!.sent, enqueueMs: Math.round(enqueueMs), enqueueCpuMs: Math.round((cpu.user + cpu.system) / 1000), deliveredMs: Math.round(deliveredMs), idleRssMB: Math.round(idleRss / MB), peakAboveIdleMB: Math.round((peak.rss - idleRss) / MB), peakHeapAboveIdleMB: Math.round((peak.heapTotal - idle.heapTotal) / MB), peakOutsideHeapAboveIdleMB: Math.round((peak.rss - peak.heapTotal - (idle.rss - idle.heapTotal)) / MB), heapUsedAfterGcAboveIdleMB: Math.round((afterGc.heapUsed - idle.heapUsed) / MB), peakAtSendSecond: Math.round((peakAtMs - started) / 1000), eventLoopDelayMaxMs: Math.round(loopDelay.max / 1e6), eventLoopDelayP99Ms: Math.round(loopDelay.percentile(99) / 1e6), turnCpuMaxMs: turnCpu.maxMs, turnCpuP99Ms: turnCpu.p99Ms, resultsMs: Math.round(resultsMs), resultsLoopDelayMaxMs: Math.round(resultsDelay.max / 1e6) })}`);
+  console.log(`RESULT ${JSON.stringify({ audience: preview.size, scanned: preview.scanned, previewMs: Math.round(previewMs), sent: results!.sent, enqueueMs: Math.round(enqueueMs), enqueueCpuMs: Math.round((cpu.user + cpu.system) / 1000), deliveredMs: Math.round(deliveredMs), deliveredCpuMs: Math.round((deliveredCpu.user + deliveredCpu.system) / 1000), idleRssMB: Math.round(idleRss / MB), peakAboveIdleMB: Math.round((peak.rss - idleRss) / MB), peakHeapAboveIdleMB: Math.round((peak.heapTotal - idle.heapTotal) / MB), peakOutsideHeapAboveIdleMB: Math.round((peak.rss - peak.heapTotal - (idle.rss - idle.heapTotal)) / MB), heapUsedAfterGcAboveIdleMB: Math.round((afterGc.heapUsed - idle.heapUsed) / MB), peakAtSendSecond: Math.round((peakAtMs - started) / 1000), eventLoopDelayMaxMs: Math.round(loopDelay.max / 1e6), eventLoopDelayP99Ms: Math.round(loopDelay.percentile(99) / 1e6), turnCpuMaxMs: turnCpu.maxMs, turnCpuP99Ms: turnCpu.p99Ms, turnMainThreadCpuMaxMs: turnCpu.mainThreadMaxMs, turnMainThreadCpuP99Ms: turnCpu.mainThreadP99Ms, resultsMs: Math.round(resultsMs), resultsLoopDelayMaxMs: Math.round(resultsDelay.max / 1e6) })}`);
 }
 
 /**
  * The process's CPU between two ticks of a 10 ms timer: at most one tick a turn of the event loop, so a turn that
  * holds the loop shows as its CPU (10 ms at least, the timer's own period; the SQLite checkpoint and GC threads
  * count too). The event loop's delay is the same turn in wall time, which a loaded machine stretches; CPU is the
- * turn's own work.
+ * turn's own work. On Linux also the main thread's own CPU (its run time in /proc/thread-self/schedstat, in
+ * nanoseconds), without the other threads': the turn's work alone.
  */
-function turnCpuSampler(): { stop(): { maxMs: number; p99Ms: number } } {
+function turnCpuSampler(): { stop(): { maxMs: number; p99Ms: number; mainThreadMaxMs?: number; mainThreadP99Ms?: number } } {
   const samples: number[] = [];
+  const mainThreadSamples: number[] = [];
   let last = process.cpuUsage();
+  let lastMainThread = mainThreadCpuMs();
   const timer = setInterval(() => {
     const now = process.cpuUsage();
     samples.push((now.user - last.user + now.system - last.system) / 1000);
     last = now;
+    const mainThread = mainThreadCpuMs();
+    if (mainThread !== undefined && lastMainThread !== undefined) mainThreadSamples.push(mainThread - lastMainThread);
+    lastMainThread = mainThread;
   }, 10);
   return {
     stop() {
       clearInterval(timer);
-      samples.sort((a, b) => a - b);
-      return { maxMs: Math.round(samples.at(-1) ?? 0), p99Ms: Math.round(samples[Math.floor(samples.length * 0.99)] ?? 0) };
+      if (mainThreadSamples.length === 0) return maxAndP99(samples);
+      const mainThread = maxAndP99(mainThreadSamples);
+      return { ...maxAndP99(samples), mainThreadMaxMs: mainThread.maxMs, mainThreadP99Ms: mainThread.p99Ms };
     },
   };
+}
+
+/** The main thread's CPU milliseconds so far, or undefined without /proc. */
+function mainThreadCpuMs(): number | undefined {
+  try {
+    return Number(readFileSync("/proc/thread-self/schedstat", "utf8").split(" ")[0]) / 1e6;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The largest of `samples` and their 99th percentile, rounded (sorts them). */
+function maxAndP99(samples: number[]): { maxMs: number; p99Ms: number } {
+  samples.sort((a, b) => a - b);
+  return { maxMs: Math.round(samples.at(-1) ?? 0), p99Ms: Math.round(samples[Math.floor(samples.length * 0.99)] ?? 0) };
 }
 
 /** The baseline of the outbox: the same number of message rows inserted into the same table by a bare loop, in transactions of the send's page size; its wall and CPU milliseconds. */
@@ -276,6 +301,7 @@ if (process.argv[2] === "--send") {
     bareInsertsPerSecond: Math.round((send.sent! / bare.ms) * 1000),
     ratio: Math.round((bare.ms / send.enqueueMs!) * 1000) / 1000,
     reachkitCpuMicrosPerMessage: Math.round((send.enqueueCpuMs! * 1000) / send.sent!),
+    reachkitCpuMicrosPerDeliveredMessage: Math.round((send.deliveredCpuMs! * 1000) / send.sent!),
     bareCpuMicrosPerRow: Math.round((bare.cpuMs * 1000) / send.sent!),
   };
   console.log(JSON.stringify({ send, outbox, loadBeforeSend, loadAfterSend }));
@@ -295,7 +321,7 @@ if (process.argv[2] === "--send") {
     seeding: { ms: Math.round(seedMs), cpuMs: Math.round((user + system) / 1000) },
     segment: SEGMENT,
     preview: { audience: send.audience, scanned: send.scanned, ms: send.previewMs },
-    send: { messages: send.sent, enqueueMs: send.enqueueMs, enqueueCpuMs: send.enqueueCpuMs, deliveredMs: send.deliveredMs, idleRssMB: send.idleRssMB, peakAboveIdleMB: send.peakAboveIdleMB, peakHeapAboveIdleMB: send.peakHeapAboveIdleMB, peakOutsideHeapAboveIdleMB: send.peakOutsideHeapAboveIdleMB, heapUsedAfterGcAboveIdleMB: send.heapUsedAfterGcAboveIdleMB, peakAtSendSecond: send.peakAtSendSecond, eventLoopDelayMaxMs: send.eventLoopDelayMaxMs, eventLoopDelayP99Ms: send.eventLoopDelayP99Ms, turnCpuMaxMs: send.turnCpuMaxMs, turnCpuP99Ms: send.turnCpuP99Ms, resultsMs: send.resultsMs, resultsLoopDelayMaxMs: send.resultsLoopDelayMaxMs, loadBeforeSend, loadAfterSend },
+    send: { messages: send.sent, enqueueMs: send.enqueueMs, enqueueCpuMs: send.enqueueCpuMs, deliveredMs: send.deliveredMs, deliveredCpuMs: send.deliveredCpuMs, idleRssMB: send.idleRssMB, peakAboveIdleMB: send.peakAboveIdleMB, peakHeapAboveIdleMB: send.peakHeapAboveIdleMB, peakOutsideHeapAboveIdleMB: send.peakOutsideHeapAboveIdleMB, heapUsedAfterGcAboveIdleMB: send.heapUsedAfterGcAboveIdleMB, peakAtSendSecond: send.peakAtSendSecond, eventLoopDelayMaxMs: send.eventLoopDelayMaxMs, eventLoopDelayP99Ms: send.eventLoopDelayP99Ms, turnCpuMaxMs: send.turnCpuMaxMs, turnCpuP99Ms: send.turnCpuP99Ms, turnMainThreadCpuMaxMs: send.turnMainThreadCpuMaxMs, turnMainThreadCpuP99Ms: send.turnMainThreadCpuP99Ms, resultsMs: send.resultsMs, resultsLoopDelayMaxMs: send.resultsLoopDelayMaxMs, loadBeforeSend, loadAfterSend },
     outbox,
     redirect: { request: "GET /l/<code> (302)", seconds, connections: 32, ...redirect, target: 0.9, loadBeforeRedirect },
   });

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
 import PQueue from "p-queue";
 import { BatchWrite, GroupCommit } from "../kernel/group-commit.ts";
 import type { Retries } from "../jobs/jobs.ts";
@@ -7,7 +8,7 @@ import { EmailSendError, type EmailSender } from "../ports/email-sender.ts";
 import type { Logger } from "../ports/logger.ts";
 import { SmsSendError, type SmsSender } from "../ports/sms-sender.ts";
 import type { Collection, Patch, Storage } from "../ports/storage.ts";
-import type { MessageStatuses } from "./message-statuses.ts";
+import type { MessageStatuses, StatusChange } from "./message-statuses.ts";
 import type { MessagingSettings } from "./outbox.ts";
 import { channelOf, type OutboxMessage } from "./outbox-record.ts";
 
@@ -17,6 +18,9 @@ import { channelOf, type OutboxMessage } from "./outbox-record.ts";
  * doubt fails). `sendNow` leaves its message due this long after its own attempt.
  */
 export const IN_FLIGHT_RECHECK_MS = 60_000;
+
+/** At most this many messages of a page are handed to their sender in one turn of the event loop (`start`). */
+export const STARTS_PER_TURN = 16;
 
 /** What became of one attempt: the message went, failed, waits for its next attempt, or its outcome could not be stored. */
 export type AttemptOutcome = "sent" | "failed" | "retrying" | "unrecorded";
@@ -65,9 +69,16 @@ export class OutboxDeliveries {
     this.#outcomes = new GroupCommit(storage);
   }
 
-  /** Settles once the sender's queue has room for another page: fewer than `sendsAtOnce` messages waiting their turn. */
-  roomFor(message: Pick<OutboxMessage, "channel" | "from">): Promise<void> {
-    return this.#queue(message).onSizeLessThan(this.settings.sendsAtOnce);
+  /**
+   * Settles once the sender's queue has room for another page (fewer than `sendsAtOnce` messages waiting their
+   * turn), in a turn of the event loop of its own: on storage that answers without I/O, with a provider that
+   * answers at once, a drain's pages would otherwise follow each other in one chain of promises, holding the
+   * loop (and every request of the host) for dozens of pages. Before the page's read, not after it: the texts
+   * answered meanwhile commit with the page's in-flight mark.
+   */
+  async roomFor(message: Pick<OutboxMessage, "channel" | "from">): Promise<void> {
+    await this.#queue(message).onSizeLessThan(this.settings.sendsAtOnce);
+    await nextTurn();
   }
 
   /** How many messages a drain reads at a time. */
@@ -77,35 +88,48 @@ export class OutboxDeliveries {
 
   /**
    * Makes one attempt at each queued message of `page` (one sender's, in order): resolves once they are
-   * marked in flight and handed to their sender, with one promise per message that settles (never
-   * rejects) once its outcome is committed.
+   * marked in flight and handed to their sender, with one promise per message (in the page's order) that
+   * settles (never rejects) once its outcome is committed.
+   *
+   * It hands over at most {@link STARTS_PER_TURN} messages a turn of the event loop (see `roomFor`).
    */
   async start(page: readonly OutboxMessage[], attempt: PageAttempt): Promise<Array<Promise<AttemptOutcome>>> {
-    const settled: Array<Promise<AttemptOutcome>> = [];
-    const going: OutboxMessage[] = [];
-    for (const message of page) {
-      const missing = channelOf(message) === "email" ? (this.email() ? undefined : "EmailSender") : this.sms() ? undefined : "SmsSender";
-      if (missing) settled.push(this.#settle(() => this.#fail(message, { status: "failed", reason: `no ${missing} adapter is configured` }), attempt));
-      else if (channelOf(message) === "email" && message.inFlightSince !== undefined) {
-        const reason = "in doubt: an earlier attempt may have handed this email over before the process stopped; not sent again, so that it is never sent twice";
-        settled.push(this.#settle(() => this.#fail(message, { status: "failed", reason, errorCode: "in_doubt" }), attempt));
-      } else going.push(message);
-    }
-    if (going.length === 0) return settled;
+    const refusals = page.map((message) => this.#refusal(message));
+    const going = page.filter((_, index) => refusals[index] === undefined);
     const now = this.clock.now();
     const dueAt = now + IN_FLIGHT_RECHECK_MS;
     // One statement per (attempts, earlier attempt or not) among them: almost always one.
-    await this.#outcomes.run(async () => {
-      for (const [[attempts, earlier], ids] of groupBy(going, (message) => [message.attempts, message.inFlightSince !== undefined] as const)) {
-        const patch: Patch<OutboxMessage> = { attempts: attempts + 1, dueAt, updatedAt: now, ...(earlier ? {} : { inFlightSince: now }) };
-        await this.messages.updateWhere({ id: { in: ids }, status: "queued" }, patch);
+    if (going.length > 0) {
+      await this.#outcomes.run(async () => {
+        for (const [[attempts, earlier], ids] of groupBy(going, (message) => [message.attempts, message.inFlightSince !== undefined] as const)) {
+          const patch: Patch<OutboxMessage> = { attempts: attempts + 1, dueAt, updatedAt: now, ...(earlier ? {} : { inFlightSince: now }) };
+          await this.messages.updateWhere({ id: { in: ids }, status: "queued" }, patch);
+        }
+      });
+    }
+    const settled: Array<Promise<AttemptOutcome>> = [];
+    for (const [index, message] of page.entries()) {
+      if (index > 0 && index % STARTS_PER_TURN === 0) await nextTurn();
+      const refusal = refusals[index];
+      if (refusal) {
+        settled.push(this.#settle(() => this.#fail(message, refusal), attempt));
+        continue;
       }
-    });
-    for (const message of going) {
       const marked: OutboxMessage = { ...message, attempts: message.attempts + 1, dueAt, inFlightSince: message.inFlightSince ?? now };
       settled.push(this.#settle(() => (channelOf(message) === "email" ? this.#sendEmail(message, marked, attempt) : this.#sendText(message, marked, attempt)), attempt));
     }
     return settled;
+  }
+
+  /** Why `message` fails without an attempt (no adapter for its channel; an email in doubt), if it does. */
+  #refusal(message: OutboxMessage): StatusChange | undefined {
+    const missing = channelOf(message) === "email" ? (this.email() ? undefined : "EmailSender") : this.sms() ? undefined : "SmsSender";
+    if (missing) return { status: "failed", reason: `no ${missing} adapter is configured` };
+    if (channelOf(message) === "email" && message.inFlightSince !== undefined) {
+      const reason = "in doubt: an earlier attempt may have handed this email over before the process stopped; not sent again, so that it is never sent twice";
+      return { status: "failed", reason, errorCode: "in_doubt" };
+    }
+    return undefined;
   }
 
   /** Runs one message's attempt as a participant of the outcomes' group; a failure to record it is logged, its message stays due. */

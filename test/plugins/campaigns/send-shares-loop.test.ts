@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
 import { CAMPAIGN_SENDER } from "../../../plugins/campaigns/index.ts";
+import { turnCounter } from "../../support/event-loop-turns.ts";
 import { statementsOf } from "../../support/sqlite-statements.ts";
 import { temporaryDirectory } from "../../support/temp-dir.ts";
 import { startCampaignsKit, type CampaignsTestKit } from "./support.ts";
@@ -12,23 +13,6 @@ import { startCampaignsKit, type CampaignsTestKit } from "./support.ts";
 const PEOPLE = 24;
 const PAGE = 3;
 const phoneOf = (i: number) => `+1914844${String(1000 + i)}`;
-
-/** Counts the turns of the event loop until stopped: a callback that queues itself again runs once a turn. */
-function countTurns(): { stop(): number } {
-  let turns = 0;
-  let counting = true;
-  const countTurn = () => {
-    turns++;
-    if (counting) setImmediate(countTurn);
-  };
-  setImmediate(countTurn);
-  return {
-    stop() {
-      counting = false;
-      return turns;
-    },
-  };
-}
 
 /**
  * An embedded kit shares its host's event loop: while a campaign sends, the host's own server (and the kit's)
@@ -67,7 +51,7 @@ describe("a large send shares the event loop", () => {
 
   it("gives the loop back within each page: the event loop turns between a page's steps", async () => {
     const sender = t.kit.resolve(CAMPAIGN_SENDER);
-    const turnsCounted = countTurns();
+    const turnsCounted = turnCounter();
     await sender.send({ campaignId });
     const turns = turnsCounted.stop();
     // Its reads, its links, its texts through the send rules, its recipients' moves: a turn between each.
@@ -77,7 +61,7 @@ describe("a large send shares the event loop", () => {
 
   it("reads an audience page's profiles and writes its recipients in turns of their own", async () => {
     const another = await startSending();
-    const turnsCounted = countTurns();
+    const turnsCounted = turnCounter();
     await t.kit.resolve(CAMPAIGN_SENDER).readAudience({ campaignId: another });
     const turns = turnsCounted.stop();
     assert.ok(turns >= 1, `the event loop turned ${turns} times while a page of the audience was read and stored`);
@@ -88,7 +72,7 @@ describe("a large send shares the event loop", () => {
     await sendAll(() => {});
     const readResults = () => t.kit.plugin("campaigns").campaignResults(t.company.companyId, campaignId);
     let results: Awaited<ReturnType<typeof readResults>> | undefined;
-    const turnsCounted = countTurns();
+    const turnsCounted = turnCounter();
     const statements = await statementsOf(async () => (results = await readResults()));
     const turns = turnsCounted.stop();
     assert.equal(results?.sent, PEOPLE);
