@@ -23,7 +23,7 @@
 // Quiet hours and the daily cap are off for the bench's company (its clock is the machine's). Load averages are
 // printed with each part. Usage: npm run bench:campaigns [-- profiles [seconds]]; BENCH_ROUNDS (default 5).
 import { spawn } from "node:child_process";
-import { appendFileSync, copyFileSync, mkdirSync, readFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, mkdirSync } from "node:fs";
 import { loadavg } from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { memoryUsage } from "node:process";
@@ -41,6 +41,7 @@ import { startHeapSampling, type HeapProfileMode } from "./campaigns-heap.ts";
 import { seedSubscribers } from "./seed.ts";
 import { rowInserter } from "./servers/baseline-sql.ts";
 import { interleave, measureServer, report, startServerProcess, stopServerProcess } from "./support.ts";
+import { mainThreadCpuMicros } from "./thread-cpu.ts";
 
 const MB = 1024 * 1024;
 const DAY = 86_400_000;
@@ -188,20 +189,20 @@ async function sendPart(dataDir: string, companyId: string, apiKey: string): Pro
  * The process's CPU between two ticks of a 10 ms timer: at most one tick a turn of the event loop, so a turn that
  * holds the loop shows as its CPU (10 ms at least, the timer's own period; the SQLite checkpoint and GC threads
  * count too). The event loop's delay is the same turn in wall time, which a loaded machine stretches; CPU is the
- * turn's own work. On Linux also the main thread's own CPU (its run time in /proc/thread-self/schedstat, in
- * nanoseconds), without the other threads': the turn's work alone.
+ * turn's own work. On Linux also the main thread's own CPU (bench/thread-cpu.ts), without the other threads': the
+ * turn's work alone.
  */
 function turnCpuSampler(): { stop(): { maxMs: number; p99Ms: number; mainThreadMaxMs?: number; mainThreadP99Ms?: number } } {
   const samples: number[] = [];
   const mainThreadSamples: number[] = [];
   let last = process.cpuUsage();
-  let lastMainThread = mainThreadCpuMs();
+  let lastMainThread = mainThreadCpuMicros();
   const timer = setInterval(() => {
     const now = process.cpuUsage();
     samples.push((now.user - last.user + now.system - last.system) / 1000);
     last = now;
-    const mainThread = mainThreadCpuMs();
-    if (mainThread !== undefined && lastMainThread !== undefined) mainThreadSamples.push(mainThread - lastMainThread);
+    const mainThread = mainThreadCpuMicros();
+    if (mainThread !== undefined && lastMainThread !== undefined) mainThreadSamples.push((mainThread - lastMainThread) / 1000);
     lastMainThread = mainThread;
   }, 10);
   return {
@@ -212,15 +213,6 @@ function turnCpuSampler(): { stop(): { maxMs: number; p99Ms: number; mainThreadM
       return { ...maxAndP99(samples), mainThreadMaxMs: mainThread.maxMs, mainThreadP99Ms: mainThread.p99Ms };
     },
   };
-}
-
-/** The main thread's CPU milliseconds so far, or undefined without /proc. */
-function mainThreadCpuMs(): number | undefined {
-  try {
-    return Number(readFileSync("/proc/thread-self/schedstat", "utf8").split(" ")[0]) / 1e6;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The largest of `samples` and their 99th percentile, rounded (sorts them). */
