@@ -31,7 +31,11 @@ import { threadsCpu, type ThreadsCpu } from "./thread-cpu.ts";
 import { report, startServerProcess, stopServerProcess, type ServerProcess } from "./support.ts";
 
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/**
+ * Five: on a machine where a side's round lasts one or two seconds, the rounds' ratios spread widely (0.36 to 0.60 in
+ * fifteen rounds of one tree, 2026-11-27), and the median of three moved by a tenth from one run to the next.
+ */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 /**
  * Throughput rounds run first and not counted: the first round's first side ran its HTTP path cold (before, the bare
  * loop in round 1: about 95 µs a delivery on its main thread against 75-85 warm, which lifted round 1's ratio to

@@ -4,7 +4,6 @@ import { memorySms, type MemorySms } from "../../adapters/sms/memory/index.ts";
 import { startTestKit, type TestKit } from "../support/test-kit.ts";
 
 const TO = "+15555550100";
-const SECOND = 1_000;
 
 async function sendTexts(t: TestKit, count: number, prefix = "text"): Promise<void> {
   for (let i = 1; i <= count; i++) await t.kit.outbox.send({ companyId: t.company.companyId, to: TO, body: `${prefix} ${i}`, kind: "test" });
