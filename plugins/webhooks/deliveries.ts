@@ -7,7 +7,6 @@ import {
   STORAGE,
   type Accounts,
   type Clock,
-  type Collection,
   type DataSubject,
   type EventName,
   type JobContext,
@@ -16,13 +15,14 @@ import {
   type ReachkitEvents,
   type Storage,
 } from "../../src/index.ts";
-import { attemptPatch, postSigned, type WebhookDrainPayload, type WebhookDrains } from "./delivery-drains.ts";
+import { attemptOutcome, postSigned, type WebhookDrainPayload, type WebhookDrains } from "./delivery-drains.ts";
+import type { DeliveryRows } from "./delivery-rows.ts";
 import type { DeliverySender } from "./delivery-sender.ts";
 import { EVENT_ALIASES } from "./event-catalog.ts";
 import { TRANSLATORS, webhookBody, type SubscriberLookup } from "./payloads.ts";
-import { DELIVERIES, DELIVERY_ID_PREFIX, type DeliveryRecord, type DeliveryStatus, type WebhookRecord } from "./records.ts";
+import { DELIVERY_ID_PREFIX, type DeliveryRecord, type DeliveryStatus, type WebhookRecord } from "./records.ts";
 import type { SigningKeys } from "./signing-keys.ts";
-import { WEBHOOK_DRAINS, WEBHOOK_REGISTRY, WEBHOOK_SENDER, WEBHOOK_SIGNING_KEYS, WEBHOOK_SUBSCRIBERS, WEBHOOKS_SETTINGS, type WebhooksSettings } from "./tokens.ts";
+import { WEBHOOK_DELIVERY_ROWS, WEBHOOK_DRAINS, WEBHOOK_REGISTRY, WEBHOOK_SENDER, WEBHOOK_SIGNING_KEYS, WEBHOOK_SUBSCRIBERS, WEBHOOKS_SETTINGS, type WebhooksSettings } from "./tokens.ts";
 import type { WebhookRegistry } from "./webhook-registry.ts";
 
 /**
@@ -51,8 +51,6 @@ export interface DeliveryLogOptions {
  */
 @injectable()
 export class Deliveries {
-  private readonly deliveries: Collection<DeliveryRecord>;
-
   constructor(
     @inject(STORAGE) private readonly storage: Storage,
     @inject(CLOCK) private readonly clock: Clock,
@@ -63,9 +61,8 @@ export class Deliveries {
     @inject(WEBHOOK_SENDER) private readonly sender: DeliverySender,
     @inject(WEBHOOK_SUBSCRIBERS) private readonly subscribers: SubscriberLookup,
     @inject(WEBHOOKS_SETTINGS) private readonly settings: WebhooksSettings,
-  ) {
-    this.deliveries = storage.collection(DELIVERIES);
-  }
+    @inject(WEBHOOK_DELIVERY_ROWS) private readonly rows: DeliveryRows,
+  ) {}
 
   /**
    * The in-transaction listener of a domain event: a delivery for each
@@ -91,8 +88,9 @@ export class Deliveries {
     const bodyOf = (type: string) => bodies.get(type) ?? bodies.set(type, webhookBody(type, event, company)).get(type)!;
     const write = async () => {
       for (const { webhook, type } of targets) {
-        await this.deliveries.insert({
-          id: `${DELIVERY_ID_PREFIX}${sortableId(now)}`,
+        const id = `${DELIVERY_ID_PREFIX}${sortableId(now)}`;
+        await this.rows.deliveries.insert({
+          id,
           webhookId: webhook.id,
           companyId,
           applicationId: webhook.applicationId,
@@ -100,12 +98,12 @@ export class Deliveries {
           body: bodyOf(type),
           status: "pending",
           attempts: 0,
-          dueAt: now,
           ...(event.subject.phone !== undefined ? { phone: event.subject.phone } : {}),
           ...(event.subject.email !== undefined ? { email: event.subject.email } : {}),
           createdAt: now,
           updatedAt: now,
         });
+        await this.rows.due.insert({ id, webhookId: webhook.id, dueAt: now, attempts: 0 });
         await this.drains.arm(webhook.id, now);
       }
     };
@@ -124,15 +122,12 @@ export class Deliveries {
    * queue state: each of its deliveries still pending is due when it was to be
    * attempted and goes out with its webhook's drain.
    */
-  async handOver(job: DeliverJob, context: JobContext): Promise<JobOutcome> {
+  async handOver(job: DeliverJob): Promise<JobOutcome> {
     const ids = job.deliveryIds ?? (job.deliveryId !== undefined ? [job.deliveryId] : []);
     return this.storage.transaction(async () => {
-      const pending = (await this.deliveries.find({ where: { id: { in: ids }, status: "pending" }, orderBy: [{ field: "id" }] })).items;
-      for (const delivery of pending) {
-        const dueAt = delivery.dueAt ?? (delivery as LegacyDelivery).nextAttemptAt ?? context.job.runAt;
-        if (delivery.dueAt === undefined) await this.deliveries.update(delivery.id, { dueAt });
-        await this.drains.arm(delivery.webhookId, dueAt);
-      }
+      // Their due rows were made by the migration (deliveries-due-in-rows-of-their-own).
+      const pending = [...(await this.rows.byId(this.rows.due, ids)).values()];
+      for (const due of pending) await this.drains.arm(due.webhookId, due.dueAt);
       return { deliveries: ids.length, handedToDrain: pending.length };
     });
   }
@@ -142,18 +137,24 @@ export class Deliveries {
     return (await this.logPage(webhookId, options)).items;
   }
 
-  /** A page of the delivery log, newest first, and the cursor of the next (a log holds a month of deliveries). */
-  logPage(webhookId: string, options: DeliveryLogOptions = {}): Promise<Page<DeliveryRecord>> {
-    return this.deliveries.find({
-      where: { webhookId, ...(options.status ? { status: options.status } : {}) },
-      orderBy: [{ field: "id", direction: "desc" }],
-      limit: options.limit ?? 50,
-      ...(options.after !== undefined ? { after: options.after } : {}),
-    });
+  /**
+   * A page of the delivery log, newest first, and the cursor of the next (a log holds a month of deliveries): of
+   * all the webhook's deliveries, or of those with one status (the pending ones by their due rows, the others by
+   * their outcome rows).
+   */
+  async logPage(webhookId: string, options: DeliveryLogOptions = {}): Promise<Page<DeliveryRecord>> {
+    const query = { orderBy: [{ field: "id" as const, direction: "desc" as const }], limit: options.limit ?? 50, ...(options.after !== undefined ? { after: options.after } : {}) };
+    if (options.status === undefined) {
+      const page = await this.rows.deliveries.find({ where: { webhookId }, ...query });
+      return { ...page, items: await this.rows.shown(page.items) };
+    }
+    const page = options.status === "pending" ? await this.rows.due.find({ where: { webhookId }, ...query }) : await this.rows.outcomes.find({ where: { webhookId, status: options.status }, ...query });
+    return { ...page, items: await this.rows.shownByIds(page.items.map((row) => row.id)) };
   }
 
-  get(id: string): Promise<DeliveryRecord | undefined> {
-    return this.deliveries.get(id);
+  async get(id: string): Promise<DeliveryRecord | undefined> {
+    const delivery = await this.rows.deliveries.get(id);
+    return delivery === undefined ? undefined : (await this.rows.shown([delivery]))[0];
   }
 
   /**
@@ -164,27 +165,47 @@ export class Deliveries {
   async redeliver(delivery: DeliveryRecord, webhook: WebhookRecord): Promise<DeliveryRecord> {
     const keys = await this.signingKeys.signingKeys(delivery.applicationId);
     const result = await postSigned(this.sender, this.clock, webhook, delivery, keys);
-    const attempt = attemptPatch(delivery, result, this.clock.now(), result.delivered ? "delivered" : delivery.status, undefined);
-    // Delivered, it leaves the queue; otherwise it keeps its schedule (and an in-flight mark an earlier version left).
-    const { dueAt: _schedule, inFlightSince: _mark, ...logged } = attempt;
-    await this.deliveries.update(delivery.id, result.delivered ? attempt : logged);
+    const outcome = attemptOutcome(delivery, result, this.clock.now(), result.delivered ? "delivered" : delivery.status);
+    // Delivered, it leaves the queue; otherwise a pending one keeps its schedule, its attempt counted.
+    const pending = delivery.dueAt !== undefined;
+    await this.rows.mark([{ id: delivery.id, due: result.delivered || !pending ? null : { dueAt: delivery.dueAt!, attempts: outcome.attempts }, outcome }]);
     if (result.delivered) await this.registry.delivered(webhook);
-    return (await this.deliveries.get(delivery.id)) ?? delivery;
+    return (await this.get(delivery.id)) ?? delivery;
   }
 
-  /** Deletes finished deliveries older than the retention. */
+  /** Deletes finished deliveries older than the retention (a pending one stays until it leaves the queue), a page at a time. */
   async prune(): Promise<number> {
-    return this.deliveries.deleteWhere({ createdAt: { lt: this.clock.now() - this.settings.deliveryRetentionMs }, status: { ne: "pending" } });
+    const before = this.clock.now() - this.settings.deliveryRetentionMs;
+    let removed = 0;
+    let after: string | undefined;
+    do {
+      const page = await this.rows.deliveries.find({ where: { createdAt: { lt: before } }, orderBy: [{ field: "createdAt" }], limit: PRUNED_PER_PAGE, after });
+      const due = await this.rows.byId(this.rows.due, page.items.map((delivery) => delivery.id));
+      removed += await this.rows.deleteAll(page.items.flatMap((delivery) => (due.has(delivery.id) ? [] : [delivery.id])));
+      after = page.nextCursor;
+    } while (after !== undefined);
+    return removed;
   }
 
-  /** The deliveries about a subject (their bodies hold its phone or email): deleted with its other data. */
+  /** The deliveries about a subject (their bodies hold its phone or email): deleted with its other data, due and outcome rows too. */
   async deleteSubjectData(subject: DataSubject): Promise<number> {
+    const about = [
+      ...(subject.phone ? [{ companyId: subject.companyId, phone: subject.phone }] : []),
+      ...(subject.email ? [{ companyId: subject.companyId, email: subject.email.toLowerCase() }] : []),
+    ];
     let removed = 0;
-    if (subject.phone) removed += await this.deliveries.deleteWhere({ companyId: subject.companyId, phone: subject.phone });
-    if (subject.email) removed += await this.deliveries.deleteWhere({ companyId: subject.companyId, email: subject.email.toLowerCase() });
+    for (const where of about) {
+      for (;;) {
+        // Each page deleted before the next read: the next page is the first again.
+        const page = await this.rows.deliveries.find({ where, limit: PRUNED_PER_PAGE });
+        const deleted = await this.rows.deleteAll(page.items.map((delivery) => delivery.id));
+        if (deleted === 0) break;
+        removed += deleted;
+      }
+    }
     return removed;
   }
 }
 
-/** A delivery as an older version stored it: its next attempt's time, before `dueAt`. */
-type LegacyDelivery = DeliveryRecord & { nextAttemptAt?: number };
+/** Deliveries read and deleted at a time by the retention and privacy deletions. */
+const PRUNED_PER_PAGE = 500;

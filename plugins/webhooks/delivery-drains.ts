@@ -9,22 +9,20 @@ import {
   RowDrains,
   STORAGE,
   type Clock,
-  type Collection,
-  type IdPatch,
   type JobContext,
   type JobOutcome,
   type Jobs,
-  type Patch,
   type Retries,
   type Storage,
 } from "../../src/index.ts";
 import type { AttemptResult, DeliverySender } from "./delivery-sender.ts";
-import { DELIVERIES, type DeliveryRecord, type DeliveryStatus, type WebhookRecord } from "./records.ts";
+import type { DeliveryMark, DeliveryRows } from "./delivery-rows.ts";
+import type { DeliveryOutcomeRow, DeliveryRecord, DeliveryStatus, DueDelivery, WebhookRecord } from "./records.ts";
 import { ReceiverLanes } from "./receiver-lanes.ts";
 import { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from "./retry-schedule.ts";
 import { signatureHeaders } from "./signing.ts";
 import type { SigningKeys } from "./signing-keys.ts";
-import { WEBHOOK_REGISTRY, WEBHOOK_SENDER, WEBHOOK_SIGNING_KEYS, WEBHOOKS_SETTINGS, type WebhooksSettings } from "./tokens.ts";
+import { WEBHOOK_DELIVERY_ROWS, WEBHOOK_REGISTRY, WEBHOOK_SENDER, WEBHOOK_SIGNING_KEYS, WEBHOOKS_SETTINGS, type WebhooksSettings } from "./tokens.ts";
 import type { WebhookRegistry } from "./webhook-registry.ts";
 
 /** The job that sends one webhook's pending deliveries, one live per webhook. */
@@ -44,12 +42,10 @@ export const webhookDrainKey = (payload: WebhookDrainPayload): string => `webhoo
 
 /**
  * How long the outcomes gather before they are written, and the most written at once: a few hundred deliveries'
- * at full speed, a statement or two and (SQLite) one message to the write thread and one commit for them all, a
- * wait no receiver sees (its answer came already). A commit has a cost of its own (the pages it writes to the WAL,
- * the other connection's page cache SQLite then drops): in bench/webhooks.ts the write thread spent 29 µs a
- * delivery with 10 ms (about 70 outcomes a commit) and 20 with 40 ms (up to 512), and the kit delivered 7,849/s
- * against 6,663 (medians of twelve rounds each, alternated, 2026-11-27). A crash loses at most these outcomes:
- * their deliveries are sent again, with the same `webhook-id`.
+ * at full speed, a few statements and one commit for them all, a wait no receiver sees (its answer came already).
+ * A commit has a cost of its own (the pages it writes to the WAL): in bench/webhooks.ts the kit delivered 7,849/s
+ * with 40 ms against 6,663 with 10 ms (medians of twelve rounds each, alternated, 2026-11-27). A crash loses at most
+ * these outcomes: their deliveries are sent again, with the same `webhook-id`.
  */
 const OUTCOME_GATHER_MS = 40;
 const OUTCOMES_PER_WRITE = 512;
@@ -70,14 +66,14 @@ export function postSigned(sender: DeliverySender, clock: Clock, webhook: Webhoo
 }
 
 /**
- * The webhooks' drains (RowDrains): one job per webhook sends its pending deliveries in (dueAt, id)
+ * The webhooks' drains (RowDrains over the deliveries' due rows): one job per webhook sends its pending deliveries in (dueAt, id)
  * order, at most `concurrencyPerReceiver` requests out at once, reading the next page while they are.
  * A page's deliveries are not marked in flight in storage: the drain knows which it has out (one live drain
  * per webhook), and a crash sends them again at the next start, which at-least-once delivery with one
  * `webhook-id` allows (receivers deduplicate by it). An outcome that could not be stored stops the drain
  * for a minute instead of sending its delivery again at once. The outcomes of the requests answered within
- * OUTCOME_GATHER_MS are written together, by one detached `updateEach` (UpdateEachOptions: on SQLite, from the
- * storage's write thread, off the event loop); a webhook's own change (failing, delivered again, disabled) beside
+ * OUTCOME_GATHER_MS are written together in one transaction (DeliveryRows.mark: small due rows deleted, outcome rows
+ * inserted); a webhook's own change (failing, delivered again, disabled) beside
  * them, in a GroupCommit without savepoints (each is one statement, or a few whose partial effect is harmless: a
  * webhook marked failing whose delivery's outcome then failed is tried again when due). A slow or dead receiver
  * holds its own drain only: its requests wait, every other webhook's drain goes on, and no job slot is held while
@@ -87,13 +83,12 @@ export function postSigned(sender: DeliverySender, clock: Clock, webhook: Webhoo
  */
 @injectable()
 export class WebhookDrains {
-  private readonly deliveries: Collection<DeliveryRecord>;
   /** The webhooks' own changes, and the cancellations of a disabled webhook's deliveries, asked together: one commit for them all. */
   private readonly webhookWrites: GroupCommit;
-  private readonly drains: RowDrains<DeliveryRecord, WebhookDrainPayload, DeliveryOutcome>;
+  private readonly drains: RowDrains<DueDelivery, WebhookDrainPayload, DeliveryOutcome>;
   private readonly lanes: ReceiverLanes;
-  /** The deliveries' outcomes asked within OUTCOME_GATHER_MS, in one statement per patch shape (of up to 256 rows). */
-  private readonly settled = new GatheredWrites<IdPatch<DeliveryRecord>>((outcomes) => this.deliveries.updateEach(outcomes, { detached: true }), OUTCOME_GATHER_MS, OUTCOMES_PER_WRITE);
+  /** The attempts' marks asked within OUTCOME_GATHER_MS, written in one transaction. */
+  private readonly settled = new GatheredWrites<DeliveryMark>((marks) => this.rows.mark(marks), OUTCOME_GATHER_MS, OUTCOMES_PER_WRITE);
 
   constructor(
     @inject(STORAGE) storage: Storage,
@@ -103,19 +98,19 @@ export class WebhookDrains {
     @inject(WEBHOOK_SIGNING_KEYS) private readonly signingKeys: SigningKeys,
     @inject(WEBHOOK_SENDER) private readonly sender: DeliverySender,
     @inject(WEBHOOKS_SETTINGS) private readonly settings: WebhooksSettings,
+    @inject(WEBHOOK_DELIVERY_ROWS) private readonly rows: DeliveryRows,
   ) {
-    this.deliveries = storage.collection(DELIVERIES);
     this.webhookWrites = new GroupCommit(storage, { savepoints: false, gatherMs: OUTCOME_GATHER_MS });
     this.lanes = new ReceiverLanes(settings.concurrencyPerReceiver);
     this.drains = new RowDrains(
       {
         jobType: DRAIN_JOB,
-        rows: this.deliveries,
+        rows: this.rows.due,
         keyOf: webhookDrainKey,
         payloadOf: (delivery) => ({ webhookId: delivery.webhookId }),
         drainField: "webhookId",
         drainValue: (payload) => payload.webhookId,
-        // Deliveries an earlier version marked in flight; attempts leave no mark now.
+        // Attempts leave no mark in storage (an earlier version's marks were made due at once by the migration).
         inFlight: { inFlightSince: { exists: true } },
         unrecorded: { outcome: "unrecorded", retryAfterMs: UNRECORDED_RETRY_MS },
         outcomes: DELIVERY_OUTCOMES,
@@ -141,16 +136,30 @@ export class WebhookDrains {
     return this.drains.drain(payload, context);
   }
 
-  private async start(page: readonly DeliveryRecord[], payload: WebhookDrainPayload, context: JobContext): Promise<Array<Promise<DeliveryOutcome>>> {
-    const ids = page.map((delivery) => delivery.id);
+  private async start(page: readonly DueDelivery[], payload: WebhookDrainPayload, context: JobContext): Promise<Array<Promise<DeliveryOutcome>>> {
+    const ids = page.map((due) => due.id);
     const webhook = await this.registry.forDelivery(payload.webhookId);
     if (!webhook || webhook.disabledAt !== undefined) {
       const error = webhook ? `the webhook is disabled: ${webhook.disabledReason ?? ""}` : "the webhook was deleted";
-      await this.webhookWrites.run(() => this.deliveries.updateWhere({ id: { in: ids }, status: "pending" }, { dueAt: undefined, inFlightSince: undefined, status: "cancelled", error, updatedAt: this.clock.now() }));
+      await this.webhookWrites.run(() => this.cancel(page, error));
       return page.map(() => Promise.resolve("cancelled" as const));
     }
-    const keys = await this.signingKeys.signingKeys(webhook.applicationId);
-    return page.map((delivery) => this.attempt(delivery, webhook, keys, context));
+    const [keys, deliveries] = await Promise.all([this.signingKeys.signingKeys(webhook.applicationId), this.rows.byId(this.rows.deliveries, ids)]);
+    return page.map((due) => {
+      const delivery = deliveries.get(due.id);
+      // Deleted since (a privacy request) with its due row after this page's read: nothing left to send.
+      if (delivery === undefined) return this.settled.write({ id: due.id, due: null }).then(() => "cancelled" as const, () => "unrecorded" as const);
+      return this.attempt({ ...delivery, attempts: due.attempts }, webhook, keys, context);
+    });
+  }
+
+  /** A disabled or deleted webhook's pending deliveries leave the queue, cancelled (their last attempt's record kept). */
+  private async cancel(page: readonly DueDelivery[], error: string): Promise<void> {
+    const now = this.clock.now();
+    const outcomes = await this.rows.byId(this.rows.outcomes, page.map((due) => due.id));
+    await this.rows.mark(
+      page.map((due) => ({ id: due.id, due: null, outcome: { ...outcomes.get(due.id), id: due.id, webhookId: due.webhookId, attempts: due.attempts, status: "cancelled", error, updatedAt: now } })),
+    );
   }
 
   /**
@@ -162,9 +171,8 @@ export class WebhookDrains {
   private async attempt(delivery: DeliveryRecord, webhook: WebhookRecord, keys: readonly string[], context: JobContext): Promise<DeliveryOutcome> {
     try {
       const result = await this.lanes.run(webhook.id, () => postSigned(this.sender, this.clock, webhook, delivery, keys, context.signal));
-      const { outcome, patch, webhookChange } = this.outcomeOf(delivery, webhook, result, context.signal.aborted, this.clock.now());
-      // A delivery deleted meanwhile (a privacy request) stays deleted: updateEach skips an absent row.
-      const settled = this.settled.write({ id: delivery.id, patch });
+      const { outcome, mark, webhookChange } = this.outcomeOf(delivery, webhook, result, context.signal.aborted, this.clock.now());
+      const settled = this.settled.write(mark);
       if (webhookChange === undefined) await settled;
       else await Promise.all([settled, this.webhookWrites.run(webhookChange)]);
       return outcome;
@@ -175,12 +183,13 @@ export class WebhookDrains {
   }
 
   /** What an attempt's answer makes of its delivery, and of its webhook if anything. */
-  private outcomeOf(delivery: DeliveryRecord, webhook: WebhookRecord, result: AttemptResult, stopped: boolean, now: number): { outcome: DeliveryOutcome; patch: Patch<DeliveryRecord>; webhookChange?: () => Promise<void> } {
+  private outcomeOf(delivery: DeliveryRecord, webhook: WebhookRecord, result: AttemptResult, stopped: boolean, now: number): { outcome: DeliveryOutcome; mark: DeliveryMark; webhookChange?: () => Promise<void> } {
+    const { id } = delivery;
     // The kit stopped during the request: due at once after the restart, the attempt not counted.
-    if (stopped && !result.delivered) return { outcome: "interrupted", patch: { dueAt: now, inFlightSince: undefined, updatedAt: now } };
+    if (stopped && !result.delivered) return { outcome: "interrupted", mark: { id, due: { dueAt: now, attempts: delivery.attempts } } };
     if (result.delivered) {
       const webhookChange = webhook.failingSince === undefined ? undefined : () => this.registry.delivered(webhook);
-      return { outcome: "delivered", patch: attemptPatch(delivery, result, now, "delivered", undefined), webhookChange };
+      return { outcome: "delivered", mark: { id, due: null, outcome: attemptOutcome(delivery, result, now, "delivered") }, webhookChange };
     }
     const failingSince = webhook.failingSince ?? now;
     const disableFor =
@@ -194,27 +203,16 @@ export class WebhookDrains {
       if (disableFor !== undefined) await this.registry.disable(webhook, disableFor);
     };
     const dueAt = disableFor === undefined ? nextDueAt(DELIVERY_RETRIES, delivery.attempts + 1, now) : undefined;
-    if (dueAt === undefined) return { outcome: "failed", patch: attemptPatch(delivery, result, now, "failed", undefined), webhookChange };
-    return { outcome: "retrying", patch: attemptPatch(delivery, result, now, "pending", dueAt), webhookChange };
+    if (dueAt === undefined) return { outcome: "failed", mark: { id, due: null, outcome: attemptOutcome(delivery, result, now, "failed") }, webhookChange };
+    return { outcome: "retrying", mark: { id, due: { dueAt, attempts: delivery.attempts + 1 }, outcome: attemptOutcome(delivery, result, now, "pending") }, webhookChange };
   }
 }
 
-/**
- * What an attempt writes in the log, and where it leaves its delivery: due again at `dueAt`, or out of the
- * queue (no `dueAt`), no longer in flight. One object literal: built by spreading its parts (fields set to
- * undefined among them), it took 3 µs a delivery, and patchSql read it slower.
- */
-export function attemptPatch(delivery: DeliveryRecord, result: AttemptResult, now: number, status: DeliveryStatus, dueAt: number | undefined): Patch<DeliveryRecord> {
-  return {
-    attempts: delivery.attempts + 1,
-    lastAttemptAt: now,
-    latencyMs: result.latencyMs,
-    responseStatus: result.status,
-    responseBody: result.responseBody,
-    error: result.error,
-    status,
-    dueAt,
-    inFlightSince: undefined,
-    updatedAt: now,
-  };
+/** What an attempt writes in the delivery log: its delivery's outcome row, the delivery then `status`. */
+export function attemptOutcome(delivery: DeliveryRecord, result: AttemptResult, now: number, status: DeliveryStatus): DeliveryOutcomeRow {
+  const outcome: DeliveryOutcomeRow = { id: delivery.id, webhookId: delivery.webhookId, status, attempts: delivery.attempts + 1, lastAttemptAt: now, latencyMs: result.latencyMs, updatedAt: now };
+  if (result.status !== undefined) outcome.responseStatus = result.status;
+  if (result.responseBody !== undefined) outcome.responseBody = result.responseBody;
+  if (result.error !== undefined) outcome.error = result.error;
+  return outcome;
 }

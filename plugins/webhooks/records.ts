@@ -23,6 +23,9 @@ export type DeliveryStatus = "pending" | "delivered" | "failed" | "cancelled";
 /**
  * One event to one webhook, and the delivery log's entry for it. Its id is the
  * `webhook-id` header of every attempt; `body` is sent byte for byte on each.
+ * Its row is written once, pending; its queue state (`dueAt`) and its last
+ * attempt (status, attempts and the fields after them) live in rows of their
+ * own ({@link DueDelivery}, {@link DeliveryOutcomeRow}), shown over it ({@link DeliveryRows}).
  */
 export interface DeliveryRecord extends Doc {
   webhookId: string;
@@ -33,13 +36,9 @@ export interface DeliveryRecord extends Doc {
   status: DeliveryStatus;
   /** Requests made (the CLI's redeliveries included). */
   attempts: number;
-  /**
-   * While pending: when its next attempt may start (its webhook's drain sends it from then on, in
-   * (dueAt, id) order); while an attempt is out, when the drain after a crash may try it again. Absent
-   * once it left the queue (delivered, failed, cancelled).
-   */
+  /** While pending: when its next attempt may start (its due row's; an earlier version kept it in the delivery's row). */
   dueAt?: number;
-  /** When its attempt started, while one is out: a drain run after a dead one makes it due at once. */
+  /** An earlier version's mark of an attempt out; moved to the due rows (due at once) by the migration. */
   inFlightSince?: number;
   lastAttemptAt?: number;
   /** The receiver's status code of the last attempt that got one. */
@@ -57,6 +56,30 @@ export interface DeliveryRecord extends Doc {
   updatedAt: number;
 }
 
+/** A pending delivery's place in its webhook's queue: deleted when the delivery leaves it (delivered, failed, cancelled). */
+export interface DueDelivery extends Doc {
+  webhookId: string;
+  /** When its next attempt may start: its webhook's drain sends it from then on, in (dueAt, id) order. */
+  dueAt: number;
+  /** Attempts made so far. */
+  attempts: number;
+  /** Never set now: the drains' in-flight where names it (RowDrainSpec.inFlight). */
+  inFlightSince?: number;
+}
+
+/** A delivery's last attempt, as the delivery log shows it (its id is the delivery's). */
+export interface DeliveryOutcomeRow extends Doc {
+  webhookId: string;
+  status: DeliveryStatus;
+  attempts: number;
+  lastAttemptAt?: number;
+  responseStatus?: number;
+  latencyMs?: number;
+  responseBody?: string;
+  error?: string;
+  updatedAt: number;
+}
+
 /** A signing key of an application, sealed with the kit secret. */
 export interface SigningKeyRecord extends Doc {
   applicationId: string;
@@ -70,14 +93,16 @@ export interface SigningKeyRecord extends Doc {
 export const WEBHOOKS = "webhooks_webhooks";
 export const DELIVERIES = "webhooks_deliveries";
 export const SIGNING_KEYS = "webhooks_signing_keys";
+export const DUE_DELIVERIES = "webhooks_due_deliveries";
+export const DELIVERY_OUTCOMES = "webhooks_delivery_outcomes";
 
 export const webhookCollections: readonly CollectionSpec[] = [
   { name: WEBHOOKS, indexes: [{ fields: ["companyId", "applicationId"] }] },
   {
     name: DELIVERIES,
     // Sparse: an event is about a phone or an email (or neither); privacy deletions look each up by value.
-    // A webhook's pending deliveries by (dueAt, id): what its drain reads (the id ends every index).
-    indexes: [{ fields: ["webhookId"] }, { fields: ["webhookId", "dueAt"], sparse: true }, { fields: ["companyId", "phone"], sparse: true }, { fields: ["companyId", "email"], sparse: true }, { fields: ["createdAt"] }],
+    // A webhook's deliveries newest first (the id ends every index); the log's retention by createdAt.
+    indexes: [{ fields: ["webhookId"] }, { fields: ["companyId", "phone"], sparse: true }, { fields: ["companyId", "email"], sparse: true }, { fields: ["createdAt"] }],
     // A rowid table: a delivery is 500-700 bytes, and a WITHOUT ROWID tree, which keeps whole rows in its inner
     // pages too, holds a handful to a page (SQLite's own advice keeps its rows under a twentieth of one): its
     // outcomes' updates and their commits took about twice as long (bench:webhooks). A database made by an
@@ -85,6 +110,10 @@ export const webhookCollections: readonly CollectionSpec[] = [
     largeDocuments: true,
   },
   { name: SIGNING_KEYS, indexes: [{ fields: ["applicationId"] }] },
+  // What a webhook's drain reads (RowDrains, sparse as its rows' index must be): its pending deliveries by (dueAt, id).
+  { name: DUE_DELIVERIES, indexes: [{ fields: ["webhookId", "dueAt"], sparse: true }] },
+  // The delivery log by webhook and status (`webhooks deliveries --status`), newest first (the id ends every index).
+  { name: DELIVERY_OUTCOMES, indexes: [{ fields: ["webhookId", "status"] }] },
 ];
 
 /** The job that keeps the delivery log to its retention, daily, under one key. */

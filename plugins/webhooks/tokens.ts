@@ -1,6 +1,7 @@
 import { defineToken } from "../../src/index.ts";
 import type { Deliveries } from "./deliveries.ts";
 import type { WebhookDrains } from "./delivery-drains.ts";
+import type { DeliveryRows } from "./delivery-rows.ts";
 import type { DeliverySender } from "./delivery-sender.ts";
 import type { SigningKeys } from "./signing-keys.ts";
 import type { SubscriberLookup } from "./payloads.ts";
@@ -30,6 +31,7 @@ export const WEBHOOK_REGISTRY = defineToken<WebhookRegistry>("WebhookRegistry", 
 export const WEBHOOK_SIGNING_KEYS = defineToken<SigningKeys>("WebhookSigningKeys", [PROVIDER]);
 export const WEBHOOK_DELIVERIES = defineToken<Deliveries>("WebhookDeliveries", [PROVIDER]);
 export const WEBHOOK_DRAINS = defineToken<WebhookDrains>("WebhookDrains", [PROVIDER]);
+export const WEBHOOK_DELIVERY_ROWS = defineToken<DeliveryRows>("WebhookDeliveryRows", [PROVIDER]);
 export const WEBHOOK_SENDER = defineToken<DeliverySender>("WebhookSender", [PROVIDER]);
 /** Finds the subscriber an event names, when the kit has the subscriptions plugin. */
 export const WEBHOOK_SUBSCRIBERS = defineToken<SubscriberLookup>("WebhookSubscribers", [PROVIDER]);

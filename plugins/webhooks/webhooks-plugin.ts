@@ -4,13 +4,16 @@ import { SUBSCRIPTIONS_SERVICE } from "../subscriptions/index.ts";
 import { webhookCommands } from "./commands.ts";
 import { DELIVER_JOB, Deliveries, type DeliverJob } from "./deliveries.ts";
 import { DRAIN_JOB, DRAIN_SLOTS, WebhookDrains, type WebhookDrainPayload } from "./delivery-drains.ts";
+import { DeliveryRows } from "./delivery-rows.ts";
 import { DeliverySender } from "./delivery-sender.ts";
 import { TRANSLATORS, type SubscriberLookup } from "./payloads.ts";
+import { deliveriesDueInRowsOfTheirOwn } from "./migrations.ts";
 import { PRUNE_JOB, PRUNE_KEY, webhookCollections } from "./records.ts";
 import { webhookRoutes } from "./routes.ts";
 import { SigningKeys } from "./signing-keys.ts";
 import {
   WEBHOOK_DELIVERIES,
+  WEBHOOK_DELIVERY_ROWS,
   WEBHOOK_DRAINS,
   WEBHOOK_REGISTRY,
   WEBHOOK_SENDER,
@@ -63,12 +66,14 @@ export function webhooksPlugin(options: WebhooksPluginOptions = {}) {
     name: "webhooks",
     requires: [ACCOUNTS, ACCOUNTS_SERVICE],
     collections: webhookCollections,
+    migrations: [deliveriesDueInRowsOfTheirOwn],
     commands: webhookCommands,
     register({ container, secret }) {
       container.bind(WEBHOOKS_SETTINGS, { useValue: { ...settings, kitSecret: secret } });
       container.bind(WEBHOOK_SIGNING_KEYS, { useClass: SigningKeys });
       container.bind(WEBHOOK_REGISTRY, { useClass: WebhookRegistry });
       container.bind(WEBHOOK_SENDER, { useClass: DeliverySender });
+      container.bind(WEBHOOK_DELIVERY_ROWS, { useClass: DeliveryRows });
       container.bind(WEBHOOK_DRAINS, { useClass: WebhookDrains });
       container.bind(WEBHOOK_DELIVERIES, { useClass: Deliveries });
       // Subscription events name their subscriber by address; without the subscriptions plugin there are none.
@@ -88,7 +93,7 @@ export function webhooksPlugin(options: WebhooksPluginOptions = {}) {
         [DRAIN_JOB]: { handler: ((payload: WebhookDrainPayload, context) => deliveries.drain(payload, context)) as JobHandler<never>, slots: DRAIN_SLOTS },
         // Delivery jobs queued before the drains (a database from an earlier version): each hands its deliveries to their drains.
         // In a lane of their own as then: their rows name it.
-        [DELIVER_JOB]: { handler: ((payload: DeliverJob, context) => deliveries.handOver(payload, context)) as JobHandler<never>, slots: 1 },
+        [DELIVER_JOB]: { handler: ((payload: DeliverJob) => deliveries.handOver(payload)) as JobHandler<never>, slots: 1 },
         [PRUNE_JOB]: (async () => {
           const deleted = await deliveries.prune();
           await jobs.enqueue({ type: PRUNE_JOB, payload: null, key: PRUNE_KEY, replace: true, runAt: clock.now() + DAY });

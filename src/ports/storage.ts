@@ -120,7 +120,7 @@ export interface UpdateEachOptions {
    * one the call rejects, on every adapter), made where the adapter can off the caller's thread. The promise
    * resolves once they are committed; every read begun after that sees them. Detached calls commit in the order
    * they were asked, so a later patch of a row lands over an earlier one. For a writer whose rows change
-   * often and who waits for nothing but the commit (the webhook delivery outcomes). The SQLite adapter writes
+   * often and who waits for nothing but the commit. The SQLite adapter writes
    * them from a worker thread on a connection of its own, the calls that arrive while one commit is under way
    * in the next (its `writeThread` option); its own connection holds its writes and transactions back, not its
    * reads, while the thread writes. Other adapters write them as they would without the option, one after another
@@ -182,8 +182,8 @@ export interface Collection<T extends Doc> {
   /**
    * Applies to each listed document its own patch, in one atomic step, as `updateWhere({ id }, patch)`
    * of each in list order would (a later patch of an id applies over an earlier one); an id with no
-   * document is skipped. For a writer with many rows to change at once, each its own way (the webhook
-   * delivery outcomes of one turn): adapters write the patches of one shape with one statement.
+   * document is skipped. For a writer with many rows to change at once, each its own way (the due rows of
+   * the webhook retries of one turn): adapters write the patches of one shape with one statement.
    * Returns how many patches applied.
    */
   updateEach(updates: readonly IdPatch<T>[], options?: UpdateEachOptions): Promise<number>;

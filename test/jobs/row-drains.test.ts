@@ -7,6 +7,7 @@ import { fakeClock } from "../../adapters/clock/index.ts";
 import { memoryStorage } from "../../adapters/storage/memory/index.ts";
 import { sqliteStorage } from "../../adapters/storage/sqlite/index.ts";
 import { DELIVERIES, DRAIN_JOB, webhookDrainKey, type DeliveryRecord } from "../../plugins/webhooks/index.ts";
+import { DUE_DELIVERIES, type DueDelivery } from "../../plugins/webhooks/records.ts";
 import { OUTBOX_DRAIN_JOB, type Storage } from "../../src/index.ts";
 import { OUTBOX_COLLECTION } from "../../src/messaging/outbox-record.ts";
 import { Receiver, singleOptIn, startWebhookKit } from "../plugins/webhooks/support.ts";
@@ -67,7 +68,7 @@ describe("a drain that died", () => {
 
   it("webhooks: a webhook's drain that fails its last attempt queues the next, which sends the waiting delivery", async () => {
     let failures = 2;
-    const t = await startWebhookKit({ storage: failingPageReads(memoryStorage(), DELIVERIES, () => failures-- > 0), config: { jobs: JOBS } });
+    const t = await startWebhookKit({ storage: failingPageReads(memoryStorage(), DUE_DELIVERIES, () => failures-- > 0), config: { jobs: JOBS } });
     const receiving = await Receiver.start(t.signingKey);
     try {
       await t.createWebhook(receiving.url, ["sms.subscribed"]);
@@ -84,7 +85,7 @@ describe("a drain that died", () => {
   it("webhooks: at start, a webhook with deliveries due and no live drain gets one", async () => {
     const filename = join(temporaryDirectory("rearm-webhooks"), "reachkit.db");
     const clock = fakeClock("2026-03-01T12:00:00.000Z");
-    const before = await startWebhookKit({ storage: failingPageReads(sqliteStorage({ filename }), DELIVERIES, () => true), clock, config: { jobs: JOBS } });
+    const before = await startWebhookKit({ storage: failingPageReads(sqliteStorage({ filename }), DUE_DELIVERIES, () => true), clock, config: { jobs: JOBS } });
     const receiving = await Receiver.start(before.signingKey);
     try {
       const webhook = await before.createWebhook(receiving.url, ["sms.subscribed"]);
@@ -115,13 +116,14 @@ describe("re-arming at start", () => {
     // A text and a delivery due, each with its drain queued: the start reads past each drain's rows to the next drain's.
     await first.kit.outbox.send({ companyId: first.company.companyId, to: TO, body: "due", kind: "test" });
     const now = clock.now();
-    await first.kit.storage.collection<DeliveryRecord>(DELIVERIES).insert({ id: "msg_due", webhookId: "w-1", companyId: first.company.companyId, applicationId: "a-1", event: "sms.subscribed", body: "{}", status: "pending", attempts: 0, dueAt: now, createdAt: now, updatedAt: now });
+    await first.kit.storage.collection<DeliveryRecord>(DELIVERIES).insert({ id: "msg_due", webhookId: "w-1", companyId: first.company.companyId, applicationId: "a-1", event: "sms.subscribed", body: "{}", status: "pending", attempts: 0, createdAt: now, updatedAt: now });
+    await first.kit.storage.collection<DueDelivery>(DUE_DELIVERIES).insert({ id: "msg_due", webhookId: "w-1", dueAt: now, attempts: 0 });
     await first.stop();
     const started: Array<{ table: string; statements: Set<string> }> = [];
     let kit: Awaited<ReturnType<typeof startWebhookKit>> | undefined;
     const outbox = await statementsOn(OUTBOX_COLLECTION, async () => {
-      const deliveries = await statementsOn(DELIVERIES, async () => void (kit = await startWebhookKit({ storage: sqliteStorage({ filename }), clock, bare: true })));
-      started.push({ table: DELIVERIES, statements: deliveries });
+      const deliveries = await statementsOn(DUE_DELIVERIES, async () => void (kit = await startWebhookKit({ storage: sqliteStorage({ filename }), clock, bare: true })));
+      started.push({ table: DUE_DELIVERIES, statements: deliveries });
     });
     started.push({ table: OUTBOX_COLLECTION, statements: outbox });
     await kit!.stop();

@@ -23,7 +23,7 @@ export interface SqliteStorageOptions {
    */
   backgroundCheckpoints?: boolean;
   /**
-   * Write detached writes (`updateEach` with `detached`: the webhook delivery outcomes) from a worker thread on
+   * Write detached writes (`updateEach` with `detached`) from a worker thread on
    * a connection of its own (see write-thread.ts), rather than on this connection's thread. Default true;
    * database files only.
    */

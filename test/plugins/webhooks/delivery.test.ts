@@ -7,7 +7,9 @@ import { join } from "node:path";
 import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
 import { DELIVER_JOB, DELIVERIES, DRAIN_JOB, externalId, MAX_DELIVERY_ATTEMPTS, type DeliveryRecord } from "../../../plugins/webhooks/index.ts";
 import { JOBS_COLLECTION, jobsCollection } from "../../../src/jobs/job-record.ts";
-import { webhookCollections } from "../../../plugins/webhooks/records.ts";
+import { DELIVERY_OUTCOMES, webhookCollections } from "../../../plugins/webhooks/records.ts";
+import { deliveriesDueInRowsOfTheirOwn } from "../../../plugins/webhooks/migrations.ts";
+import { MIGRATIONS_COLLECTION, migrationsCollection } from "../../../src/kernel/migrations.ts";
 import type { JobRecord } from "../../../src/index.ts";
 import { temporaryDirectory } from "../../support/temp-dir.ts";
 import { withCollectionMethod } from "../../support/storage-wrappers.ts";
@@ -259,8 +261,10 @@ describe("a webhook's drain", () => {
     const applicationId = (await t.kit.plugin("accounts").listApplications(t.company.companyId))[0]!.id;
     await t.stop();
     // A delivery and its job as an earlier version wrote them: a next attempt's time, no dueAt; and one delivered already.
+    // That version had not run the migration of deliveries' queue state into rows of their own.
     const before = sqliteStorage({ filename });
-    await before.ensureCollections([jobsCollection, ...webhookCollections]);
+    await before.ensureCollections([jobsCollection, migrationsCollection, ...webhookCollections]);
+    assert.equal(await before.collection(MIGRATIONS_COLLECTION).delete(`webhooks:${deliveriesDueInRowsOfTheirOwn.id}`), true);
     const now = clock.now();
     const old = (id: string, status: DeliveryRecord["status"]) => ({
       id, webhookId: webhook.id, companyId: t!.company.companyId, applicationId, event: "sms.subscribed", body: `{"old":"${id}"}`, status, attempts: 0, nextAttemptAt: now, createdAt: now, updatedAt: now,
@@ -289,14 +293,14 @@ describe("a webhook's drain", () => {
     let writeFailed = false;
     let writesFail = true;
     // Until the test ends it, every write of the first delivered outcome fails, as a failed commit would: nothing of it is stored.
-    const failing = withCollectionMethod(memoryStorage(), "updateEach", (updateEach, collection) => async (updates, options) => {
-      const delivered = updates.find(({ patch }) => (patch as Partial<DeliveryRecord>).status === "delivered");
-      if (collection === DELIVERIES && delivered && failingDelivery === undefined) failingDelivery = delivered.id;
-      if (writesFail && updates.some(({ id }) => id === failingDelivery)) {
+    const failing = withCollectionMethod(memoryStorage(), "upsertMany", (upsertMany, collection) => async (docs) => {
+      const delivered = docs.find((doc) => (doc as Partial<DeliveryRecord>).status === "delivered");
+      if (collection === DELIVERY_OUTCOMES && delivered && failingDelivery === undefined) failingDelivery = delivered.id;
+      if (writesFail && docs.some(({ id }) => id === failingDelivery)) {
         writeFailed = true;
         throw new Error("the commit failed");
       }
-      return updateEach(updates, options);
+      return upsertMany(docs);
     });
     t = await startWebhookKit({ storage: failing });
     const first = await receiver(t.signingKey);

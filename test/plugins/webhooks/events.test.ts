@@ -5,7 +5,8 @@ import { appointmentsPlugin } from "../../../plugins/appointments/index.ts";
 import { catalogPlugin } from "../../../plugins/catalog/index.ts";
 import { privacyPlugin } from "../../../plugins/privacy/index.ts";
 import { profilesPlugin } from "../../../plugins/profiles/index.ts";
-import { DELIVERIES, DRAIN_JOB, type DeliveryRecord } from "../../../plugins/webhooks/index.ts";
+import { DELIVERIES, DRAIN_JOB } from "../../../plugins/webhooks/index.ts";
+import { DELIVERY_OUTCOMES, DUE_DELIVERIES, type DeliveryOutcomeRow } from "../../../plugins/webhooks/records.ts";
 import { SUBSCRIPTIONS } from "../../../plugins/subscriptions/records.ts";
 import type { JobRecord } from "../../../src/index.ts";
 import { memoryStorage } from "../../../adapters/storage/memory/index.ts";
@@ -156,7 +157,7 @@ describe("deliveries are queued in the transaction of the change", () => {
         // What a kill -9 right after this commit would leave.
         const subscriptions = await storage.collection(SUBSCRIPTIONS).count();
         const deliveries = await storage.collection(DELIVERIES).count();
-        const pending = await storage.collection<DeliveryRecord>(DELIVERIES).count({ status: "pending", dueAt: { exists: true } });
+        const pending = await storage.collection(DUE_DELIVERIES).count();
         const drains = await storage.collection<JobRecord>("reachkit_jobs").count({ type: DRAIN_JOB, status: { in: ["queued", "running"] } });
         atCommits.push({ subscriptions, deliveries, pending, drains });
         return result;
@@ -174,6 +175,7 @@ describe("deliveries are queued in the transaction of the change", () => {
       if (state.pending > 0) assert.equal(state.drains, 1, JSON.stringify(atCommits));
     }
     assert.equal(hooks.requests.length, 2);
-    assert.equal((await storage.collection<DeliveryRecord>(DELIVERIES).count({ status: "delivered" })), 2);
+    assert.equal(await storage.collection(DUE_DELIVERIES).count(), 0);
+    assert.equal(await storage.collection<DeliveryOutcomeRow>(DELIVERY_OUTCOMES).count({ status: "delivered" }), 2);
   });
 });

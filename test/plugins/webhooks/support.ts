@@ -4,7 +4,8 @@ import type { AddressInfo } from "node:net";
 import { afterEach } from "node:test";
 import { accountsPlugin } from "../../../plugins/accounts/index.ts";
 import { subscriptionsPlugin } from "../../../plugins/subscriptions/index.ts";
-import { DELIVERIES, webhooksPlugin, type DeliveryRecord, type WebhooksPluginOptions } from "../../../plugins/webhooks/index.ts";
+import { DeliveryRows } from "../../../plugins/webhooks/delivery-rows.ts";
+import { webhooksPlugin, type DeliveryRecord, type WebhooksPluginOptions } from "../../../plugins/webhooks/index.ts";
 import type { ReachkitPlugin } from "../../../src/index.ts";
 import { startTestKit, type Json, type TestKit, type TestKitOptions } from "../../support/test-kit.ts";
 
@@ -119,7 +120,8 @@ export async function startWebhookKit(options: { webhooks?: WebhooksPluginOption
       return t.json(response);
     },
     async deliveries() {
-      return (await t.kit.storage.collection<DeliveryRecord>(DELIVERIES).find({ orderBy: [{ field: "id" }] })).items;
+      const rows = new DeliveryRows(t.kit.storage);
+      return rows.shown((await rows.deliveries.find({ orderBy: [{ field: "id" }] })).items);
     },
   };
 }

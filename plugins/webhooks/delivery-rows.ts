@@ -1,0 +1,100 @@
+import { inject, injectable, STORAGE, type Collection, type Doc, type Storage, type Where } from "../../src/index.ts";
+import { DELIVERIES, DUE_DELIVERIES, DELIVERY_OUTCOMES, type DeliveryRecord, type DueDelivery, type DeliveryOutcomeRow } from "./records.ts";
+
+/** An attempt's mark on its delivery's rows: due again (`due`) or out of the queue (`due` null), and its outcome if it made one. */
+export interface DeliveryMark {
+  id: string;
+  /** The delivery's queue row: rewritten (due again, with its attempts) or, null, deleted. */
+  due: Pick<DueDelivery, "dueAt" | "attempts"> | null;
+  /** The delivery log's row of its last attempt: written whole (an earlier one's replaced). */
+  outcome?: DeliveryOutcomeRow;
+}
+
+/**
+ * A delivery's three rows. The delivery itself (its body, event, subject) never changes once written; while it is
+ * pending, a small row of `webhooks_due_deliveries` carries its queue state, deleted when it leaves the queue; its
+ * last attempt's record is a small row of `webhooks_delivery_outcomes`. An attempt's outcome thus deletes or
+ * rewrites small rows and updates no JSON: SQLite's `json_patch` alone cost about 4 µs a row, the UPDATE of a
+ * delivery row as a whole 8–9, against about 2.5 for the small rows' DELETE (bench:webhooks, docs/webhooks.md).
+ * A delivery as the kit shows it ({@link DeliveryRecord}) is the three together.
+ */
+@injectable()
+export class DeliveryRows {
+  readonly deliveries: Collection<DeliveryRecord>;
+  readonly due: Collection<DueDelivery>;
+  readonly outcomes: Collection<DeliveryOutcomeRow>;
+
+  constructor(@inject(STORAGE) private readonly storage: Storage) {
+    this.deliveries = storage.collection(DELIVERIES);
+    this.due = storage.collection(DUE_DELIVERIES);
+    this.outcomes = storage.collection(DELIVERY_OUTCOMES);
+  }
+
+  /** Writes attempts' marks: their due rows deleted or rewritten, their outcomes, in one transaction (the caller's, if in one). */
+  mark(marks: readonly DeliveryMark[]): Promise<void> {
+    const write = async () => {
+      const left = marks.filter((mark) => mark.due === null).map((mark) => mark.id);
+      if (left.length > 0) await this.due.deleteWhere({ id: { in: left } });
+      const dueAgain = marks.flatMap((mark) => (mark.due === null ? [] : [{ id: mark.id, patch: { dueAt: mark.due.dueAt, attempts: mark.due.attempts, inFlightSince: undefined } }]));
+      if (dueAgain.length > 0) await this.due.updateEach(dueAgain);
+      const outcomes = marks.flatMap((mark) => (mark.outcome === undefined ? [] : [mark.outcome]));
+      if (outcomes.length > 0) await this.outcomes.upsertMany(await this.ofPresentDeliveries(outcomes));
+    };
+    return this.storage.inTransaction?.() ? write() : this.storage.transaction(write);
+  }
+
+  /**
+   * The outcomes whose deliveries are still stored: one deleted while its attempt was out (a privacy request) gets
+   * no outcome row, which nothing would delete. One count for them all; a read of their ids only when one is gone.
+   */
+  private async ofPresentDeliveries(outcomes: readonly DeliveryOutcomeRow[]): Promise<readonly DeliveryOutcomeRow[]> {
+    const ids = outcomes.map((outcome) => outcome.id);
+    if ((await this.deliveries.count({ id: { in: ids } })) === ids.length) return outcomes;
+    const present = await this.byId(this.deliveries, ids);
+    return outcomes.filter((outcome) => present.has(outcome.id));
+  }
+
+  /** The deliveries as the kit shows them: each with its last attempt's record and, while pending, its due time. Absent ones are left out. */
+  async shown(deliveries: readonly DeliveryRecord[]): Promise<DeliveryRecord[]> {
+    if (deliveries.length === 0) return [];
+    const ids = deliveries.map((delivery) => delivery.id);
+    const [outcomes, due] = await Promise.all([this.byId(this.outcomes, ids), this.byId(this.due, ids)]);
+    return deliveries.map((delivery) => showDelivery(delivery, outcomes.get(delivery.id), due.get(delivery.id)));
+  }
+
+  /** The deliveries of `ids`, as the kit shows them, in the order of `ids` (absent ones left out). */
+  async shownByIds(ids: readonly string[]): Promise<DeliveryRecord[]> {
+    const deliveries = await this.byId(this.deliveries, ids);
+    return this.shown(ids.flatMap((id) => deliveries.get(id) ?? []));
+  }
+
+  /** Deletes the deliveries of `ids` with their due and outcome rows, in one transaction (the caller's, if in one). */
+  deleteAll(ids: readonly string[]): Promise<number> {
+    if (ids.length === 0) return Promise.resolve(0);
+    const where = { id: { in: [...ids] } };
+    const write = async () => {
+      await this.due.deleteWhere(where);
+      await this.outcomes.deleteWhere(where);
+      return this.deliveries.deleteWhere(where);
+    };
+    return this.storage.inTransaction?.() ? write() : this.storage.transaction(write);
+  }
+
+  async byId<T extends Doc>(collection: Collection<T>, ids: readonly string[]): Promise<Map<string, T>> {
+    if (ids.length === 0) return new Map();
+    const byIds: Where<Doc> = { id: { in: [...ids] } };
+    const found = await collection.find({ where: byIds as Where<T>, limit: ids.length });
+    return new Map(found.items.map((row) => [row.id, row]));
+  }
+}
+
+/** A delivery as the kit shows it: its row, its last attempt's record over it, and its due time while pending. */
+export function showDelivery(delivery: DeliveryRecord, outcome: DeliveryOutcomeRow | undefined, due: DueDelivery | undefined): DeliveryRecord {
+  const { webhookId: _webhookId, ...attempt } = outcome ?? {};
+  const shown: DeliveryRecord = { ...delivery, ...attempt, id: delivery.id };
+  if (due !== undefined) {
+    shown.dueAt = due.dueAt;
+    shown.attempts = due.attempts;
+  }
+  return shown;
+}

@@ -1,0 +1,50 @@
+import type { Migration, Storage } from "../../src/index.ts";
+import type { DeliveryRows } from "./delivery-rows.ts";
+import { WEBHOOK_DELIVERY_ROWS } from "./tokens.ts";
+import { DELIVERIES, type DeliveryOutcomeRow, type DeliveryRecord, type DueDelivery } from "./records.ts";
+
+/** A delivery as earlier versions stored it: its queue state in its own row (`nextAttemptAt` before `dueAt`). */
+type LegacyDelivery = DeliveryRecord & { nextAttemptAt?: number };
+
+const ROWS_PER_PAGE = 1000;
+
+/**
+ * Databases made before deliveries kept their queue state and last attempt in rows of their own: each pending
+ * delivery gets its due row (due at once if an attempt was out when the kit stopped, its mark left behind) and loses
+ * its own queue fields; each finished one gets its outcome row. Its webhook's drain is armed at the start that
+ * follows (RowDrains.rearm). Delivery rows written since say `pending` and have a due row: this runs once, before them.
+ */
+export const deliveriesDueInRowsOfTheirOwn: Migration = {
+  id: "deliveries-due-in-rows-of-their-own",
+  up: ({ storage, clock, resolve }) => moveQueueStateOut(storage, resolve(WEBHOOK_DELIVERY_ROWS), clock.now()),
+};
+
+async function moveQueueStateOut(storage: Storage, rows: DeliveryRows, now: number): Promise<void> {
+  const legacy = storage.collection<LegacyDelivery>(DELIVERIES);
+  let after: string | undefined;
+  do {
+    const page = await legacy.find({ orderBy: [{ field: "id" }], limit: ROWS_PER_PAGE, after });
+    const due: DueDelivery[] = [];
+    const outcomes: DeliveryOutcomeRow[] = [];
+    for (const delivery of page.items) {
+      if (delivery.status === "pending") due.push({ id: delivery.id, webhookId: delivery.webhookId, attempts: delivery.attempts, dueAt: delivery.inFlightSince !== undefined ? now : (delivery.dueAt ?? delivery.nextAttemptAt ?? now) });
+      else outcomes.push(outcomeOf(delivery));
+    }
+    if (due.length > 0) {
+      await rows.due.upsertMany(due);
+      await legacy.updateEach(due.map(({ id }) => ({ id, patch: { dueAt: undefined, inFlightSince: undefined, nextAttemptAt: undefined } })));
+    }
+    if (outcomes.length > 0) await rows.outcomes.upsertMany(outcomes);
+    after = page.nextCursor;
+  } while (after !== undefined);
+}
+
+function outcomeOf(delivery: LegacyDelivery): DeliveryOutcomeRow {
+  const { id, webhookId, status, attempts, lastAttemptAt, latencyMs, responseStatus, responseBody, error, updatedAt } = delivery;
+  return { id, webhookId, status, attempts, updatedAt, ...defined({ lastAttemptAt, latencyMs, responseStatus, responseBody, error }) };
+}
+
+/** The fields of `fields` that hold a value. */
+function defined<T extends Record<string, unknown>>(fields: T): Partial<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<T>;
+}

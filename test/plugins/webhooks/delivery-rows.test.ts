@@ -1,0 +1,129 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { fakeClock } from "../../../adapters/clock/index.ts";
+import { memoryStorage } from "../../../adapters/storage/memory/index.ts";
+import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
+import { deliveriesDueInRowsOfTheirOwn } from "../../../plugins/webhooks/migrations.ts";
+import { DELIVERIES, DELIVERY_OUTCOMES, DUE_DELIVERIES, webhookCollections, type DeliveryRecord } from "../../../plugins/webhooks/records.ts";
+import type { Storage } from "../../../src/index.ts";
+import { MIGRATIONS_COLLECTION, migrationsCollection } from "../../../src/kernel/migrations.ts";
+import { temporaryDirectory } from "../../support/temp-dir.ts";
+import { receiversClosedAfterEach, singleOptIn, startWebhookKit, type WebhookKit } from "./support.ts";
+
+const DAY = 24 * 3_600_000;
+
+let t: WebhookKit | undefined;
+const receiver = receiversClosedAfterEach(async () => {
+  await t?.stop();
+  t = undefined;
+});
+
+/** How many rows each of a delivery's three collections holds. */
+async function rowCounts(storage: Storage): Promise<number[]> {
+  return Promise.all([DELIVERIES, DUE_DELIVERIES, DELIVERY_OUTCOMES].map((name) => storage.collection(name).count()));
+}
+
+/** A kit whose one webhook's receiver answers 200 to the phones of `delivered` and 500 to the others (their deliveries stay pending). */
+async function kitWithDeliveries(storage: Storage, delivered: readonly string[], pending: readonly string[]) {
+  const clock = fakeClock("2026-03-01T12:00:00.000Z");
+  t = await startWebhookKit({ storage, clock });
+  const receiving = await receiver(t.signingKey);
+  receiving.answer = (request) => ({ status: delivered.includes(request.json.subscriber.phone) ? 200 : 500 });
+  const webhook = await t.createWebhook(receiving.url, ["sms.subscribed"]);
+  for (const phone of [...delivered, ...pending]) {
+    assert.equal((await t.request({ method: "POST", url: "/v1/subscriptions", body: singleOptIn(phone) })).status, 202);
+    clock.advance(1);
+  }
+  await t.scheduler.flush();
+  return { kit: t, clock, webhookId: webhook.id as string, deliveries: t.kit.plugin("webhooks").deliveries };
+}
+
+describe("a delivery's rows", () => {
+  it("show the log by status: the pending ones by their due rows, the others by their outcomes, newest first, a page at a time", async () => {
+    const { webhookId, deliveries } = await kitWithDeliveries(memoryStorage(), ["+19148440201", "+19148440202", "+19148440203"], ["+19148440204"]);
+    const phones = (log: DeliveryRecord[]) => log.map((delivery) => JSON.parse(delivery.body).subscriber.phone);
+    assert.deepEqual(phones(await deliveries.log(webhookId, { status: "delivered" })), ["+19148440203", "+19148440202", "+19148440201"]);
+    const [pending] = await deliveries.log(webhookId, { status: "pending" });
+    assert.deepEqual([phones([pending!]), pending!.attempts, pending!.responseStatus, typeof pending!.dueAt], [["+19148440204"], 1, 500, "number"]);
+    assert.deepEqual(await deliveries.log(webhookId, { status: "failed" }), []);
+    const first = await deliveries.logPage(webhookId, { limit: 3 });
+    const second = await deliveries.logPage(webhookId, { limit: 3, after: first.nextCursor });
+    assert.deepEqual([...first.items, ...second.items].map((delivery) => delivery.status), ["pending", "delivered", "delivered", "delivered"]);
+    assert.equal(second.nextCursor, undefined);
+  });
+
+  it("go together: a privacy deletion removes the subject's deliveries with their due and outcome rows, and no one else's", async () => {
+    const { kit, deliveries } = await kitWithDeliveries(memoryStorage(), ["+19148440211", "+19148440212"], ["+19148440213"]);
+    assert.deepEqual(await rowCounts(kit.kit.storage), [3, 1, 3]);
+    assert.equal(await deliveries.deleteSubjectData({ companyId: kit.company.companyId, phone: "+19148440213" }), 1);
+    assert.equal(await deliveries.deleteSubjectData({ companyId: kit.company.companyId, phone: "+19148440211" }), 1);
+    assert.deepEqual(await rowCounts(kit.kit.storage), [1, 0, 1]);
+    assert.deepEqual((await kit.deliveries()).map((delivery) => `${JSON.parse(delivery.body).subscriber.phone} ${delivery.status}`), ["+19148440212 delivered"]);
+  });
+
+  it("go together: a delivery deleted while its attempt is out gets no outcome row when the receiver answers", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const kit = (t = await startWebhookKit({ storage: memoryStorage() }));
+    const deliveries = kit.kit.plugin("webhooks").deliveries;
+    const receiving = await receiver(kit.signingKey);
+    let asked!: () => void;
+    const out = new Promise<void>((resolve) => (asked = resolve));
+    receiving.answer = async () => {
+      asked();
+      await held;
+      return { status: 200 };
+    };
+    await kit.createWebhook(receiving.url, ["sms.subscribed"]);
+    await kit.request({ method: "POST", url: "/v1/subscriptions", body: singleOptIn("+19148440231") });
+    const flushed = kit.scheduler.flush();
+    await out;
+    assert.equal(await deliveries.deleteSubjectData({ companyId: kit.company.companyId, phone: "+19148440231" }), 1);
+    release();
+    await flushed;
+    assert.equal(receiving.requests.length, 1);
+    assert.deepEqual(await rowCounts(kit.kit.storage), [0, 0, 0]);
+  });
+
+  it("go together: the retention removes finished deliveries older than it with their outcomes, and keeps a pending one", async () => {
+    const { kit, clock, deliveries } = await kitWithDeliveries(memoryStorage(), ["+19148440221"], ["+19148440222"]);
+    clock.advance(31 * DAY);
+    assert.equal(await deliveries.prune(), 1);
+    assert.deepEqual(await rowCounts(kit.kit.storage), [1, 1, 1]);
+    assert.deepEqual((await kit.deliveries()).map((delivery) => `${JSON.parse(delivery.body).subscriber.phone} ${delivery.status}`), ["+19148440222 pending"]);
+  });
+
+  it("of a database made before them are moved once at start: the finished ones logged by status, a pending one whose attempt was out due at once", async () => {
+    const filename = join(temporaryDirectory("webhooks-delivery-rows"), "reachkit.db");
+    const { kit, webhookId, clock } = await kitWithDeliveries(sqliteStorage({ filename }), [], []);
+    const { companyId } = kit.company;
+    await kit.stop();
+    t = undefined;
+    // Rows as an earlier version left them: a delivered and a failed one, one pending later, one whose attempt was out when it stopped.
+    const before = sqliteStorage({ filename });
+    await before.ensureCollections([migrationsCollection, ...webhookCollections]);
+    await before.collection(MIGRATIONS_COLLECTION).delete(`webhooks:${deliveriesDueInRowsOfTheirOwn.id}`);
+    const now = clock.now();
+    const old = (id: string, fields: Partial<DeliveryRecord>): DeliveryRecord => ({
+      id, webhookId, companyId, applicationId: "a-1", event: "sms.subscribed", body: `{"subscriber":{"phone":"${id}"}}`, status: "pending", attempts: 0, createdAt: now, updatedAt: now, ...fields,
+    });
+    await before.collection<DeliveryRecord>(DELIVERIES).upsertMany([
+      old("msg_old_1", { status: "delivered", attempts: 1, lastAttemptAt: now, responseStatus: 200, latencyMs: 3 }),
+      old("msg_old_2", { status: "failed", attempts: 9, responseStatus: 500, error: "HTTP 500" }),
+      old("msg_old_3", { attempts: 2, dueAt: now + DAY }),
+      old("msg_old_4", { attempts: 1, dueAt: now + DAY, inFlightSince: now - 1_000 }),
+    ]);
+    await before.close();
+
+    t = await startWebhookKit({ storage: sqliteStorage({ filename }), clock, bare: true });
+    const deliveries = t.kit.plugin("webhooks").deliveries;
+    const statusOf = async (status: DeliveryRecord["status"]) => (await deliveries.log(webhookId, { status })).map((delivery) => `${delivery.id} ${delivery.attempts}`);
+    assert.deepEqual(await statusOf("delivered"), ["msg_old_1 1"]);
+    assert.deepEqual(await statusOf("failed"), ["msg_old_2 9"]);
+    assert.deepEqual(await statusOf("pending"), ["msg_old_4 1", "msg_old_3 2"]);
+    assert.deepEqual((await deliveries.get("msg_old_4"))!.dueAt, now);
+    assert.deepEqual((await deliveries.get("msg_old_3"))!.dueAt, now + DAY);
+    assert.equal((await deliveries.get("msg_old_1"))!.latencyMs, 3);
+  });
+});
