@@ -54,7 +54,7 @@ export class DeliveryRows {
     return outcomes.filter((outcome) => present.has(outcome.id));
   }
 
-  /** The deliveries as the kit shows them: each with its last attempt's record and, while pending, its due time. Absent ones are left out. */
+  /** The deliveries as the kit shows them: each with its last attempt's record over it and, while pending, its due row's time and attempts. */
   async shown(deliveries: readonly DeliveryRecord[]): Promise<DeliveryRecord[]> {
     if (deliveries.length === 0) return [];
     const ids = deliveries.map((delivery) => delivery.id);

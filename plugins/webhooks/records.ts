@@ -104,8 +104,8 @@ export const webhookCollections: readonly CollectionSpec[] = [
     // A webhook's deliveries newest first (the id ends every index); the log's retention by createdAt.
     indexes: [{ fields: ["webhookId"] }, { fields: ["companyId", "phone"], sparse: true }, { fields: ["companyId", "email"], sparse: true }, { fields: ["createdAt"] }],
     // A rowid table: a delivery is 500-700 bytes, and a WITHOUT ROWID tree, which keeps whole rows in its inner
-    // pages too, holds a handful to a page (SQLite's own advice keeps its rows under a twentieth of one): its
-    // outcomes' updates and their commits took about twice as long (bench:webhooks). A database made by an
+    // pages too, holds a handful to a page (SQLite's own advice keeps its rows under a twentieth of one): when the
+    // outcomes still updated these rows, those updates and their commits took about twice as long (bench:webhooks). A database made by an
     // earlier version keeps its WITHOUT ROWID table, which works the same.
     largeDocuments: true,
   },
