@@ -38,6 +38,7 @@ export { systemClock } from "./kernel/system-clock.ts";
 export { sortableId, isSortableId } from "./kernel/ids.ts";
 export { BatchWrite, BulkWrite, GroupCommit, GROUP_COMMIT, type GroupCommitOptions, type GroupWrite } from "./kernel/group-commit.ts";
 export { GatheredWrites } from "./kernel/gathered-writes.ts";
+export { inJoinedTransaction } from "./kernel/joined-transaction.ts";
 export { ConcurrentChangeError, retryConcurrentChanges } from "./kernel/concurrent-changes.ts";
 
 export * from "./ports/index.ts";

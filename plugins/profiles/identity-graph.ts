@@ -1,4 +1,4 @@
-import { CLOCK, injectable, inject, invalidFields, sortableId, STORAGE, UniqueConstraintError, type Clock, type Collection, type Storage } from "../../src/index.ts";
+import { CLOCK, injectable, inject, inJoinedTransaction, invalidFields, sortableId, STORAGE, UniqueConstraintError, type Clock, type Collection, type Storage } from "../../src/index.ts";
 import {
   ATTRIBUTES,
   EVENTS_COLLECTION,
@@ -127,7 +127,7 @@ export class IdentityGraph {
       }
       for (const person of others) await this.link(companyId, person);
     };
-    await (this.storage.inTransaction?.() ? link() : this.storage.transaction(link));
+    await inJoinedTransaction(this.storage, link);
   }
 
   /** The live profile an identifier belongs to, if any. */

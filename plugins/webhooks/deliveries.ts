@@ -3,6 +3,7 @@ import {
   CLOCK,
   inject,
   injectable,
+  inJoinedTransaction,
   sortableId,
   STORAGE,
   type Accounts,
@@ -109,7 +110,7 @@ export class Deliveries {
     };
     // Its deliveries and their drains together: in the change's transaction (a savepoint of their own there cost
     // a fifth more CPU than the event's three inserts), or in one of their own for an event emitted outside one (a link click).
-    await (this.storage.inTransaction?.() ? write() : this.storage.transaction(write));
+    await inJoinedTransaction(this.storage, write);
   }
 
   /** The drain job's handler: sends one webhook's due deliveries. */

@@ -110,8 +110,7 @@ export class WebhookDrains {
         payloadOf: (delivery) => ({ webhookId: delivery.webhookId }),
         drainField: "webhookId",
         drainValue: (payload) => payload.webhookId,
-        // Attempts leave no mark in storage (an earlier version's marks were made due at once by the migration).
-        inFlight: { inFlightSince: { exists: true } },
+        // No `inFlight`: attempts leave no mark in storage (an earlier version's marks were made due at once by the migration).
         unrecorded: { outcome: "unrecorded", retryAfterMs: UNRECORDED_RETRY_MS },
         outcomes: DELIVERY_OUTCOMES,
         // A read's own cost (its statement, cursor and where) is shared by its rows: pages of eight turns of requests make it a small part of a delivery's.

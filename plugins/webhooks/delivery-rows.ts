@@ -1,4 +1,4 @@
-import { inject, injectable, STORAGE, type Collection, type Doc, type Storage, type Where } from "../../src/index.ts";
+import { inject, injectable, inJoinedTransaction, STORAGE, type Collection, type Doc, type Storage, type Where } from "../../src/index.ts";
 import { DELIVERIES, DUE_DELIVERIES, DELIVERY_OUTCOMES, type DeliveryRecord, type DueDelivery, type DeliveryOutcomeRow } from "./records.ts";
 
 /** An attempt's mark on its delivery's rows: due again (`due`) or out of the queue (`due` null), and its outcome if it made one. */
@@ -35,12 +35,12 @@ export class DeliveryRows {
     const write = async () => {
       const left = marks.filter((mark) => mark.due === null).map((mark) => mark.id);
       if (left.length > 0) await this.due.deleteWhere({ id: { in: left } });
-      const dueAgain = marks.flatMap((mark) => (mark.due === null ? [] : [{ id: mark.id, patch: { dueAt: mark.due.dueAt, attempts: mark.due.attempts, inFlightSince: undefined } }]));
+      const dueAgain = marks.flatMap((mark) => (mark.due === null ? [] : [{ id: mark.id, patch: mark.due }]));
       if (dueAgain.length > 0) await this.due.updateEach(dueAgain);
       const outcomes = marks.flatMap((mark) => (mark.outcome === undefined ? [] : [mark.outcome]));
       if (outcomes.length > 0) await this.outcomes.upsertMany(await this.ofPresentDeliveries(outcomes));
     };
-    return this.storage.inTransaction?.() ? write() : this.storage.transaction(write);
+    return inJoinedTransaction(this.storage, write);
   }
 
   /**
@@ -77,7 +77,7 @@ export class DeliveryRows {
       await this.outcomes.deleteWhere(where);
       return this.deliveries.deleteWhere(where);
     };
-    return this.storage.inTransaction?.() ? write() : this.storage.transaction(write);
+    return inJoinedTransaction(this.storage, write);
   }
 
   async byId<T extends Doc>(collection: Collection<T>, ids: readonly string[]): Promise<Map<string, T>> {
@@ -89,7 +89,7 @@ export class DeliveryRows {
 }
 
 /** A delivery as the kit shows it: its row, its last attempt's record over it, and its due time while pending. */
-export function showDelivery(delivery: DeliveryRecord, outcome: DeliveryOutcomeRow | undefined, due: DueDelivery | undefined): DeliveryRecord {
+function showDelivery(delivery: DeliveryRecord, outcome: DeliveryOutcomeRow | undefined, due: DueDelivery | undefined): DeliveryRecord {
   const { webhookId: _webhookId, ...attempt } = outcome ?? {};
   const shown: DeliveryRecord = { ...delivery, ...attempt, id: delivery.id };
   if (due !== undefined) {

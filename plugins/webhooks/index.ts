@@ -2,7 +2,7 @@ export { webhooksPlugin, DEFAULT_WEBHOOKS_SETTINGS, type WebhooksApi, type Webho
 export { WebhookRegistry, type WebhookOwner } from "./webhook-registry.ts";
 export { Deliveries, DELIVER_JOB, type DeliverJob, type DeliveryLogOptions } from "./deliveries.ts";
 export { DRAIN_JOB, WebhookDrains, webhookDrainKey, type WebhookDrainPayload } from "./delivery-drains.ts";
-export { DeliveryRows, showDelivery, type DeliveryMark } from "./delivery-rows.ts";
+export { DeliveryRows, type DeliveryMark } from "./delivery-rows.ts";
 export { SigningKeys, DEFAULT_KEY_OVERLAP_MS, MAX_KEY_OVERLAP_MS, type SigningKeyView } from "./signing-keys.ts";
 export { DeliverySender, RESPONSE_BODY_KEPT, type AttemptResult } from "./delivery-sender.ts";
 export { signatureHeaders, newSigningKey } from "./signing.ts";

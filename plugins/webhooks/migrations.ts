@@ -3,8 +3,11 @@ import type { DeliveryRows } from "./delivery-rows.ts";
 import { WEBHOOK_DELIVERY_ROWS } from "./tokens.ts";
 import { DELIVERIES, type DeliveryOutcomeRow, type DeliveryRecord, type DueDelivery } from "./records.ts";
 
-/** A delivery as earlier versions stored it: its queue state in its own row (`nextAttemptAt` before `dueAt`). */
-type LegacyDelivery = DeliveryRecord & { nextAttemptAt?: number };
+/**
+ * A delivery as earlier versions stored it: its queue state in its own row (`nextAttemptAt` before `dueAt`), and
+ * `inFlightSince` while an attempt was out.
+ */
+type LegacyDelivery = DeliveryRecord & { nextAttemptAt?: number; inFlightSince?: number };
 
 const ROWS_PER_PAGE = 1000;
 

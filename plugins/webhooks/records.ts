@@ -38,8 +38,6 @@ export interface DeliveryRecord extends Doc {
   attempts: number;
   /** While pending: when its next attempt may start (its due row's; an earlier version kept it in the delivery's row). */
   dueAt?: number;
-  /** An earlier version's mark of an attempt out; moved to the due rows (due at once) by the migration. */
-  inFlightSince?: number;
   lastAttemptAt?: number;
   /** The receiver's status code of the last attempt that got one. */
   responseStatus?: number;
@@ -63,8 +61,6 @@ export interface DueDelivery extends Doc {
   dueAt: number;
   /** Attempts made so far. */
   attempts: number;
-  /** Never set now: the drains' in-flight where names it (RowDrainSpec.inFlight). */
-  inFlightSince?: number;
 }
 
 /** A delivery's last attempt, as the delivery log shows it (its id is the delivery's). */

@@ -22,8 +22,8 @@ export interface RowDrainSpec<Row extends QueuedRow, Payload, Outcome extends st
   drainField: keyof Row & string;
   /** The value of `drainField` of the drain's rows. */
   drainValue(payload: Payload): Row[keyof Row & string];
-  /** A row that an attempt left in flight (its in-flight mark). */
-  inFlight: Where<Row>;
+  /** A row that an attempt left in flight (its in-flight mark); none for rows whose attempts leave no mark in storage. */
+  inFlight?: Where<Row>;
   /** The outcomes of an attempt, counted in the drain's job outcome. */
   outcomes: readonly Outcome[];
   /** How many rows a drain reads at a time. */
@@ -122,7 +122,7 @@ export class RowDrains<Row extends QueuedRow, Payload, Outcome extends string> {
     this.#armed.running(key);
     const mine = { [this.spec.drainField]: this.spec.drainValue(payload) } as Where<Row>;
     // An earlier run of this drain ended unfinished: the rows it left in flight are due now, not when their mark said.
-    if (context.attempt > 1) await this.spec.rows.updateWhere({ ...mine, ...this.spec.inFlight, dueAt: { gt: this.clock.now() } } as Where<Row>, { dueAt: this.clock.now() } as Patch<Row>);
+    if (context.attempt > 1 && this.spec.inFlight !== undefined) await this.spec.rows.updateWhere({ ...mine, ...this.spec.inFlight, dueAt: { gt: this.clock.now() } } as Where<Row>, { dueAt: this.clock.now() } as Patch<Row>);
     const counts = Object.fromEntries(this.spec.outcomes.map((outcome) => [outcome, 0])) as Record<Outcome, number>;
     try {
       for (;;) {

@@ -86,6 +86,17 @@ describe("a delivery's rows", () => {
     assert.deepEqual(await rowCounts(kit.kit.storage), [0, 0, 0]);
   });
 
+  it("of a disabled webhook leave the queue cancelled when due, their last attempt's record kept", async () => {
+    const { kit, webhookId, deliveries } = await kitWithDeliveries(memoryStorage(), [], ["+19148440241"]);
+    const disabled = await kit.request({ method: "PUT", url: `/v1/webhooks/${webhookId}`, body: { disabled: true } });
+    assert.equal(disabled.status, 200, disabled.body);
+    await kit.scheduler.advance(60_000);
+    const [cancelled] = await deliveries.log(webhookId);
+    assert.deepEqual([cancelled!.status, cancelled!.attempts, cancelled!.responseStatus, cancelled!.dueAt], ["cancelled", 1, 500, undefined]);
+    assert.match(cancelled!.error!, /^the webhook is disabled/);
+    assert.deepEqual(await rowCounts(kit.kit.storage), [1, 0, 1]);
+  });
+
   it("go together: the retention removes finished deliveries older than it with their outcomes, and keeps a pending one", async () => {
     const { kit, clock, deliveries } = await kitWithDeliveries(memoryStorage(), ["+19148440221"], ["+19148440222"]);
     clock.advance(31 * DAY);
@@ -105,7 +116,7 @@ describe("a delivery's rows", () => {
     await before.ensureCollections([migrationsCollection, ...webhookCollections]);
     await before.collection(MIGRATIONS_COLLECTION).delete(`webhooks:${deliveriesDueInRowsOfTheirOwn.id}`);
     const now = clock.now();
-    const old = (id: string, fields: Partial<DeliveryRecord>): DeliveryRecord => ({
+    const old = (id: string, fields: Partial<DeliveryRecord & { inFlightSince: number }>): DeliveryRecord => ({
       id, webhookId, companyId, applicationId: "a-1", event: "sms.subscribed", body: `{"subscriber":{"phone":"${id}"}}`, status: "pending", attempts: 0, createdAt: now, updatedAt: now, ...fields,
     });
     await before.collection<DeliveryRecord>(DELIVERIES).upsertMany([
