@@ -1,5 +1,5 @@
 // The CPU time of a process from /proc (Linux), and of its main thread apart from its other threads, which
-// process.cpuUsage() sums. On the kit's side the others are SQLite's write thread and V8's helpers (the garbage
+// process.cpuUsage() sums. On the kit's side the others are SQLite's checkpointer and V8's helpers (the garbage
 // collector's), which share the second core with the receivers: where a delivery's CPU goes, not only how much.
 import { readFileSync } from "node:fs";
 

@@ -9,8 +9,8 @@
 //    (both phases' time) is printed too. A warm-up round, not counted, runs both sides first (BENCH_WARMUP_ROUNDS).
 //    The commits per delivery and per event come from a round of their own after the timed ones
 //    (bench/sqlite-commits.ts wraps every statement while it counts, a cost the timed rounds would charge the kit
-//    alone). On Linux each side's CPU is split between its main thread and its other threads (the kit's SQLite write
-//    thread and V8's helpers), with the receivers' process beside (bench/thread-cpu.ts).
+//    alone). On Linux each side's CPU is split between its main thread and its other threads (the kit's SQLite
+//    checkpointer and V8's helpers), with the receivers' process beside (bench/thread-cpu.ts).
 // 2. One receiver answering after 10 s, events emitted live while the kit delivers: the rate of each of the two
 //    others, beside its rate when all three are fast, and the kit's CPU and commits per event in both.
 // BENCH_PARTS=throughput or slow runs one part. BENCH_CPU_PROFILE=<dir> writes a CPU profile of each round's
@@ -107,7 +107,7 @@ interface Side {
   cpuMicrosPerDelivery: number;
   /**
    * SQLite commits that wrote on the storage's own connection, per delivery (the kit's side: in the delivery phase its drains'
-   * commits; live, the events' own too). The write thread's commits (the deliveries' outcomes) are not counted.
+   * commits, their outcomes' among them; live, the events' own too).
    */
   commitsPerDelivery?: number;
   /** Each measured receiver's deliveries per second (the kit's side). */
@@ -195,7 +195,8 @@ async function counted<R>(count: boolean, work: () => Promise<R>): Promise<{ res
   return count ? withSqliteCommitsCounted(work) : { result: await work() };
 }
 
-const perItem = (commits: number | undefined, items: number) => (commits === undefined ? undefined : Math.round((commits / items) * 100) / 100);
+// Three decimals: the delivery phase commits once per few hundred deliveries.
+const perItem = (commits: number | undefined, items: number) => (commits === undefined ? undefined : Math.round((commits / items) * 1000) / 1000);
 
 /**
  * A throughput round's kit side: EVENTS events recorded by a kit with its jobs stopped (the emission phase),
@@ -321,7 +322,7 @@ async function main(): Promise<void> {
     if (PARTS.has("throughput")) {
       const counting = await recordedThenDelivered(fast, "counting", true);
       commitsRound = { commitsPerDelivery: counting.delivery.commitsPerDelivery!, commitsPerEvent: counting.emission.commitsPerEvent!, load: load(), at: new Date().toISOString() };
-      console.error(`commits round (not timed): ${commitsRound.commitsPerDelivery} commits per delivery (the write thread's not counted), ${commitsRound.commitsPerEvent} per event emitted; load ${load().join(" ")}, ${commitsRound.at}`);
+      console.error(`commits round (not timed): ${commitsRound.commitsPerDelivery} commits per delivery, ${commitsRound.commitsPerEvent} per event emitted; load ${load().join(" ")}, ${commitsRound.at}`);
     }
   } finally {
     await fast.stop();

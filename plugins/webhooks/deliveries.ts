@@ -90,13 +90,14 @@ export class Deliveries {
     const write = async () => {
       for (const { webhook, type } of targets) {
         const id = `${DELIVERY_ID_PREFIX}${sortableId(now)}`;
+        const body = bodyOf(type);
         await this.rows.deliveries.insert({
           id,
           webhookId: webhook.id,
           companyId,
           applicationId: webhook.applicationId,
           event: type,
-          body: bodyOf(type),
+          body,
           status: "pending",
           attempts: 0,
           ...(event.subject.phone !== undefined ? { phone: event.subject.phone } : {}),
@@ -104,7 +105,7 @@ export class Deliveries {
           createdAt: now,
           updatedAt: now,
         });
-        await this.rows.due.insert({ id, webhookId: webhook.id, dueAt: now, attempts: 0 });
+        await this.rows.due.insert({ id, webhookId: webhook.id, dueAt: now, attempts: 0, body });
         await this.drains.arm(webhook.id, now);
       }
     };

@@ -60,7 +60,7 @@ const DELIVERY_OUTCOMES: readonly DeliveryOutcome[] = ["delivered", "failed", "r
 const DELIVERY_RETRIES: Retries = { maxAttempts: MAX_DELIVERY_ATTEMPTS, backoffMs: (attempt) => retryDelayMs(attempt) };
 
 /** Signs a delivery when it leaves (receivers check webhook-timestamp against their clock) and POSTs it once. */
-export function postSigned(sender: DeliverySender, clock: Clock, webhook: WebhookRecord, delivery: DeliveryRecord, keys: readonly string[], stop?: AbortSignal): Promise<AttemptResult> {
+export function postSigned(sender: DeliverySender, clock: Clock, webhook: WebhookRecord, delivery: Pick<DeliveryRecord, "id" | "body">, keys: readonly string[], stop?: AbortSignal): Promise<AttemptResult> {
   const headers = signatureHeaders(keys, delivery.id, Math.floor(clock.now() / 1000), delivery.body);
   return sender.post(webhook.url, delivery.body, headers, stop);
 }
@@ -136,20 +136,14 @@ export class WebhookDrains {
   }
 
   private async start(page: readonly DueDelivery[], payload: WebhookDrainPayload, context: JobContext): Promise<Array<Promise<DeliveryOutcome>>> {
-    const ids = page.map((due) => due.id);
     const webhook = await this.registry.forDelivery(payload.webhookId);
     if (!webhook || webhook.disabledAt !== undefined) {
       const error = webhook ? `the webhook is disabled: ${webhook.disabledReason ?? ""}` : "the webhook was deleted";
       await this.webhookWrites.run(() => this.cancel(page, error));
       return page.map(() => Promise.resolve("cancelled" as const));
     }
-    const [keys, deliveries] = await Promise.all([this.signingKeys.signingKeys(webhook.applicationId), this.rows.byId(this.rows.deliveries, ids)]);
-    return page.map((due) => {
-      const delivery = deliveries.get(due.id);
-      // Deleted since (a privacy request) with its due row after this page's read: nothing left to send.
-      if (delivery === undefined) return this.settled.write({ id: due.id, due: null }).then(() => "cancelled" as const, () => "unrecorded" as const);
-      return this.attempt({ ...delivery, attempts: due.attempts }, webhook, keys, context);
-    });
+    const keys = await this.signingKeys.signingKeys(webhook.applicationId);
+    return page.map((due) => this.attempt(due, webhook, keys, context));
   }
 
   /** A disabled or deleted webhook's pending deliveries leave the queue, cancelled (their last attempt's record kept). */
@@ -167,7 +161,7 @@ export class WebhookDrains {
    * again, disabled) beside them when it has one. One async method rather than a chain of callbacks: fewer promises
    * and closures a delivery.
    */
-  private async attempt(delivery: DeliveryRecord, webhook: WebhookRecord, keys: readonly string[], context: JobContext): Promise<DeliveryOutcome> {
+  private async attempt(delivery: DueDelivery, webhook: WebhookRecord, keys: readonly string[], context: JobContext): Promise<DeliveryOutcome> {
     try {
       const result = await this.lanes.run(webhook.id, () => postSigned(this.sender, this.clock, webhook, delivery, keys, context.signal));
       const { outcome, mark, webhookChange } = this.outcomeOf(delivery, webhook, result, context.signal.aborted, this.clock.now());
@@ -182,7 +176,7 @@ export class WebhookDrains {
   }
 
   /** What an attempt's answer makes of its delivery, and of its webhook if anything. */
-  private outcomeOf(delivery: DeliveryRecord, webhook: WebhookRecord, result: AttemptResult, stopped: boolean, now: number): { outcome: DeliveryOutcome; mark: DeliveryMark; webhookChange?: () => Promise<void> } {
+  private outcomeOf(delivery: DueDelivery, webhook: WebhookRecord, result: AttemptResult, stopped: boolean, now: number): { outcome: DeliveryOutcome; mark: DeliveryMark; webhookChange?: () => Promise<void> } {
     const { id } = delivery;
     // The kit stopped during the request: due at once after the restart, the attempt not counted.
     if (stopped && !result.delivered) return { outcome: "interrupted", mark: { id, due: { dueAt: now, attempts: delivery.attempts } } };
@@ -208,7 +202,7 @@ export class WebhookDrains {
 }
 
 /** What an attempt writes in the delivery log: its delivery's outcome row, the delivery then `status`. */
-export function attemptOutcome(delivery: DeliveryRecord, result: AttemptResult, now: number, status: DeliveryStatus): DeliveryOutcomeRow {
+export function attemptOutcome(delivery: Pick<DeliveryRecord, "id" | "webhookId" | "attempts">, result: AttemptResult, now: number, status: DeliveryStatus): DeliveryOutcomeRow {
   const outcome: DeliveryOutcomeRow = { id: delivery.id, webhookId: delivery.webhookId, status, attempts: delivery.attempts + 1, lastAttemptAt: now, latencyMs: result.latencyMs, updatedAt: now };
   if (result.status !== undefined) outcome.responseStatus = result.status;
   if (result.responseBody !== undefined) outcome.responseBody = result.responseBody;

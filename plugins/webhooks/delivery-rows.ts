@@ -12,9 +12,9 @@ export interface DeliveryMark {
 
 /**
  * A delivery's three rows. The delivery itself (its body, event, subject) never changes once written; while it is
- * pending, a small row of `webhooks_due_deliveries` carries its queue state, deleted when it leaves the queue; its
- * last attempt's record is a small row of `webhooks_delivery_outcomes`. An attempt's outcome thus deletes or
- * rewrites small rows and updates no JSON: SQLite's `json_patch` alone cost about 4 µs a row, the UPDATE of a
+ * pending, a row of `webhooks_due_deliveries` carries its queue state and a copy of its body (all its drain reads),
+ * deleted when it leaves the queue; its last attempt's record is a small row of `webhooks_delivery_outcomes`. An
+ * attempt's outcome thus deletes or rewrites a due row, writes a small one and updates no JSON: SQLite's `json_patch` alone cost about 4 µs a row, the UPDATE of a
  * delivery row as a whole 8–9, against about 2.5 for the small rows' DELETE (bench:webhooks, docs/webhooks.md).
  * A delivery as the kit shows it ({@link DeliveryRecord}) is the three together.
  */
@@ -30,27 +30,27 @@ export class DeliveryRows {
     this.outcomes = storage.collection(DELIVERY_OUTCOMES);
   }
 
-  /** Writes attempts' marks: their due rows deleted or rewritten, their outcomes, in one transaction (the caller's, if in one). */
+  /**
+   * Writes attempts' marks: their due rows deleted or rewritten, their outcomes, in one transaction (the caller's, if
+   * in one). A delivery deleted while its attempt was out (a privacy request) gets no outcome row, which nothing would
+   * delete: its due row went with it (deleteAll), so when every mark found its due row every delivery is still
+   * stored, and only otherwise are they looked up.
+   */
   mark(marks: readonly DeliveryMark[]): Promise<void> {
     const write = async () => {
       const left = marks.filter((mark) => mark.due === null).map((mark) => mark.id);
-      if (left.length > 0) await this.due.deleteWhere({ id: { in: left } });
+      let found = left.length > 0 ? await this.due.deleteWhere({ id: { in: left } }) : 0;
       const dueAgain = marks.flatMap((mark) => (mark.due === null ? [] : [{ id: mark.id, patch: mark.due }]));
-      if (dueAgain.length > 0) await this.due.updateEach(dueAgain);
+      if (dueAgain.length > 0) found += await this.due.updateEach(dueAgain);
       const outcomes = marks.flatMap((mark) => (mark.outcome === undefined ? [] : [mark.outcome]));
-      if (outcomes.length > 0) await this.outcomes.upsertMany(await this.ofPresentDeliveries(outcomes));
+      if (outcomes.length > 0) await this.outcomes.upsertMany(found === marks.length ? outcomes : await this.ofPresentDeliveries(outcomes));
     };
     return inJoinedTransaction(this.storage, write);
   }
 
-  /**
-   * The outcomes whose deliveries are still stored: one deleted while its attempt was out (a privacy request) gets
-   * no outcome row, which nothing would delete. One count for them all; a read of their ids only when one is gone.
-   */
+  /** The outcomes whose deliveries are still stored. */
   private async ofPresentDeliveries(outcomes: readonly DeliveryOutcomeRow[]): Promise<readonly DeliveryOutcomeRow[]> {
-    const ids = outcomes.map((outcome) => outcome.id);
-    if ((await this.deliveries.count({ id: { in: ids } })) === ids.length) return outcomes;
-    const present = await this.byId(this.deliveries, ids);
+    const present = await this.byId(this.deliveries, outcomes.map((outcome) => outcome.id));
     return outcomes.filter((outcome) => present.has(outcome.id));
   }
 

@@ -30,14 +30,42 @@ async function moveQueueStateOut(storage: Storage, rows: DeliveryRows, now: numb
     const due: DueDelivery[] = [];
     const outcomes: DeliveryOutcomeRow[] = [];
     for (const delivery of page.items) {
-      if (delivery.status === "pending") due.push({ id: delivery.id, webhookId: delivery.webhookId, attempts: delivery.attempts, dueAt: delivery.inFlightSince !== undefined ? now : (delivery.dueAt ?? delivery.nextAttemptAt ?? now) });
-      else outcomes.push(outcomeOf(delivery));
+      if (delivery.status === "pending") {
+        const dueAt = delivery.inFlightSince !== undefined ? now : (delivery.dueAt ?? delivery.nextAttemptAt ?? now);
+        due.push({ id: delivery.id, webhookId: delivery.webhookId, attempts: delivery.attempts, dueAt, body: delivery.body });
+      } else {
+        outcomes.push(outcomeOf(delivery));
+      }
     }
     if (due.length > 0) {
       await rows.due.upsertMany(due);
       await legacy.updateEach(due.map(({ id }) => ({ id, patch: { dueAt: undefined, inFlightSince: undefined, nextAttemptAt: undefined } })));
     }
     if (outcomes.length > 0) await rows.outcomes.upsertMany(outcomes);
+    after = page.nextCursor;
+  } while (after !== undefined);
+}
+
+/**
+ * Databases whose due rows were made before they carried their deliveries' bodies: each gets its delivery's. A due
+ * row whose delivery is gone has nothing to send and is deleted (the drain cancelled such a row).
+ */
+export const dueRowsCarryTheirBodies: Migration = {
+  id: "due-rows-carry-their-bodies",
+  up: ({ resolve }) => copyBodiesToDueRows(resolve(WEBHOOK_DELIVERY_ROWS)),
+};
+
+async function copyBodiesToDueRows(rows: DeliveryRows): Promise<void> {
+  let after: string | undefined;
+  do {
+    const page = await rows.due.find({ orderBy: [{ field: "id" }], limit: ROWS_PER_PAGE, after });
+    // Typed as stored: an earlier version's row has no body.
+    const bodiless = page.items.flatMap((due) => ((due as Partial<DueDelivery>).body === undefined ? [due.id] : []));
+    const deliveries = await rows.byId(rows.deliveries, bodiless);
+    const bodies = bodiless.flatMap((id) => (deliveries.has(id) ? [{ id, patch: { body: deliveries.get(id)!.body } }] : []));
+    if (bodies.length > 0) await rows.due.updateEach(bodies);
+    const orphans = bodiless.filter((id) => !deliveries.has(id));
+    if (orphans.length > 0) await rows.due.deleteWhere({ id: { in: orphans } });
     after = page.nextCursor;
   } while (after !== undefined);
 }

@@ -54,13 +54,22 @@ export interface DeliveryRecord extends Doc {
   updatedAt: number;
 }
 
-/** A pending delivery's place in its webhook's queue: deleted when the delivery leaves it (delivered, failed, cancelled). */
+/**
+ * A pending delivery's place in its webhook's queue, with what its attempts send: deleted when the delivery leaves it
+ * (delivered, failed, cancelled).
+ */
 export interface DueDelivery extends Doc {
   webhookId: string;
   /** When its next attempt may start: its webhook's drain sends it from then on, in (dueAt, id) order. */
   dueAt: number;
   /** Attempts made so far. */
   attempts: number;
+  /**
+   * The delivery's body, copied here while it is pending: the drain reads its page of due rows and nothing else.
+   * Reading each page's deliveries beside it (their whole documents, parsed) was about a tenth of the kit's CPU a
+   * delivery (bench:webhooks, docs/webhooks.md).
+   */
+  body: string;
 }
 
 /** A delivery's last attempt, as the delivery log shows it (its id is the delivery's). */
@@ -107,7 +116,9 @@ export const webhookCollections: readonly CollectionSpec[] = [
   },
   { name: SIGNING_KEYS, indexes: [{ fields: ["applicationId"] }] },
   // What a webhook's drain reads (RowDrains, sparse as its rows' index must be): its pending deliveries by (dueAt, id).
-  { name: DUE_DELIVERIES, indexes: [{ fields: ["webhookId", "dueAt"], sparse: true }] },
+  // A rowid table, as its rows carry their bodies (the deliveries' comment above); one made before they did keeps its
+  // WITHOUT ROWID table.
+  { name: DUE_DELIVERIES, indexes: [{ fields: ["webhookId", "dueAt"], sparse: true }], largeDocuments: true },
   // The delivery log by webhook and status (`webhooks deliveries --status`), newest first (the id ends every index).
   { name: DELIVERY_OUTCOMES, indexes: [{ fields: ["webhookId", "status"] }] },
 ];

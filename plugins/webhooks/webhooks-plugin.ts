@@ -7,7 +7,7 @@ import { DRAIN_JOB, DRAIN_SLOTS, WebhookDrains, type WebhookDrainPayload } from 
 import { DeliveryRows } from "./delivery-rows.ts";
 import { DeliverySender } from "./delivery-sender.ts";
 import { TRANSLATORS, type SubscriberLookup } from "./payloads.ts";
-import { deliveriesDueInRowsOfTheirOwn } from "./migrations.ts";
+import { deliveriesDueInRowsOfTheirOwn, dueRowsCarryTheirBodies } from "./migrations.ts";
 import { PRUNE_JOB, PRUNE_KEY, webhookCollections } from "./records.ts";
 import { webhookRoutes } from "./routes.ts";
 import { SigningKeys } from "./signing-keys.ts";
@@ -66,7 +66,7 @@ export function webhooksPlugin(options: WebhooksPluginOptions = {}) {
     name: "webhooks",
     requires: [ACCOUNTS, ACCOUNTS_SERVICE],
     collections: webhookCollections,
-    migrations: [deliveriesDueInRowsOfTheirOwn],
+    migrations: [deliveriesDueInRowsOfTheirOwn, dueRowsCarryTheirBodies],
     commands: webhookCommands,
     register({ container, secret }) {
       container.bind(WEBHOOKS_SETTINGS, { useValue: { ...settings, kitSecret: secret } });

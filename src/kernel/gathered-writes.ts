@@ -1,7 +1,7 @@
 /**
  * Items written together outside any transaction: those asked within `gatherMs` of the first (or until
  * `maxItems` are), handed to one call of `writeAll`, which commits on its own (the webhook delivery outcomes:
- * one detached `updateEach` of about a hundred rows at full speed, where each alone was a statement and a
+ * a few hundred at full speed in one transaction of a few statements, where each alone was a statement and a
  * commit). Each caller is answered once that call is done. Should it throw, each item is written again alone,
  * so that one item's failure stays its own. The gathering timer keeps the process alive: items asked while
  * the kit stops are still written.

@@ -67,7 +67,7 @@ describe("a drain's page reads", () => {
         early = { ...delivery, id: "msg_0000early", body: '{"early":true}', status: "pending", attempts: 0, createdAt: first!.createdAt - 60_000 };
         await kit.kit.storage.transaction(async () => {
           await kit.kit.storage.collection<DeliveryRecord>(DELIVERIES).insert(early!);
-          await kit.kit.storage.collection<DueDelivery>(DUE_DELIVERIES).insert({ id: early!.id, webhookId: early!.webhookId, dueAt: dueAt! - 60_000, attempts: 0 });
+          await kit.kit.storage.collection<DueDelivery>(DUE_DELIVERIES).insert({ id: early!.id, webhookId: early!.webhookId, dueAt: dueAt! - 60_000, attempts: 0, body: early!.body });
         });
       }
       return { status: 200 };

@@ -117,7 +117,7 @@ describe("re-arming at start", () => {
     await first.kit.outbox.send({ companyId: first.company.companyId, to: TO, body: "due", kind: "test" });
     const now = clock.now();
     await first.kit.storage.collection<DeliveryRecord>(DELIVERIES).insert({ id: "msg_due", webhookId: "w-1", companyId: first.company.companyId, applicationId: "a-1", event: "sms.subscribed", body: "{}", status: "pending", attempts: 0, createdAt: now, updatedAt: now });
-    await first.kit.storage.collection<DueDelivery>(DUE_DELIVERIES).insert({ id: "msg_due", webhookId: "w-1", dueAt: now, attempts: 0 });
+    await first.kit.storage.collection<DueDelivery>(DUE_DELIVERIES).insert({ id: "msg_due", webhookId: "w-1", dueAt: now, attempts: 0, body: "{}" });
     await first.stop();
     const started: Array<{ table: string; statements: Set<string> }> = [];
     let kit: Awaited<ReturnType<typeof startWebhookKit>> | undefined;

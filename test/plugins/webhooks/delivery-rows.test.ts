@@ -4,8 +4,8 @@ import { describe, it } from "node:test";
 import { fakeClock } from "../../../adapters/clock/index.ts";
 import { memoryStorage } from "../../../adapters/storage/memory/index.ts";
 import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
-import { deliveriesDueInRowsOfTheirOwn } from "../../../plugins/webhooks/migrations.ts";
-import { DELIVERIES, DELIVERY_OUTCOMES, DUE_DELIVERIES, webhookCollections, type DeliveryRecord } from "../../../plugins/webhooks/records.ts";
+import { deliveriesDueInRowsOfTheirOwn, dueRowsCarryTheirBodies } from "../../../plugins/webhooks/migrations.ts";
+import { DELIVERIES, DELIVERY_OUTCOMES, DUE_DELIVERIES, webhookCollections, type DeliveryRecord, type DueDelivery } from "../../../plugins/webhooks/records.ts";
 import type { Storage } from "../../../src/index.ts";
 import { MIGRATIONS_COLLECTION, migrationsCollection } from "../../../src/kernel/migrations.ts";
 import { temporaryDirectory } from "../../support/temp-dir.ts";
@@ -62,10 +62,17 @@ describe("a delivery's rows", () => {
     assert.deepEqual((await kit.deliveries()).map((delivery) => `${JSON.parse(delivery.body).subscriber.phone} ${delivery.status}`), ["+19148440212 delivered"]);
   });
 
-  it("go together: a delivery deleted while its attempt is out gets no outcome row when the receiver answers", async () => {
+  for (const [name, storage] of [
+    ["memory", () => memoryStorage()],
+    ["SQLite", () => sqliteStorage({ filename: join(temporaryDirectory("webhooks-delivery-rows"), "reachkit.db") })],
+  ] as const) {
+    it(`go together: a delivery deleted while its attempt is out gets no outcome row when the receiver answers (${name})`, () => deletedWhileOut(storage()));
+  }
+
+  async function deletedWhileOut(storage: Storage): Promise<void> {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    const kit = (t = await startWebhookKit({ storage: memoryStorage() }));
+    const kit = (t = await startWebhookKit({ storage }));
     const deliveries = kit.kit.plugin("webhooks").deliveries;
     const receiving = await receiver(kit.signingKey);
     let asked!: () => void;
@@ -84,7 +91,7 @@ describe("a delivery's rows", () => {
     await flushed;
     assert.equal(receiving.requests.length, 1);
     assert.deepEqual(await rowCounts(kit.kit.storage), [0, 0, 0]);
-  });
+  }
 
   it("of a disabled webhook leave the queue cancelled when due, their last attempt's record kept", async () => {
     const { kit, webhookId, deliveries } = await kitWithDeliveries(memoryStorage(), [], ["+19148440241"]);
@@ -136,5 +143,33 @@ describe("a delivery's rows", () => {
     assert.deepEqual((await deliveries.get("msg_old_4"))!.dueAt, now);
     assert.deepEqual((await deliveries.get("msg_old_3"))!.dueAt, now + DAY);
     assert.equal((await deliveries.get("msg_old_1"))!.latencyMs, 3);
+  });
+
+  it("of a database whose due rows carry no bodies get them once at start: a pending delivery is then sent with its own", async () => {
+    const filename = join(temporaryDirectory("webhooks-delivery-rows"), "reachkit.db");
+    const clock = fakeClock("2026-03-01T12:00:00.000Z");
+    t = await startWebhookKit({ storage: sqliteStorage({ filename }), clock });
+    const receiving = await receiver(t.signingKey);
+    receiving.answer = () => ({ status: 500 });
+    await t.createWebhook(receiving.url, ["sms.subscribed"]);
+    assert.equal((await t.request({ method: "POST", url: "/v1/subscriptions", body: singleOptIn("+19148440231") })).status, 202);
+    await t.scheduler.flush();
+    const [pending] = await t.deliveries();
+    assert.equal(pending!.status, "pending");
+    await t.stop();
+    t = undefined;
+    // The due row as the version before wrote it: no body. Due now.
+    const before = sqliteStorage({ filename });
+    await before.ensureCollections([migrationsCollection, ...webhookCollections]);
+    assert.equal(await before.collection(MIGRATIONS_COLLECTION).delete(`webhooks:${dueRowsCarryTheirBodies.id}`), true);
+    await before.collection<DueDelivery>(DUE_DELIVERIES).updateEach([{ id: pending!.id, patch: { body: undefined, dueAt: clock.now() } }]);
+    await before.close();
+
+    receiving.answer = undefined;
+    receiving.requests.length = 0;
+    t = await startWebhookKit({ storage: sqliteStorage({ filename }), clock, bare: true });
+    await t.scheduler.flush();
+    assert.deepEqual(receiving.requests.map((request) => request.body), [pending!.body]);
+    assert.deepEqual((await t.deliveries()).map((delivery) => [delivery.id, delivery.status, delivery.attempts]), [[pending!.id, "delivered", 2]]);
   });
 });
