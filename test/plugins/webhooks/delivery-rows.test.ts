@@ -36,7 +36,7 @@ async function kitWithDeliveries(storage: Storage, delivered: readonly string[],
     clock.advance(1);
   }
   await t.scheduler.flush();
-  return { kit: t, clock, webhookId: webhook.id as string, deliveries: t.kit.plugin("webhooks").deliveries };
+  return { kit: t, clock, receiving, webhookId: webhook.id as string, deliveries: t.kit.plugin("webhooks").deliveries };
 }
 
 describe("a delivery's rows", () => {
@@ -147,16 +147,10 @@ describe("a delivery's rows", () => {
 
   it("of a database whose due rows carry no bodies get them once at start: a pending delivery is then sent with its own", async () => {
     const filename = join(temporaryDirectory("webhooks-delivery-rows"), "reachkit.db");
-    const clock = fakeClock("2026-03-01T12:00:00.000Z");
-    t = await startWebhookKit({ storage: sqliteStorage({ filename }), clock });
-    const receiving = await receiver(t.signingKey);
-    receiving.answer = () => ({ status: 500 });
-    await t.createWebhook(receiving.url, ["sms.subscribed"]);
-    assert.equal((await t.request({ method: "POST", url: "/v1/subscriptions", body: singleOptIn("+19148440231") })).status, 202);
-    await t.scheduler.flush();
-    const [pending] = await t.deliveries();
+    const { kit, clock, receiving } = await kitWithDeliveries(sqliteStorage({ filename }), [], ["+19148440281"]);
+    const [pending] = await kit.deliveries();
     assert.equal(pending!.status, "pending");
-    await t.stop();
+    await kit.stop();
     t = undefined;
     // The due row as the version before wrote it: no body. Due now.
     const before = sqliteStorage({ filename });
