@@ -152,11 +152,13 @@ describe("a delivery's rows", () => {
     assert.equal(pending!.status, "pending");
     await kit.stop();
     t = undefined;
-    // The due row as the version before wrote it: no body. Due now.
+    // The due row as the version before wrote it: no body. Due now. And one whose delivery is gone.
     const before = sqliteStorage({ filename });
     await before.ensureCollections([migrationsCollection, ...webhookCollections]);
     assert.equal(await before.collection(MIGRATIONS_COLLECTION).delete(`webhooks:${dueRowsCarryTheirBodies.id}`), true);
-    await before.collection<DueDelivery>(DUE_DELIVERIES).updateEach([{ id: pending!.id, patch: { body: undefined, dueAt: clock.now() } }]);
+    const due = before.collection<DueDelivery>(DUE_DELIVERIES);
+    await due.updateEach([{ id: pending!.id, patch: { body: undefined, dueAt: clock.now() } }]);
+    await due.upsertMany([{ id: "msg_gone", webhookId: pending!.webhookId, dueAt: clock.now(), attempts: 0 } as DueDelivery]);
     await before.close();
 
     receiving.answer = undefined;
@@ -165,5 +167,6 @@ describe("a delivery's rows", () => {
     await t.scheduler.flush();
     assert.deepEqual(receiving.requests.map((request) => request.body), [pending!.body]);
     assert.deepEqual((await t.deliveries()).map((delivery) => [delivery.id, delivery.status, delivery.attempts]), [[pending!.id, "delivered", 2]]);
+    assert.equal(await t.kit.storage.collection(DUE_DELIVERIES).count(), 0);
   });
 });
