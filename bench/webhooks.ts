@@ -298,6 +298,12 @@ const threadsMedian = (all: ReadonlyArray<NonNullable<Side["threadsCpuMicros"]>>
   receivers: median(all.map((t) => t.receivers)),
 });
 const ratioOf = (kit: Side, bareSide: Side) => Math.round((kit.deliveriesPerSecond / bareSide.deliveriesPerSecond) * 100) / 100;
+/**
+ * The kit's CPU a delivery over the bare loop's in the same round: on a machine whose speed drifts (a quarter between
+ * rounds here, which moves each side's rate), both sides of a round drift together, so this moves least from round to
+ * round; for telling two trees apart, not the issue's figure (the ratio of rates).
+ */
+const cpuOverBare = (kit: Side, bareSide: Side) => Math.round((kit.cpuMicrosPerDelivery / bareSide.cpuMicrosPerDelivery) * 100) / 100;
 
 async function main(): Promise<void> {
   const loadAtStart = load();
@@ -314,7 +320,7 @@ async function main(): Promise<void> {
       if (round >= 0) rounds.push({ bare: bareSide, ...kit, load: load(), at: new Date().toISOString() });
       console.error(
         `${round < 0 ? `${name} round (not counted)` : `round ${name}`}: delivery phase ${kit.delivery.deliveriesPerSecond}/s (${kit.delivery.cpuMicrosPerDelivery} µs CPU per delivery${threadsText(kit.delivery)}), ` +
-          `bare ${bareSide.deliveriesPerSecond}/s (${bareSide.cpuMicrosPerDelivery} µs${threadsText(bareSide)}), ratio ${ratioOf(kit.delivery, bareSide)}; ` +
+          `bare ${bareSide.deliveriesPerSecond}/s (${bareSide.cpuMicrosPerDelivery} µs${threadsText(bareSide)}), ratio ${ratioOf(kit.delivery, bareSide)}, CPU over bare ${cpuOverBare(kit.delivery, bareSide)}; ` +
           `emission ${kit.emission.eventsPerSecond} events/s (${kit.emission.cpuMicrosPerEvent} µs CPU per event); ` +
           `end to end ${kit.endToEnd.deliveriesPerSecond}/s; load ${load().join(" ")}, ${new Date().toISOString()}`,
       );
@@ -385,6 +391,8 @@ async function main(): Promise<void> {
           ratio: medianOf((r) => ratioOf(r.delivery, r.bare)),
           target: 0.7,
           cpuMicrosPerDelivery: { reachkit: medianOf((r) => r.delivery.cpuMicrosPerDelivery), bare: medianOf((r) => r.bare.cpuMicrosPerDelivery) },
+          cpuOverBarePerRound: rounds.map((r) => cpuOverBare(r.delivery, r.bare)),
+          cpuOverBare: medianOf((r) => cpuOverBare(r.delivery, r.bare)),
           threadsCpuMicrosPerDelivery: rounds.every((r) => r.delivery.threadsCpuMicros && r.bare.threadsCpuMicros)
             ? { reachkit: threadsMedian(rounds.map((r) => r.delivery.threadsCpuMicros!)), bare: threadsMedian(rounds.map((r) => r.bare.threadsCpuMicros!)) }
             : undefined,
