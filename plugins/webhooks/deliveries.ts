@@ -98,8 +98,6 @@ export class Deliveries {
           applicationId: webhook.applicationId,
           event: type,
           body,
-          status: "pending",
-          attempts: 0,
           ...(event.subject.phone !== undefined ? { phone: event.subject.phone } : {}),
           ...(event.subject.email !== undefined ? { email: event.subject.email } : {}),
           createdAt: now,

@@ -1,5 +1,5 @@
 import { inject, injectable, inJoinedTransaction, STORAGE, type Collection, type Doc, type Storage, type Where } from "../../src/index.ts";
-import { DELIVERIES, DUE_DELIVERIES, DELIVERY_OUTCOMES, type DeliveryRecord, type DueDelivery, type DeliveryOutcomeRow } from "./records.ts";
+import { DELIVERIES, DUE_DELIVERIES, DELIVERY_OUTCOMES, type DeliveryRecord, type DueDelivery, type DeliveryOutcomeRow, type StoredDelivery } from "./records.ts";
 
 /** An attempt's mark on its delivery's rows: due again (`due`) or out of the queue (`due` null), and its outcome if it made one. */
 export interface DeliveryMark {
@@ -20,7 +20,7 @@ export interface DeliveryMark {
  */
 @injectable()
 export class DeliveryRows {
-  readonly deliveries: Collection<DeliveryRecord>;
+  readonly deliveries: Collection<StoredDelivery>;
   readonly due: Collection<DueDelivery>;
   readonly outcomes: Collection<DeliveryOutcomeRow>;
 
@@ -55,7 +55,7 @@ export class DeliveryRows {
   }
 
   /** The deliveries as the kit shows them: each with its last attempt's record over it and, while pending, its due row's time and attempts. */
-  async shown(deliveries: readonly DeliveryRecord[]): Promise<DeliveryRecord[]> {
+  async shown(deliveries: readonly StoredDelivery[]): Promise<DeliveryRecord[]> {
     if (deliveries.length === 0) return [];
     const ids = deliveries.map((delivery) => delivery.id);
     const [outcomes, due] = await Promise.all([this.byId(this.outcomes, ids), this.byId(this.due, ids)]);
@@ -88,10 +88,13 @@ export class DeliveryRows {
   }
 }
 
-/** A delivery as the kit shows it: its row, its last attempt's record over it, and its due time while pending. */
-function showDelivery(delivery: DeliveryRecord, outcome: DeliveryOutcomeRow | undefined, due: DueDelivery | undefined): DeliveryRecord {
+/**
+ * A delivery as the kit shows it: its row, pending with no attempt until its last attempt's record says otherwise,
+ * and its due time and attempts while it is pending.
+ */
+function showDelivery(delivery: StoredDelivery, outcome: DeliveryOutcomeRow | undefined, due: DueDelivery | undefined): DeliveryRecord {
   const { webhookId: _webhookId, ...attempt } = outcome ?? {};
-  const shown: DeliveryRecord = { ...delivery, ...attempt, id: delivery.id };
+  const shown: DeliveryRecord = { ...delivery, status: "pending", attempts: 0, ...attempt, id: delivery.id };
   if (due !== undefined) {
     shown.dueAt = due.dueAt;
     shown.attempts = due.attempts;

@@ -10,6 +10,6 @@ export { SENT_EVENTS, NOT_YET_SENT_EVENTS, EVENT_ALIASES, KNOWN_EVENTS } from ".
 export { externalId, type WebhookEvent, type SubscriberLookup } from "./payloads.ts";
 export { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from "./retry-schedule.ts";
 export { RefusedTargetError, refusedRange, urlProblem } from "./target-policy.ts";
-export { WEBHOOKS, DELIVERIES, DUE_DELIVERIES, DELIVERY_OUTCOMES, SIGNING_KEYS, type WebhookRecord, type DeliveryRecord, type DeliveryStatus, type DueDelivery, type DeliveryOutcomeRow, type SigningKeyRecord } from "./records.ts";
+export { WEBHOOKS, DELIVERIES, DUE_DELIVERIES, DELIVERY_OUTCOMES, SIGNING_KEYS, type WebhookRecord, type DeliveryRecord, type StoredDelivery, type DeliveryStatus, type DueDelivery, type DeliveryOutcomeRow, type SigningKeyRecord } from "./records.ts";
 export { WEBHOOKS_SETTINGS, WEBHOOK_REGISTRY, WEBHOOK_DELIVERIES, WEBHOOK_DELIVERY_ROWS, WEBHOOK_DRAINS, WEBHOOK_SIGNING_KEYS, WEBHOOK_SENDER, WEBHOOK_SUBSCRIBERS, type WebhooksSettings } from "./tokens.ts";
 export { EXAMPLE_WEBHOOK_ID } from "./openapi.ts";

@@ -55,6 +55,13 @@ export interface DeliveryRecord extends Doc {
 }
 
 /**
+ * A delivery's own row: what never changes once it is written. Its status, attempts, due time and last attempt are
+ * its due and outcome rows' (DeliveryRows shows the three together as a {@link DeliveryRecord}); rows written before
+ * those rows existed may still hold them, and the shown record's win.
+ */
+export type StoredDelivery = Omit<DeliveryRecord, "status" | "attempts" | "dueAt" | "lastAttemptAt" | "responseStatus" | "latencyMs" | "responseBody" | "error">;
+
+/**
  * A pending delivery's place in its webhook's queue, with what its attempts send: deleted when the delivery leaves it
  * (delivered, failed, cancelled).
  */

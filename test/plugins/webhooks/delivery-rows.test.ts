@@ -70,22 +70,14 @@ describe("a delivery's rows", () => {
   }
 
   async function deletedWhileOut(storage: Storage): Promise<void> {
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
     const kit = (t = await startWebhookKit({ storage }));
     const deliveries = kit.kit.plugin("webhooks").deliveries;
     const receiving = await receiver(kit.signingKey);
-    let asked!: () => void;
-    const out = new Promise<void>((resolve) => (asked = resolve));
-    receiving.answer = async () => {
-      asked();
-      await held;
-      return { status: 200 };
-    };
+    const { arrived, release } = receiving.holdAnswers();
     await kit.createWebhook(receiving.url, ["sms.subscribed"]);
     await kit.request({ method: "POST", url: "/v1/subscriptions", body: singleOptIn("+19148440231") });
     const flushed = kit.scheduler.flush();
-    await out;
+    await arrived;
     assert.equal(await deliveries.deleteSubjectData({ companyId: kit.company.companyId, phone: "+19148440231" }), 1);
     release();
     await flushed;

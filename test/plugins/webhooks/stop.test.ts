@@ -22,16 +22,8 @@ describe("a kit that stops while a webhook's request is out", () => {
     const first = await startWebhookKit({ storage: sqliteStorage({ filename }), clock });
     t = first;
     const receiving = await receiver(first.signingKey);
-    let release = () => {};
-    const released = new Promise<void>((resolve) => (release = resolve));
+    const { arrived: arrival, release } = receiving.holdAnswers();
     const fallback = setTimeout(release, HELD_AT_MOST_MS);
-    let arrived = () => {};
-    const arrival = new Promise<void>((resolve) => (arrived = resolve));
-    receiving.answer = async () => {
-      arrived();
-      await released;
-      return { status: 200 };
-    };
     await first.createWebhook(receiving.url, ["sms.subscribed"]);
     await first.request({ method: "POST", url: "/v1/subscriptions", body: singleOptIn("+19148440060") });
     const draining = first.scheduler.flush();

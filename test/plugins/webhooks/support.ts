@@ -37,6 +37,20 @@ export class Receiver {
     return receiver;
   }
 
+  /** Holds every answer (200) until `release` is called; `arrived` settles once the first request is in. */
+  holdAnswers(): { arrived: Promise<void>; release: () => void } {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let arrive!: () => void;
+    const arrived = new Promise<void>((resolve) => (arrive = resolve));
+    this.answer = async () => {
+      arrive();
+      await released;
+      return { status: 200 };
+    };
+    return { arrived, release };
+  }
+
   get url(): string {
     return `http://127.0.0.1:${(this.#server!.address() as AddressInfo).port}/hooks`;
   }
