@@ -7,7 +7,7 @@ const BARE_KEY = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;
 const bareHmacKeys = { asText: createSecretKey(Buffer.from(BARE_KEY, "utf8")), bytes: createSecretKey(Buffer.from(BARE_KEY.slice("whsec_".length), "base64")) };
 
 /** The headers the kit's webhook sender sends with a delivery (plugins/webhooks: delivery-sender.ts, signing.ts), by plain node:crypto. */
-function signedHeaders(id: string, body: string): Record<string, string> {
+export function signedHeaders(id: string, body: string): Record<string, string> {
   const timestamp = Math.floor(Date.now() / 1000);
   return {
     "content-type": "application/json",

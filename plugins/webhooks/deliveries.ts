@@ -139,17 +139,38 @@ export class Deliveries {
 
   /**
    * A page of the delivery log, newest first, and the cursor of the next (a log holds a month of deliveries): of
-   * all the webhook's deliveries, or of those with one status (the pending ones by their due rows, the others by
-   * their outcome rows).
+   * all the webhook's deliveries, or of those with one status (the pending ones by their due rows, the failed and
+   * cancelled ones by their outcome rows, the delivered ones among the webhook's deliveries).
    */
   async logPage(webhookId: string, options: DeliveryLogOptions = {}): Promise<Page<DeliveryRecord>> {
-    const query = { orderBy: [{ field: "id" as const, direction: "desc" as const }], limit: options.limit ?? 50, ...(options.after !== undefined ? { after: options.after } : {}) };
+    const limit = options.limit ?? 50;
+    const query = { orderBy: [{ field: "id" as const, direction: "desc" as const }], limit, ...(options.after !== undefined ? { after: options.after } : {}) };
     if (options.status === undefined) {
       const page = await this.rows.deliveries.find({ where: { webhookId }, ...query });
       return { ...page, items: await this.rows.shown(page.items) };
     }
+    if (options.status === "delivered") return this.deliveredPage(webhookId, limit, options.after);
     const page = options.status === "pending" ? await this.rows.due.find({ where: { webhookId }, ...query }) : await this.rows.outcomes.find({ where: { webhookId, status: options.status }, ...query });
     return { ...page, items: await this.rows.shownByIds(page.items.map((row) => row.id)) };
+  }
+
+  /**
+   * The delivered ones among the webhook's deliveries, newest first: most of their last attempts are in outcome pages
+   * (DeliveryRows), which no index lists by status. Reads the deliveries in order, at most `limit` at a time and
+   * DELIVERED_LOOKED_AT in all, so a page may come short (with the cursor of the next) where few were delivered.
+   */
+  private async deliveredPage(webhookId: string, limit: number, after: string | undefined): Promise<Page<DeliveryRecord>> {
+    const delivered: DeliveryRecord[] = [];
+    let lookedAt = 0;
+    let cursor = after;
+    do {
+      // No more than are missing: every delivery read is either kept or not delivered, so the cursor skips none.
+      const page = await this.rows.deliveries.find({ where: { webhookId }, orderBy: [{ field: "id", direction: "desc" }], limit: limit - delivered.length, after: cursor });
+      for (const delivery of await this.rows.shown(page.items)) if (delivery.status === "delivered") delivered.push(delivery);
+      lookedAt += page.items.length;
+      cursor = page.nextCursor;
+    } while (cursor !== undefined && delivered.length < limit && lookedAt < Math.max(limit, DELIVERED_LOOKED_AT));
+    return cursor === undefined ? { items: delivered } : { items: delivered, nextCursor: cursor };
   }
 
   async get(id: string): Promise<DeliveryRecord | undefined> {
@@ -181,7 +202,7 @@ export class Deliveries {
     do {
       const page = await this.rows.deliveries.find({ where: { createdAt: { lt: before } }, orderBy: [{ field: "createdAt" }], limit: PRUNED_PER_PAGE, after });
       const due = await this.rows.byId(this.rows.due, page.items.map((delivery) => delivery.id));
-      removed += await this.rows.deleteAll(page.items.flatMap((delivery) => (due.has(delivery.id) ? [] : [delivery.id])));
+      removed += await this.rows.deleteAll(page.items.filter((delivery) => !due.has(delivery.id)));
       after = page.nextCursor;
     } while (after !== undefined);
     return removed;
@@ -198,7 +219,7 @@ export class Deliveries {
       for (;;) {
         // Each page deleted before the next read: the next page is the first again.
         const page = await this.rows.deliveries.find({ where, limit: PRUNED_PER_PAGE });
-        const deleted = await this.rows.deleteAll(page.items.map((delivery) => delivery.id));
+        const deleted = await this.rows.deleteAll(page.items);
         if (deleted === 0) break;
         removed += deleted;
       }
@@ -209,3 +230,5 @@ export class Deliveries {
 
 /** Deliveries read and deleted at a time by the retention and privacy deletions. */
 const PRUNED_PER_PAGE = 500;
+/** The most deliveries a page of the log's delivered ones reads (unless its limit is higher). */
+const DELIVERED_LOOKED_AT = 1_000;

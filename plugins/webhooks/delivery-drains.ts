@@ -88,7 +88,7 @@ export class WebhookDrains {
   private readonly drains: RowDrains<DueDelivery, WebhookDrainPayload, DeliveryOutcome>;
   private readonly lanes: ReceiverLanes;
   /** The attempts' marks asked within OUTCOME_GATHER_MS, written in one transaction. */
-  private readonly settled = new GatheredWrites<DeliveryMark>((marks) => this.rows.mark(marks), OUTCOME_GATHER_MS, OUTCOMES_PER_WRITE);
+  private readonly settled = new GatheredWrites<DeliveryMark>((marks) => this.rows.mark(marks, { paged: true }), OUTCOME_GATHER_MS, OUTCOMES_PER_WRITE);
 
   constructor(
     @inject(STORAGE) storage: Storage,

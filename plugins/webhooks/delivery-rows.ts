@@ -1,4 +1,6 @@
 import { inject, injectable, inJoinedTransaction, STORAGE, type Collection, type Doc, type Storage, type Where } from "../../src/index.ts";
+import type { OutcomePages, PagedDelivery } from "./outcome-pages.ts";
+import { WEBHOOK_OUTCOME_PAGES } from "./tokens.ts";
 import { DELIVERIES, DUE_DELIVERIES, DELIVERY_OUTCOMES, type DeliveryRecord, type DueDelivery, type DeliveryOutcomeRow, type StoredDelivery } from "./records.ts";
 
 /** An attempt's mark on its delivery's rows: due again (`due`) or out of the queue (`due` null), and its outcome if it made one. */
@@ -11,12 +13,14 @@ export interface DeliveryMark {
 }
 
 /**
- * A delivery's three rows. The delivery itself (its body, event, subject) never changes once written; while it is
+ * A delivery's rows. The delivery itself (its body, event, subject) never changes once written; while it is
  * pending, a row of `webhooks_due_deliveries` carries its queue state and a copy of its body (all its drain reads),
- * deleted when it leaves the queue; its last attempt's record is a small row of `webhooks_delivery_outcomes`. An
- * attempt's outcome thus deletes or rewrites a due row, writes a small one and updates no JSON: SQLite's `json_patch` alone cost about 4 µs a row, the UPDATE of a
- * delivery row as a whole 8–9, against about 2.5 for the small rows' DELETE (bench:webhooks, docs/webhooks.md).
- * A delivery as the kit shows it ({@link DeliveryRecord}) is the three together.
+ * deleted when it leaves the queue; its last attempt's record is a small row of `webhooks_delivery_outcomes` or,
+ * delivered by its drain, an entry of its webhook's outcome page for the attempts answered with it (OutcomePages). An
+ * attempt's outcome thus deletes or rewrites a due row, writes a small one or a share of a page, and updates no JSON:
+ * SQLite's `json_patch` alone cost about 4 µs a row, the UPDATE of a delivery row as a whole 8–9, against about 2.5
+ * for the small rows' DELETE (bench:webhooks, docs/webhooks.md). A delivery as the kit shows it
+ * ({@link DeliveryRecord}) is its rows together.
  */
 @injectable()
 export class DeliveryRows {
@@ -24,7 +28,10 @@ export class DeliveryRows {
   readonly due: Collection<DueDelivery>;
   readonly outcomes: Collection<DeliveryOutcomeRow>;
 
-  constructor(@inject(STORAGE) private readonly storage: Storage) {
+  constructor(
+    @inject(STORAGE) private readonly storage: Storage,
+    @inject(WEBHOOK_OUTCOME_PAGES) readonly pages: OutcomePages,
+  ) {
     this.deliveries = storage.collection(DELIVERIES);
     this.due = storage.collection(DUE_DELIVERIES);
     this.outcomes = storage.collection(DELIVERY_OUTCOMES);
@@ -34,16 +41,20 @@ export class DeliveryRows {
    * Writes attempts' marks: their due rows deleted or rewritten, their outcomes, in one transaction (the caller's, if
    * in one). A delivery deleted while its attempt was out (a privacy request) gets no outcome row, which nothing would
    * delete: its due row went with it (deleteAll), so when every mark found its due row every delivery is still
-   * stored, and only otherwise are they looked up.
+   * stored, and only otherwise are they looked up. With `paged` (a webhook's live drain alone), the delivered
+   * outcomes go to their webhooks' outcome pages.
    */
-  mark(marks: readonly DeliveryMark[]): Promise<void> {
+  mark(marks: readonly DeliveryMark[], options: { paged?: boolean } = {}): Promise<void> {
     const write = async () => {
       const left = marks.filter((mark) => mark.due === null).map((mark) => mark.id);
       let found = left.length > 0 ? await this.due.deleteWhere({ id: { in: left } }) : 0;
       const dueAgain = marks.flatMap((mark) => (mark.due === null ? [] : [{ id: mark.id, patch: mark.due }]));
       if (dueAgain.length > 0) found += await this.due.updateEach(dueAgain);
       const outcomes = marks.flatMap((mark) => (mark.outcome === undefined ? [] : [mark.outcome]));
-      if (outcomes.length > 0) await this.outcomes.upsertMany(found === marks.length ? outcomes : await this.ofPresentDeliveries(outcomes));
+      if (outcomes.length === 0) return;
+      const present = found === marks.length ? outcomes : await this.ofPresentDeliveries(outcomes);
+      const rows = options.paged ? await this.pages.write(present) : present;
+      if (rows.length > 0) await this.outcomes.upsertMany(rows);
     };
     return inJoinedTransaction(this.storage, write);
   }
@@ -54,12 +65,15 @@ export class DeliveryRows {
     return outcomes.filter((outcome) => present.has(outcome.id));
   }
 
-  /** The deliveries as the kit shows them: each with its last attempt's record over it and, while pending, its due row's time and attempts. */
+  /**
+   * The deliveries as the kit shows them: each with its last attempt's record over it (the later of its outcome row
+   * and its page's entry, should it have both) and, while pending, its due row's time and attempts.
+   */
   async shown(deliveries: readonly StoredDelivery[]): Promise<DeliveryRecord[]> {
     if (deliveries.length === 0) return [];
     const ids = deliveries.map((delivery) => delivery.id);
-    const [outcomes, due] = await Promise.all([this.byId(this.outcomes, ids), this.byId(this.due, ids)]);
-    return deliveries.map((delivery) => showDelivery(delivery, outcomes.get(delivery.id), due.get(delivery.id)));
+    const [outcomes, paged, due] = await Promise.all([this.byId(this.outcomes, ids), this.pages.lastAttempts(deliveries), this.byId(this.due, ids)]);
+    return deliveries.map((delivery) => showDelivery(delivery, later(outcomes.get(delivery.id), paged.get(delivery.id)), due.get(delivery.id)));
   }
 
   /** The deliveries of `ids`, as the kit shows them, in the order of `ids` (absent ones left out). */
@@ -68,13 +82,14 @@ export class DeliveryRows {
     return this.shown(ids.flatMap((id) => deliveries.get(id) ?? []));
   }
 
-  /** Deletes the deliveries of `ids` with their due and outcome rows, in one transaction (the caller's, if in one). */
-  deleteAll(ids: readonly string[]): Promise<number> {
-    if (ids.length === 0) return Promise.resolve(0);
-    const where = { id: { in: [...ids] } };
+  /** Deletes `deliveries` with their due and outcome rows and their pages' entries, in one transaction (the caller's, if in one). */
+  deleteAll(deliveries: readonly PagedDelivery[]): Promise<number> {
+    if (deliveries.length === 0) return Promise.resolve(0);
+    const where = { id: { in: deliveries.map((delivery) => delivery.id) } };
     const write = async () => {
       await this.due.deleteWhere(where);
       await this.outcomes.deleteWhere(where);
+      await this.pages.remove(deliveries);
       return this.deliveries.deleteWhere(where);
     };
     return inJoinedTransaction(this.storage, write);
@@ -86,6 +101,12 @@ export class DeliveryRows {
     const found = await collection.find({ where: byIds as Where<T>, limit: ids.length });
     return new Map(found.items.map((row) => [row.id, row]));
   }
+}
+
+/** The later of two records of a delivery's last attempt (an outcome row wins a tie). */
+function later(row: DeliveryOutcomeRow | undefined, paged: DeliveryOutcomeRow | undefined): DeliveryOutcomeRow | undefined {
+  if (row === undefined || paged === undefined) return row ?? paged;
+  return (paged.lastAttemptAt ?? 0) > (row.lastAttemptAt ?? 0) ? paged : row;
 }
 
 /**

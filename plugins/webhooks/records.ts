@@ -92,6 +92,20 @@ export interface DeliveryOutcomeRow extends Doc {
   updatedAt: number;
 }
 
+/** A delivered delivery's last attempt as an outcome page holds it (its id is the delivery's): delivered, and last updated by that attempt. */
+export type PagedOutcome = Omit<DeliveryOutcomeRow, "webhookId" | "status" | "updatedAt" | "lastAttemptAt"> & { lastAttemptAt: number };
+
+/**
+ * The delivered outcomes of one webhook that its drain wrote together (OutcomePages). A webhook's pages hold ranges
+ * of delivery ids that follow one another: `firstId` and `lastId` are its deliveries' smallest and largest.
+ */
+export interface OutcomePage extends Doc {
+  webhookId: string;
+  firstId: string;
+  lastId: string;
+  outcomes: PagedOutcome[];
+}
+
 /** A signing key of an application, sealed with the kit secret. */
 export interface SigningKeyRecord extends Doc {
   applicationId: string;
@@ -107,6 +121,7 @@ export const DELIVERIES = "webhooks_deliveries";
 export const SIGNING_KEYS = "webhooks_signing_keys";
 export const DUE_DELIVERIES = "webhooks_due_deliveries";
 export const DELIVERY_OUTCOMES = "webhooks_delivery_outcomes";
+export const OUTCOME_PAGES = "webhooks_outcome_pages";
 
 export const webhookCollections: readonly CollectionSpec[] = [
   { name: WEBHOOKS, indexes: [{ fields: ["companyId", "applicationId"] }] },
@@ -128,6 +143,9 @@ export const webhookCollections: readonly CollectionSpec[] = [
   { name: DUE_DELIVERIES, indexes: [{ fields: ["webhookId", "dueAt"], sparse: true }], largeDocuments: true },
   // The delivery log by webhook and status (`webhooks deliveries --status`), newest first (the id ends every index).
   { name: DELIVERY_OUTCOMES, indexes: [{ fields: ["webhookId", "status"] }] },
+  // A webhook's pages in order (OutcomePages): the last one, and those that may hold a delivery. A rowid table: a page
+  // holds a gather's outcomes (a few hundred at full speed).
+  { name: OUTCOME_PAGES, indexes: [{ fields: ["webhookId", "lastId"] }], largeDocuments: true },
 ];
 
 /** The job that keeps the delivery log to its retention, daily, under one key. */

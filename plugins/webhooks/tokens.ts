@@ -3,6 +3,7 @@ import type { Deliveries } from "./deliveries.ts";
 import type { WebhookDrains } from "./delivery-drains.ts";
 import type { DeliveryRows } from "./delivery-rows.ts";
 import type { DeliverySender } from "./delivery-sender.ts";
+import type { OutcomePages } from "./outcome-pages.ts";
 import type { SigningKeys } from "./signing-keys.ts";
 import type { SubscriberLookup } from "./payloads.ts";
 import type { WebhookRegistry } from "./webhook-registry.ts";
@@ -32,6 +33,7 @@ export const WEBHOOK_SIGNING_KEYS = defineToken<SigningKeys>("WebhookSigningKeys
 export const WEBHOOK_DELIVERIES = defineToken<Deliveries>("WebhookDeliveries", [PROVIDER]);
 export const WEBHOOK_DRAINS = defineToken<WebhookDrains>("WebhookDrains", [PROVIDER]);
 export const WEBHOOK_DELIVERY_ROWS = defineToken<DeliveryRows>("WebhookDeliveryRows", [PROVIDER]);
+export const WEBHOOK_OUTCOME_PAGES = defineToken<OutcomePages>("WebhookOutcomePages", [PROVIDER]);
 export const WEBHOOK_SENDER = defineToken<DeliverySender>("WebhookSender", [PROVIDER]);
 /** Finds the subscriber an event names, when the kit has the subscriptions plugin. */
 export const WEBHOOK_SUBSCRIBERS = defineToken<SubscriberLookup>("WebhookSubscribers", [PROVIDER]);

@@ -6,6 +6,7 @@ import { DELIVER_JOB, Deliveries, type DeliverJob } from "./deliveries.ts";
 import { DRAIN_JOB, DRAIN_SLOTS, WebhookDrains, type WebhookDrainPayload } from "./delivery-drains.ts";
 import { DeliveryRows } from "./delivery-rows.ts";
 import { DeliverySender } from "./delivery-sender.ts";
+import { OutcomePages } from "./outcome-pages.ts";
 import { TRANSLATORS, type SubscriberLookup } from "./payloads.ts";
 import { deliveriesDueInRowsOfTheirOwn, dueRowsCarryTheirBodies } from "./migrations.ts";
 import { PRUNE_JOB, PRUNE_KEY, webhookCollections } from "./records.ts";
@@ -14,6 +15,7 @@ import { SigningKeys } from "./signing-keys.ts";
 import {
   WEBHOOK_DELIVERIES,
   WEBHOOK_DELIVERY_ROWS,
+  WEBHOOK_OUTCOME_PAGES,
   WEBHOOK_DRAINS,
   WEBHOOK_REGISTRY,
   WEBHOOK_SENDER,
@@ -73,6 +75,7 @@ export function webhooksPlugin(options: WebhooksPluginOptions = {}) {
       container.bind(WEBHOOK_SIGNING_KEYS, { useClass: SigningKeys });
       container.bind(WEBHOOK_REGISTRY, { useClass: WebhookRegistry });
       container.bind(WEBHOOK_SENDER, { useClass: DeliverySender });
+      container.bind(WEBHOOK_OUTCOME_PAGES, { useClass: OutcomePages });
       container.bind(WEBHOOK_DELIVERY_ROWS, { useClass: DeliveryRows });
       container.bind(WEBHOOK_DRAINS, { useClass: WebhookDrains });
       container.bind(WEBHOOK_DELIVERIES, { useClass: Deliveries });

@@ -5,7 +5,7 @@ import { fakeClock } from "../../../adapters/clock/index.ts";
 import { memoryStorage } from "../../../adapters/storage/memory/index.ts";
 import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
 import { deliveriesDueInRowsOfTheirOwn, dueRowsCarryTheirBodies } from "../../../plugins/webhooks/migrations.ts";
-import { DELIVERIES, DELIVERY_OUTCOMES, DUE_DELIVERIES, webhookCollections, type DeliveryRecord, type DueDelivery } from "../../../plugins/webhooks/records.ts";
+import { DELIVERIES, DELIVERY_OUTCOMES, DUE_DELIVERIES, OUTCOME_PAGES, webhookCollections, type DeliveryRecord, type DueDelivery, type OutcomePage } from "../../../plugins/webhooks/records.ts";
 import type { Storage } from "../../../src/index.ts";
 import { MIGRATIONS_COLLECTION, migrationsCollection } from "../../../src/kernel/migrations.ts";
 import { temporaryDirectory } from "../../support/temp-dir.ts";
@@ -19,9 +19,11 @@ const receiver = receiversClosedAfterEach(async () => {
   t = undefined;
 });
 
-/** How many rows each of a delivery's three collections holds. */
+/** How many rows each of a delivery's three collections holds, and how many outcomes its outcome pages hold. */
 async function rowCounts(storage: Storage): Promise<number[]> {
-  return Promise.all([DELIVERIES, DUE_DELIVERIES, DELIVERY_OUTCOMES].map((name) => storage.collection(name).count()));
+  const rows = await Promise.all([DELIVERIES, DUE_DELIVERIES, DELIVERY_OUTCOMES].map((name) => storage.collection(name).count()));
+  const pages = (await storage.collection<OutcomePage>(OUTCOME_PAGES).find()).items;
+  return [...rows, pages.reduce((sum, page) => sum + page.outcomes.length, 0)];
 }
 
 /** A kit whose one webhook's receiver answers 200 to the phones of `delivered` and 500 to the others (their deliveries stay pending). */
@@ -44,6 +46,10 @@ describe("a delivery's rows", () => {
     const { webhookId, deliveries } = await kitWithDeliveries(memoryStorage(), ["+19148440201", "+19148440202", "+19148440203"], ["+19148440204"]);
     const phones = (log: DeliveryRecord[]) => log.map((delivery) => JSON.parse(delivery.body).subscriber.phone);
     assert.deepEqual(phones(await deliveries.log(webhookId, { status: "delivered" })), ["+19148440203", "+19148440202", "+19148440201"]);
+    const firstDelivered = await deliveries.logPage(webhookId, { status: "delivered", limit: 2 });
+    const secondDelivered = await deliveries.logPage(webhookId, { status: "delivered", limit: 2, after: firstDelivered.nextCursor });
+    assert.deepEqual([firstDelivered.items, secondDelivered.items].map(phones), [["+19148440203", "+19148440202"], ["+19148440201"]]);
+    assert.equal(secondDelivered.nextCursor, undefined);
     const [pending] = await deliveries.log(webhookId, { status: "pending" });
     assert.deepEqual([phones([pending!]), pending!.attempts, pending!.responseStatus, typeof pending!.dueAt], [["+19148440204"], 1, 500, "number"]);
     assert.deepEqual(await deliveries.log(webhookId, { status: "failed" }), []);
@@ -53,13 +59,16 @@ describe("a delivery's rows", () => {
     assert.equal(second.nextCursor, undefined);
   });
 
-  it("go together: a privacy deletion removes the subject's deliveries with their due and outcome rows, and no one else's", async () => {
+  it("go together: a privacy deletion removes the subject's deliveries with their due and outcome rows and their pages' entries, and no one else's", async () => {
     const { kit, deliveries } = await kitWithDeliveries(memoryStorage(), ["+19148440211", "+19148440212"], ["+19148440213"]);
-    assert.deepEqual(await rowCounts(kit.kit.storage), [3, 1, 3]);
+    assert.deepEqual(await rowCounts(kit.kit.storage), [3, 1, 1, 2]);
     assert.equal(await deliveries.deleteSubjectData({ companyId: kit.company.companyId, phone: "+19148440213" }), 1);
     assert.equal(await deliveries.deleteSubjectData({ companyId: kit.company.companyId, phone: "+19148440211" }), 1);
-    assert.deepEqual(await rowCounts(kit.kit.storage), [1, 0, 1]);
+    assert.deepEqual(await rowCounts(kit.kit.storage), [1, 0, 0, 1]);
     assert.deepEqual((await kit.deliveries()).map((delivery) => `${JSON.parse(delivery.body).subscriber.phone} ${delivery.status}`), ["+19148440212 delivered"]);
+    // The page's last entry gone, so is the page.
+    assert.equal(await deliveries.deleteSubjectData({ companyId: kit.company.companyId, phone: "+19148440212" }), 1);
+    assert.deepEqual([await rowCounts(kit.kit.storage), await kit.kit.storage.collection(OUTCOME_PAGES).count()], [[0, 0, 0, 0], 0]);
   });
 
   for (const [name, storage] of [
@@ -82,7 +91,7 @@ describe("a delivery's rows", () => {
     release();
     await flushed;
     assert.equal(receiving.requests.length, 1);
-    assert.deepEqual(await rowCounts(kit.kit.storage), [0, 0, 0]);
+    assert.deepEqual(await rowCounts(kit.kit.storage), [0, 0, 0, 0]);
   }
 
   it("of a disabled webhook leave the queue cancelled when due, their last attempt's record kept", async () => {
@@ -93,14 +102,15 @@ describe("a delivery's rows", () => {
     const [cancelled] = await deliveries.log(webhookId);
     assert.deepEqual([cancelled!.status, cancelled!.attempts, cancelled!.responseStatus, cancelled!.dueAt], ["cancelled", 1, 500, undefined]);
     assert.match(cancelled!.error!, /^the webhook is disabled/);
-    assert.deepEqual(await rowCounts(kit.kit.storage), [1, 0, 1]);
+    assert.deepEqual(await rowCounts(kit.kit.storage), [1, 0, 1, 0]);
   });
 
   it("go together: the retention removes finished deliveries older than it with their outcomes, and keeps a pending one", async () => {
     const { kit, clock, deliveries } = await kitWithDeliveries(memoryStorage(), ["+19148440221"], ["+19148440222"]);
+    assert.deepEqual(await rowCounts(kit.kit.storage), [2, 1, 1, 1]);
     clock.advance(31 * DAY);
     assert.equal(await deliveries.prune(), 1);
-    assert.deepEqual(await rowCounts(kit.kit.storage), [1, 1, 1]);
+    assert.deepEqual(await rowCounts(kit.kit.storage), [1, 1, 1, 0]);
     assert.deepEqual((await kit.deliveries()).map((delivery) => `${JSON.parse(delivery.body).subscriber.phone} ${delivery.status}`), ["+19148440222 pending"]);
   });
 

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
 import { DELIVER_JOB, DELIVERIES, DRAIN_JOB, externalId, MAX_DELIVERY_ATTEMPTS, type DeliveryRecord } from "../../../plugins/webhooks/index.ts";
 import { JOBS_COLLECTION, jobsCollection } from "../../../src/jobs/job-record.ts";
-import { DELIVERY_OUTCOMES, webhookCollections } from "../../../plugins/webhooks/records.ts";
+import { OUTCOME_PAGES, webhookCollections, type OutcomePage } from "../../../plugins/webhooks/records.ts";
 import { deliveriesDueInRowsOfTheirOwn } from "../../../plugins/webhooks/migrations.ts";
 import { MIGRATIONS_COLLECTION, migrationsCollection } from "../../../src/kernel/migrations.ts";
 import type { JobRecord } from "../../../src/index.ts";
@@ -294,10 +294,12 @@ describe("a webhook's drain", () => {
     let writeFailed = false;
     let writesFail = true;
     // Until the test ends it, every write of the first delivered outcome fails, as a failed commit would: nothing of it is stored.
+    // A delivered outcome is written in its webhook's outcome page.
+    const outcomesIn = (docs: readonly unknown[]) => docs.flatMap((doc) => ((doc as Partial<OutcomePage>).outcomes ?? []).map((outcome) => outcome.id));
     const failing = withCollectionMethod(memoryStorage(), "upsertMany", (upsertMany, collection) => async (docs) => {
-      const delivered = docs.find((doc) => (doc as Partial<DeliveryRecord>).status === "delivered");
-      if (collection === DELIVERY_OUTCOMES && delivered && failingDelivery === undefined) failingDelivery = delivered.id;
-      if (writesFail && docs.some(({ id }) => id === failingDelivery)) {
+      if (collection !== OUTCOME_PAGES) return upsertMany(docs);
+      failingDelivery ??= outcomesIn(docs)[0];
+      if (writesFail && outcomesIn(docs).includes(failingDelivery!)) {
         writeFailed = true;
         throw new Error("the commit failed");
       }

@@ -119,12 +119,13 @@ describe("an event's webhooks", () => {
 
   const newDatabase = () => join(temporaryDirectory("webhooks-fan-out"), "db.sqlite");
 
-  it("are delivered with the outcomes of the attempts answered together written by a statement or two and committed together, no delivery's row rewritten", async () => {
+  it("are delivered with the outcomes of the attempts answered together written by a statement or two (a page of them) and committed together, no delivery's row rewritten", async () => {
     const executed = await deliverTwentyFour(sqliteStorage({ filename: newDatabase() }));
-    // No statement per delivery: the due rows of a group deleted by one DELETE, their outcomes inserted by one multi-row INSERT.
+    // No statement per delivery: the due rows of a group deleted by one DELETE, their outcomes written in one outcome page (no outcome row).
     assert.deepEqual(executed.filter((sql) => sql.startsWith('UPDATE "webhooks_deliveries"')), []);
+    assert.deepEqual(executed.filter((sql) => sql.startsWith('INSERT INTO "webhooks_delivery_outcomes"')), []);
     const left = executed.filter((sql) => sql.startsWith('DELETE FROM "webhooks_due_deliveries"'));
-    const logged = executed.filter((sql) => sql.startsWith('INSERT INTO "webhooks_delivery_outcomes"'));
+    const logged = executed.filter((sql) => sql.startsWith('INSERT INTO "webhooks_outcome_pages"'));
     for (const statements of [left, logged]) assert.ok(statements.length >= 1 && statements.length <= 12, `${statements.length} statements for 24 deliveries: ${statements[0]}`);
     // A savepoint a group at most (the outcomes' upsert, atomic on its own inside the group's transaction), never one a delivery.
     const groups = executed.filter((sql) => sql.startsWith("BEGIN IMMEDIATE")).length;

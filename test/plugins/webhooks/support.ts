@@ -5,6 +5,7 @@ import { afterEach } from "node:test";
 import { accountsPlugin } from "../../../plugins/accounts/index.ts";
 import { subscriptionsPlugin } from "../../../plugins/subscriptions/index.ts";
 import { DeliveryRows } from "../../../plugins/webhooks/delivery-rows.ts";
+import { OutcomePages } from "../../../plugins/webhooks/outcome-pages.ts";
 import { webhooksPlugin, type DeliveryRecord, type WebhooksPluginOptions } from "../../../plugins/webhooks/index.ts";
 import type { ReachkitPlugin } from "../../../src/index.ts";
 import { startTestKit, type Json, type TestKit, type TestKitOptions } from "../../support/test-kit.ts";
@@ -134,7 +135,7 @@ export async function startWebhookKit(options: { webhooks?: WebhooksPluginOption
       return t.json(response);
     },
     async deliveries() {
-      const rows = new DeliveryRows(t.kit.storage);
+      const rows = new DeliveryRows(t.kit.storage, new OutcomePages(t.kit.storage));
       return rows.shown((await rows.deliveries.find({ orderBy: [{ field: "id" }] })).items);
     },
   };

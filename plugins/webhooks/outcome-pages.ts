@@ -1,0 +1,155 @@
+import { inject, injectable, STORAGE, type Collection, type Storage } from "../../src/index.ts";
+import { OUTCOME_PAGES, type DeliveryOutcomeRow, type OutcomePage, type PagedOutcome, type StoredDelivery } from "./records.ts";
+
+/** A delivery as a page is looked up by: its id, within its webhook's pages. */
+export type PagedDelivery = Pick<StoredDelivery, "id" | "webhookId">;
+
+/** Pages read at a time while looking for those that cover some deliveries (most lookups need one or two). */
+const PAGES_PER_READ = 16;
+/** Webhooks whose last page's `lastId` a process keeps, all forgotten at once past this many. */
+const LAST_IDS_KEPT = 10_000;
+
+/**
+ * The delivered outcomes a webhook's drain writes together, one row a gather (OutcomePage) rather than one a delivery:
+ * an outcome row's INSERT, its index entry and its JSON were about a fifth of the kit's own CPU a delivery
+ * (bench:webhooks-kit-cost, docs/webhooks.md). A webhook's pages follow one another: each holds deliveries whose ids
+ * all come after the last page's, so its pages in `lastId` order are in `firstId` order too, and the pages that may
+ * hold a delivery are found by one indexed read. An outcome that would break that order (a delivery answered after
+ * a later one's page was written) goes to an outcome row instead, as every attempt's outcome did before.
+ *
+ * Its members are TypeScript-`private`, not `#private`: tsx turns those of a decorated class into WeakMap lookups.
+ */
+@injectable()
+export class OutcomePages {
+  readonly pages: Collection<OutcomePage>;
+  /** The `lastId` of each webhook's last page that this process wrote or read. */
+  private readonly lastIds = new Map<string, string>();
+
+  constructor(@inject(STORAGE) storage: Storage) {
+    this.pages = storage.collection(OUTCOME_PAGES);
+  }
+
+  /**
+   * Writes the outcomes among `outcomes` delivered at their first attempt whose ids come after their webhook's last
+   * page into a new page of it, in the caller's transaction; answers the others (an outcome row each). Only a
+   * webhook's live drain may page its outcomes: it alone writes its pages, one after the other. The last page's id
+   * is remembered before the transaction commits: should it not, the next write pages fewer outcomes (those up to
+   * that id get rows), never one out of order.
+   */
+  async write(outcomes: readonly DeliveryOutcomeRow[]): Promise<DeliveryOutcomeRow[]> {
+    const rows: DeliveryOutcomeRow[] = [];
+    const delivered = new Map<string, DeliveryOutcomeRow[]>();
+    for (const outcome of outcomes) {
+      // A retry's outcome replaces its earlier attempt's row.
+      if (outcome.status !== "delivered" || outcome.attempts !== 1 || outcome.lastAttemptAt === undefined) rows.push(outcome);
+      else listOf(delivered, outcome.webhookId).push(outcome);
+    }
+    const pages: OutcomePage[] = [];
+    for (const [webhookId, ofWebhook] of delivered) {
+      const lastId = await this.lastIdOf(webhookId);
+      const paged: DeliveryOutcomeRow[] = [];
+      for (const outcome of ofWebhook) (lastId === undefined || outcome.id > lastId ? paged : rows).push(outcome);
+      if (paged.length === 0) continue;
+      const page = pageOf(webhookId, paged);
+      pages.push(page);
+      this.lastIds.set(webhookId, page.lastId);
+    }
+    if (pages.length > 0) await this.pages.upsertMany(pages);
+    return rows;
+  }
+
+  /**
+   * The `lastId` of the webhook's last page, in the caller's transaction: the one this process wrote last, unless a
+   * later one is stored (another process's drain of the webhook ran since), then read. A count on the index rather
+   * than the last page read every time: a page's document is a few hundred outcomes, and parsing it was about a
+   * microsecond a delivery.
+   */
+  private async lastIdOf(webhookId: string): Promise<string | undefined> {
+    // Written by one drain at a time; the lock keeps two of its writes that retry at once (GatheredWrites) in order.
+    await this.pages.lockKey(`webhook-outcome-pages:${webhookId}`);
+    const known = this.lastIds.get(webhookId);
+    if (known !== undefined && (await this.pages.count({ webhookId, lastId: { gt: known } })) === 0) return known;
+    if (this.lastIds.size >= LAST_IDS_KEPT) this.lastIds.clear();
+    const last = await this.pages.findOne({ webhookId }, [{ field: "lastId", direction: "desc" }]);
+    if (last !== undefined) this.lastIds.set(webhookId, last.lastId);
+    return last?.lastId;
+  }
+
+  /** The last attempts the pages hold of `deliveries`, as outcome rows, by delivery id. */
+  async lastAttempts(deliveries: readonly PagedDelivery[]): Promise<Map<string, DeliveryOutcomeRow>> {
+    const found = new Map<string, DeliveryOutcomeRow>();
+    for (const [webhookId, ids] of idsByWebhook(deliveries)) {
+      const wanted = new Set(ids);
+      for (const page of await this.covering(webhookId, ids)) {
+        for (const paged of page.outcomes) {
+          if (wanted.has(paged.id)) found.set(paged.id, { ...paged, webhookId, status: "delivered", updatedAt: paged.lastAttemptAt });
+        }
+      }
+    }
+    return found;
+  }
+
+  /** Takes `deliveries` out of their pages, in the caller's transaction: a page left empty is deleted. */
+  async remove(deliveries: readonly PagedDelivery[]): Promise<void> {
+    for (const [webhookId, ids] of idsByWebhook(deliveries)) {
+      const removed = new Set(ids);
+      for (const page of await this.covering(webhookId, ids)) {
+        const kept = page.outcomes.filter((paged) => !removed.has(paged.id));
+        if (kept.length === page.outcomes.length) continue;
+        if (kept.length === 0) await this.pages.delete(page.id);
+        else await this.pages.upsert({ ...page, outcomes: kept });
+      }
+    }
+  }
+
+  /** The webhook's pages whose range holds one of `ids` (sorted): in `lastId` order, up to the first that starts after them. */
+  private async covering(webhookId: string, ids: readonly string[]): Promise<OutcomePage[]> {
+    const first = ids[0]!;
+    const last = ids.at(-1)!;
+    const covering: OutcomePage[] = [];
+    let after: string | undefined;
+    do {
+      const read = await this.pages.find({ where: { webhookId, lastId: { gte: first } }, orderBy: [{ field: "lastId" }], limit: PAGES_PER_READ, after });
+      for (const page of read.items) {
+        if (page.firstId > last) return covering;
+        covering.push(page);
+      }
+      after = read.nextCursor;
+    } while (after !== undefined);
+    return covering;
+  }
+}
+
+/** A page of one webhook's delivered outcomes: its id is its first delivery's, which no later page of the webhook shares. */
+function pageOf(webhookId: string, outcomes: readonly DeliveryOutcomeRow[]): OutcomePage {
+  let firstId = outcomes[0]!.id;
+  let lastId = firstId;
+  for (const { id } of outcomes) {
+    if (id < firstId) firstId = id;
+    if (id > lastId) lastId = id;
+  }
+  return { id: `${webhookId}:${firstId}`, webhookId, firstId, lastId, outcomes: outcomes.map(pagedOutcome) };
+}
+
+/**
+ * An outcome as its page holds it: one object of one shape, its absent fields undefined (left out of the stored
+ * JSON), cheaper to make than one whose fields are added as present or taken by a rest pattern.
+ */
+function pagedOutcome(outcome: DeliveryOutcomeRow): PagedOutcome {
+  const { id, attempts, responseStatus, latencyMs, responseBody, error } = outcome;
+  return { id, attempts, lastAttemptAt: outcome.lastAttemptAt!, responseStatus, latencyMs, responseBody, error };
+}
+
+/** The ids of `deliveries` by webhook, each list sorted. */
+function idsByWebhook(deliveries: readonly PagedDelivery[]): Map<string, string[]> {
+  const byWebhook = new Map<string, string[]>();
+  for (const { id, webhookId } of deliveries) listOf(byWebhook, webhookId).push(id);
+  for (const ids of byWebhook.values()) ids.sort();
+  return byWebhook;
+}
+
+function listOf<T>(lists: Map<string, T[]>, key: string): T[] {
+  let list = lists.get(key);
+  if (list === undefined) lists.set(key, (list = []));
+  return list;
+}
