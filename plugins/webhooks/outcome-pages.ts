@@ -45,7 +45,9 @@ export class OutcomePages {
       else listOf(delivered, outcome.webhookId).push(outcome);
     }
     const pages: OutcomePage[] = [];
-    for (const [webhookId, ofWebhook] of delivered) {
+    // Webhooks in one order: two writes that lock the same ones at once (on a storage of concurrent transactions) wait, never deadlock.
+    for (const webhookId of [...delivered.keys()].sort()) {
+      const ofWebhook = delivered.get(webhookId)!;
       const lastId = await this.lastIdOf(webhookId);
       const paged: DeliveryOutcomeRow[] = [];
       for (const outcome of ofWebhook) (lastId === undefined || outcome.id > lastId ? paged : rows).push(outcome);
