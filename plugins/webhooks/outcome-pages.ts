@@ -4,17 +4,15 @@ import { OUTCOME_PAGES, type DeliveryOutcomeRow, type OutcomePage, type PagedOut
 /** A delivery as a page is looked up by: its id, within its webhook's pages. */
 export type PagedDelivery = Pick<StoredDelivery, "id" | "webhookId">;
 
-/** Pages read at a time while looking for those that cover some deliveries (most lookups need one or two). */
-const PAGES_PER_READ = 16;
 /** Webhooks whose last page's `lastId` a process keeps, all forgotten at once past this many. */
 const LAST_IDS_KEPT = 10_000;
 
 /**
  * The delivered outcomes a webhook's drain writes together, one row a gather (OutcomePage) rather than one a delivery:
- * an outcome row's INSERT, its index entry and its JSON were about a fifth of the kit's own CPU a delivery
+ * an outcome row's INSERT, its index entry and its JSON were about a quarter of the kit's own CPU a delivery
  * (bench:webhooks-kit-cost, docs/webhooks.md). A webhook's pages follow one another: each holds deliveries whose ids
- * all come after the last page's, so its pages in `lastId` order are in `firstId` order too, and the pages that may
- * hold a delivery are found by one indexed read. An outcome that would break that order (a delivery answered after
+ * all come after the last page's, so its pages in `lastId` order are in `firstId` order too, and the one page that may
+ * hold a delivery is found by one indexed read. An outcome that would break that order (a delivery answered after
  * a later one's page was written) goes to an outcome row instead, as every attempt's outcome did before.
  *
  * Its members are TypeScript-`private`, not `#private`: tsx turns those of a decorated class into WeakMap lookups.
@@ -104,20 +102,21 @@ export class OutcomePages {
     }
   }
 
-  /** The webhook's pages whose range holds one of `ids` (sorted): in `lastId` order, up to the first that starts after them. */
+  /**
+   * The webhook's pages whose ranges hold some of `ids` (sorted). Its pages follow one another, so the first that ends
+   * at or after an id is the only one that may hold it, and it settles every id up to its own last: one indexed read
+   * for each run of ids a page covers, however far apart the runs (a subject's deliveries over a month, the failed
+   * ones of a log page).
+   */
   private async covering(webhookId: string, ids: readonly string[]): Promise<OutcomePage[]> {
-    const first = ids[0]!;
-    const last = ids.at(-1)!;
     const covering: OutcomePage[] = [];
-    let after: string | undefined;
-    do {
-      const read = await this.pages.find({ where: { webhookId, lastId: { gte: first } }, orderBy: [{ field: "lastId" }], limit: PAGES_PER_READ, after });
-      for (const page of read.items) {
-        if (page.firstId > last) return covering;
-        covering.push(page);
-      }
-      after = read.nextCursor;
-    } while (after !== undefined);
+    let index = 0;
+    while (index < ids.length) {
+      const page = await this.pages.findOne({ webhookId, lastId: { gte: ids[index]! } }, [{ field: "lastId" }]);
+      if (page === undefined) break;
+      covering.push(page);
+      while (index < ids.length && ids[index]! <= page.lastId) index++;
+    }
     return covering;
   }
 }
