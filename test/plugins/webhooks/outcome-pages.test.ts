@@ -80,6 +80,22 @@ describe("a webhook's outcome pages", () => {
     });
   }
 
+  it("follow the pages another process wrote since: an outcome before them goes to an outcome row", async () => {
+    const store = memoryStorage();
+    const rows = await pendingDeliveries(store, ["msg_b", "msg_c", "msg_d"]);
+    const otherProcess = new DeliveryRows(store, new OutcomePages(store));
+    const mark = (outcome: DeliveryOutcomeRow) => ({ id: outcome.id, due: null, outcome });
+    await rows.mark([mark(delivered("msg_b", AT + 1))], { paged: true });
+    await otherProcess.mark([mark(delivered("msg_d", AT + 2))], { paged: true });
+    // This process last wrote msg_b's page; msg_d's, written since, is the webhook's last.
+    await rows.mark([mark(delivered("msg_c", AT + 3))], { paged: true });
+    assert.deepEqual(await pagesOf(store), [
+      ["msg_b", "msg_b", ["msg_b"]],
+      ["msg_d", "msg_d", ["msg_d"]],
+    ]);
+    assert.deepEqual((await store.collection(DELIVERY_OUTCOMES).find()).items.map((row) => row.id), ["msg_c"]);
+  });
+
   it("hold no retry: a delivery delivered at its second attempt keeps its outcome row", async () => {
     t = await startWebhookKit({ clock: fakeClock(new Date(AT).toISOString()) });
     const receiving = await receiver(t.signingKey);
