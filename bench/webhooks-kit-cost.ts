@@ -18,6 +18,7 @@ import { DEFAULT_WEBHOOKS_SETTINGS, DeliverySender, WEBHOOK_SENDER, webhooksPlug
 import { createReachkit, silentLogger, type ReachkitPlugin } from "../src/index.ts";
 import { profiled } from "./cpu-profile.ts";
 import { report } from "./support.ts";
+import { mainThreadCpuMicros } from "./thread-cpu.ts";
 import { signedHeaders } from "./webhooks-bare.ts";
 
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
@@ -69,8 +70,24 @@ const benchKit = (directory: string, sender = new AnsweringInProcess({ ...DEFAUL
   });
 };
 
+/** CPU microseconds a delivery: the process's, and its main thread's (undefined without /proc), which bounds the kit's rate (bench:webhooks). */
+interface Cpu {
+  all: number;
+  mainThread?: number;
+}
+
+/** `work`'s CPU a delivery, the process's and its main thread's. */
+async function cpuOf(work: () => Promise<void>): Promise<Cpu> {
+  const cpu = process.cpuUsage();
+  const mainBefore = mainThreadCpuMicros();
+  await work();
+  const mainAfter = mainThreadCpuMicros();
+  const used = process.cpuUsage(cpu);
+  return { all: (used.user + used.system) / DELIVERIES, ...(mainBefore !== undefined && mainAfter !== undefined ? { mainThread: (mainAfter - mainBefore) / DELIVERIES } : {}) };
+}
+
 /** The events recorded by a kit with its jobs stopped, then a second kit started on them: its CPU until every delivery is answered. */
-async function kitRound(name: string): Promise<number> {
+async function kitRound(name: string): Promise<Cpu> {
   const directory = mkdtempSync(join(tmpdir(), "bench-webhooks-kit-cost-"));
   try {
     const recorder = benchKit(directory);
@@ -93,12 +110,11 @@ async function kitRound(name: string): Promise<number> {
     const kit = benchKit(directory, sender);
     const answered = sender.allAnswered(DELIVERIES);
     return await profiled(`kit-cost-${name}`, async () => {
-      const cpu = process.cpuUsage();
       try {
-        await kit.start();
-        await answered;
-        const used = process.cpuUsage(cpu);
-        return (used.user + used.system) / DELIVERIES;
+        return await cpuOf(async () => {
+          await kit.start();
+          await answered;
+        });
       } finally {
         await kit.stop();
       }
@@ -112,10 +128,10 @@ const body = (n: number) =>
   JSON.stringify({ type: "privacy.request.processed", timestamp: 1772366400000 + n, company: { display_name: "Acme", company_id: "c" }, privacy_request: { id: `r-${n}`, removed_records: 3 } });
 
 /** The bare loop: each body signed, then the turn of the event loop the kit's answer takes, CONCURRENCY at once per receiver. */
-async function bareRound(name: string): Promise<number> {
-  return profiled(`bare-cost-${name}`, async () => {
-    const cpu = process.cpuUsage();
-    await Promise.all(
+async function bareRound(name: string): Promise<Cpu> {
+  return profiled(`bare-cost-${name}`, () =>
+    cpuOf(async () => {
+      await Promise.all(
       Array.from({ length: RECEIVERS }, (_, receiver) =>
         Array.from({ length: CONCURRENCY }, async (_, worker) => {
           for (let n = worker; n < EVENTS; n += CONCURRENCY) {
@@ -124,32 +140,42 @@ async function bareRound(name: string): Promise<number> {
             await nextTurn();
           }
         }),
-      ).flat(),
-    );
-    const used = process.cpuUsage(cpu);
-    return (used.user + used.system) / DELIVERIES;
-  });
+        ).flat(),
+      );
+    }),
+  );
 }
 
+type Figure = "kit" | "bare" | "kitOwn" | "kitMain" | "bareMain" | "kitOwnMain";
+
 async function main(): Promise<void> {
-  const rounds: Array<{ kit: number; bare: number; kitOwn: number }> = [];
+  const rounds: Array<Partial<Record<Figure, number>>> = [];
   for (let round = -WARMUP_ROUNDS; round < ROUNDS; round++) {
     const name = round < 0 ? `warm-up-${round + WARMUP_ROUNDS + 1}` : String(round + 1);
     const bareFirst = round % 2 === 0;
     const bareBefore = bareFirst ? await bareRound(name) : undefined;
     const kit = await kitRound(name);
     const bare = bareBefore ?? (await bareRound(name));
-    const figures = { kit: round2(kit), bare: round2(bare), kitOwn: round2(kit - bare) };
+    const figures: Partial<Record<Figure, number>> = { kit: round2(kit.all), bare: round2(bare.all), kitOwn: round2(kit.all - bare.all) };
+    if (kit.mainThread !== undefined && bare.mainThread !== undefined) {
+      Object.assign(figures, { kitMain: round2(kit.mainThread), bareMain: round2(bare.mainThread), kitOwnMain: round2(kit.mainThread - bare.mainThread) });
+    }
     if (round >= 0) rounds.push(figures);
-    console.error(`${round < 0 ? `${name} round (not counted)` : `round ${name}`}: kit ${figures.kit} µs CPU a delivery, bare ${figures.bare}, the kit's own ${figures.kitOwn}`);
+    const mainThread = figures.kitOwnMain === undefined ? "" : `; main thread: kit ${figures.kitMain}, bare ${figures.bareMain}, the kit's own ${figures.kitOwnMain}`;
+    console.error(`${round < 0 ? `${name} round (not counted)` : `round ${name}`}: kit ${figures.kit} µs CPU a delivery, bare ${figures.bare}, the kit's own ${figures.kitOwn}${mainThread}`);
   }
-  const of = (figure: "kit" | "bare" | "kitOwn") => ({ median: median(rounds.map((r) => r[figure])), least: Math.min(...rounds.map((r) => r[figure])) });
+  const of = (figure: Figure) => {
+    const values = rounds.flatMap((r) => (r[figure] === undefined ? [] : [r[figure]]));
+    return values.length === 0 ? undefined : { median: median(values), least: Math.min(...values) };
+  };
   report("webhooks-kit-cost", {
     events: EVENTS,
     receivers: RECEIVERS,
     concurrencyPerReceiver: CONCURRENCY,
     cpuMicrosPerDelivery: { reachkit: of("kit"), bare: of("bare") },
     kitOwnCpuMicrosPerDelivery: of("kitOwn"),
+    // What bounds the rate in bench:webhooks: the main thread (the checkpointer and V8's helpers run on the other core).
+    mainThreadCpuMicrosPerDelivery: { reachkit: of("kitMain"), bare: of("bareMain"), kitOwn: of("kitOwnMain") },
     rounds,
   });
 }

@@ -85,7 +85,7 @@ export { RateLimiter, DEFAULT_RATE_LIMITS, type RateDecision } from "./auth/rate
 export { Jobs, JOBS, DEFAULT_JOB_SETTINGS, type EnqueueOptions, type JobListOptions, type JobQueueStats, type JobSettings, type Retries } from "./jobs/jobs.ts";
 export { PermanentJobError, RunLaterError, type JobRecord, type JobStatus } from "./jobs/job-record.ts";
 export type { JobDefinition, JobHandler, JobContext, JobOutcome, JobRunnerSettings, BatchHandler, BatchedJob, BatchContext } from "./jobs/job-definition.ts";
-export { RowDrains, nextDueAt, type QueuedRow, type RowDrainSpec } from "./jobs/row-drains.ts";
+export { RowDrains, nextDueAt, type FreshRows, type QueuedRow, type RowDrainSpec } from "./jobs/row-drains.ts";
 
 export { EventBus, type ReachkitEvents, type EventName, type EventHandler } from "./events/event-bus.ts";
 export { jsonLogger, silentLogger, isLogLevel, redactLogText, type JsonLoggerOptions } from "./logging/json-logger.ts";

@@ -90,20 +90,19 @@ export class Deliveries {
     const write = async () => {
       for (const { webhook, type } of targets) {
         const id = `${DELIVERY_ID_PREFIX}${sortableId(now)}`;
-        const body = bodyOf(type);
         await this.rows.deliveries.insert({
           id,
           webhookId: webhook.id,
           companyId,
           applicationId: webhook.applicationId,
           event: type,
-          body,
+          body: bodyOf(type),
           ...(event.subject.phone !== undefined ? { phone: event.subject.phone } : {}),
           ...(event.subject.email !== undefined ? { email: event.subject.email } : {}),
           createdAt: now,
           updatedAt: now,
         });
-        await this.rows.due.insert({ id, webhookId: webhook.id, dueAt: now, attempts: 0, body });
+        // No due row: its webhook's drain reads it after the webhook's first-attempt cursor (FirstAttempts).
         await this.drains.arm(webhook.id, now);
       }
     };
@@ -139,8 +138,8 @@ export class Deliveries {
 
   /**
    * A page of the delivery log, newest first, and the cursor of the next (a log holds a month of deliveries): of
-   * all the webhook's deliveries, or of those with one status (the pending ones by their due rows, the failed and
-   * cancelled ones by their outcome rows, the delivered ones among the webhook's deliveries).
+   * all the webhook's deliveries, or of those with one status (the failed and cancelled ones by their outcome rows,
+   * the delivered and pending ones among the webhook's deliveries).
    */
   async logPage(webhookId: string, options: DeliveryLogOptions = {}): Promise<Page<DeliveryRecord>> {
     const limit = options.limit ?? 50;
@@ -149,28 +148,29 @@ export class Deliveries {
       const page = await this.rows.deliveries.find({ where: { webhookId }, ...query });
       return { ...page, items: await this.rows.shown(page.items) };
     }
-    if (options.status === "delivered") return this.deliveredPage(webhookId, limit, options.after);
-    const page = options.status === "pending" ? await this.rows.due.find({ where: { webhookId }, ...query }) : await this.rows.outcomes.find({ where: { webhookId, status: options.status }, ...query });
+    if (options.status === "delivered" || options.status === "pending") return this.pageOfStatus(webhookId, options.status, limit, options.after);
+    const page = await this.rows.outcomes.find({ where: { webhookId, status: options.status }, ...query });
     return { ...page, items: await this.rows.shownByIds(page.items.map((row) => row.id)) };
   }
 
   /**
-   * The delivered ones among the webhook's deliveries, newest first: most of their last attempts are in outcome pages
-   * (DeliveryRows), which no index lists by status. Reads the deliveries in order, at most `limit` at a time and
-   * DELIVERED_LOOKED_AT in all, so a page may come short (with the cursor of the next) where few were delivered.
+   * The delivered or pending ones among the webhook's deliveries, newest first: most delivered ones' last attempts are
+   * in outcome pages (DeliveryRows), and most pending ones have no row but the delivery's (FirstAttempts), which no
+   * index lists by status. Reads the deliveries in order, at most `limit` at a time and LOOKED_AT_BY_STATUS in all, so
+   * a page may come short (with the cursor of the next) where few have the status.
    */
-  private async deliveredPage(webhookId: string, limit: number, after: string | undefined): Promise<Page<DeliveryRecord>> {
-    const delivered: DeliveryRecord[] = [];
+  private async pageOfStatus(webhookId: string, status: "delivered" | "pending", limit: number, after: string | undefined): Promise<Page<DeliveryRecord>> {
+    const found: DeliveryRecord[] = [];
     let lookedAt = 0;
     let cursor = after;
     do {
       // No more than are missing: every delivery read is either kept or not delivered, so the cursor skips none.
-      const page = await this.rows.deliveries.find({ where: { webhookId }, orderBy: [{ field: "id", direction: "desc" }], limit: limit - delivered.length, after: cursor });
-      for (const delivery of await this.rows.shown(page.items)) if (delivery.status === "delivered") delivered.push(delivery);
+      const page = await this.rows.deliveries.find({ where: { webhookId }, orderBy: [{ field: "id", direction: "desc" }], limit: limit - found.length, after: cursor });
+      for (const delivery of await this.rows.shown(page.items)) if (delivery.status === status) found.push(delivery);
       lookedAt += page.items.length;
       cursor = page.nextCursor;
-    } while (cursor !== undefined && delivered.length < limit && lookedAt < Math.max(limit, DELIVERED_LOOKED_AT));
-    return cursor === undefined ? { items: delivered } : { items: delivered, nextCursor: cursor };
+    } while (cursor !== undefined && found.length < limit && lookedAt < Math.max(limit, LOOKED_AT_BY_STATUS));
+    return cursor === undefined ? { items: found } : { items: found, nextCursor: cursor };
   }
 
   async get(id: string): Promise<DeliveryRecord | undefined> {
@@ -201,8 +201,8 @@ export class Deliveries {
     let after: string | undefined;
     do {
       const page = await this.rows.deliveries.find({ where: { createdAt: { lt: before } }, orderBy: [{ field: "createdAt" }], limit: PRUNED_PER_PAGE, after });
-      const due = await this.rows.byId(this.rows.due, page.items.map((delivery) => delivery.id));
-      removed += await this.rows.deleteAll(page.items.filter((delivery) => !due.has(delivery.id)));
+      const shown = await this.rows.shown(page.items);
+      removed += await this.rows.deleteAll(shown.filter((delivery) => delivery.status !== "pending"));
       after = page.nextCursor;
     } while (after !== undefined);
     return removed;
@@ -230,5 +230,5 @@ export class Deliveries {
 
 /** Deliveries read and deleted at a time by the retention and privacy deletions. */
 const PRUNED_PER_PAGE = 500;
-/** The most deliveries a page of the log's delivered ones reads (unless its limit is higher). */
-const DELIVERED_LOOKED_AT = 1_000;
+/** The most deliveries a page of the log's delivered or pending ones reads (unless its limit is higher). */
+const LOOKED_AT_BY_STATUS = 1_000;

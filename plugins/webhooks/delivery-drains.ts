@@ -115,6 +115,8 @@ export class WebhookDrains {
         outcomes: DELIVERY_OUTCOMES,
         // A read's own cost (its statement, cursor and where) is shared by its rows: pages of eight turns of requests make it a small part of a delivery's.
         pageSize: settings.concurrencyPerReceiver * 8,
+        // A webhook's deliveries before their first attempt have no due row: read from the deliveries, after its cursor.
+        fresh: this.rows.firstAttempts,
         roomFor: (payload) => this.lanes.roomFor(payload.webhookId),
         start: (page, payload, context) => this.start(page, payload, context),
         describe: (payload) => ({ webhookId: payload.webhookId }),
@@ -123,6 +125,10 @@ export class WebhookDrains {
       clock,
       jobs,
     );
+    // As RowDrains does for due rows: a delivery is never left after its webhook's cursor without a drain.
+    jobs.whenStarting(async () => {
+      for (const { webhookId, since } of await this.rows.firstAttempts.waiting()) await storage.transaction(() => this.arm(webhookId, since));
+    });
   }
 
   /** In the transaction that stored a pending delivery of `webhookId`, due at `dueAt`: its drain runs by then. */
@@ -151,7 +157,12 @@ export class WebhookDrains {
     const now = this.clock.now();
     const outcomes = await this.rows.byId(this.rows.outcomes, page.map((due) => due.id));
     await this.rows.mark(
-      page.map((due) => ({ id: due.id, due: null, outcome: { ...outcomes.get(due.id), id: due.id, webhookId: due.webhookId, attempts: due.attempts, status: "cancelled", error, updatedAt: now } })),
+      page.map((due) => ({
+        id: due.id,
+        due: null,
+        outcome: { ...outcomes.get(due.id), id: due.id, webhookId: due.webhookId, attempts: due.attempts, status: "cancelled", error, updatedAt: now },
+        first: due.first ? due : undefined,
+      })),
     );
   }
 
@@ -165,6 +176,7 @@ export class WebhookDrains {
     try {
       const result = await this.lanes.run(webhook.id, () => postSigned(this.sender, this.clock, webhook, delivery, keys, context.signal));
       const { outcome, mark, webhookChange } = this.outcomeOf(delivery, webhook, result, context.signal.aborted, this.clock.now());
+      if (mark === undefined) return outcome;
       const settled = this.settled.write(mark);
       if (webhookChange === undefined) await settled;
       else await Promise.all([settled, this.webhookWrites.run(webhookChange)]);
@@ -176,13 +188,15 @@ export class WebhookDrains {
   }
 
   /** What an attempt's answer makes of its delivery, and of its webhook if anything. */
-  private outcomeOf(delivery: DueDelivery, webhook: WebhookRecord, result: AttemptResult, stopped: boolean, now: number): { outcome: DeliveryOutcome; mark: DeliveryMark; webhookChange?: () => Promise<void> } {
+  private outcomeOf(delivery: DueDelivery, webhook: WebhookRecord, result: AttemptResult, stopped: boolean, now: number): { outcome: DeliveryOutcome; mark?: DeliveryMark; webhookChange?: () => Promise<void> } {
     const { id } = delivery;
     // The kit stopped during the request: due at once after the restart, the attempt not counted.
-    if (stopped && !result.delivered) return { outcome: "interrupted", mark: { id, due: { dueAt: now, attempts: delivery.attempts } } };
+    // Before its first attempt, a delivery needs no mark: it stays after its webhook's cursor.
+    if (stopped && !result.delivered) return delivery.first ? { outcome: "interrupted" } : { outcome: "interrupted", mark: { id, due: { dueAt: now, attempts: delivery.attempts } } };
+    const first = delivery.first ? delivery : undefined;
     if (result.delivered) {
       const webhookChange = webhook.failingSince === undefined ? undefined : () => this.registry.delivered(webhook);
-      return { outcome: "delivered", mark: { id, due: null, outcome: attemptOutcome(delivery, result, now, "delivered") }, webhookChange };
+      return { outcome: "delivered", mark: { id, due: null, outcome: attemptOutcome(delivery, result, now, "delivered"), first }, webhookChange };
     }
     const failingSince = webhook.failingSince ?? now;
     const disableFor =
@@ -196,8 +210,8 @@ export class WebhookDrains {
       if (disableFor !== undefined) await this.registry.disable(webhook, disableFor);
     };
     const dueAt = disableFor === undefined ? nextDueAt(DELIVERY_RETRIES, delivery.attempts + 1, now) : undefined;
-    if (dueAt === undefined) return { outcome: "failed", mark: { id, due: null, outcome: attemptOutcome(delivery, result, now, "failed") }, webhookChange };
-    return { outcome: "retrying", mark: { id, due: { dueAt, attempts: delivery.attempts + 1 }, outcome: attemptOutcome(delivery, result, now, "pending") }, webhookChange };
+    if (dueAt === undefined) return { outcome: "failed", mark: { id, due: null, outcome: attemptOutcome(delivery, result, now, "failed"), first }, webhookChange };
+    return { outcome: "retrying", mark: { id, due: { dueAt, attempts: delivery.attempts + 1 }, outcome: attemptOutcome(delivery, result, now, "pending"), first }, webhookChange };
   }
 }
 

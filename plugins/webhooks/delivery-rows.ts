@@ -1,6 +1,7 @@
 import { inject, injectable, inJoinedTransaction, STORAGE, type Collection, type Doc, type Storage, type Where } from "../../src/index.ts";
 import type { OutcomePages, PagedDelivery } from "./outcome-pages.ts";
-import { WEBHOOK_OUTCOME_PAGES } from "./tokens.ts";
+import type { Advance, FirstAttempts } from "./first-attempts.ts";
+import { WEBHOOK_FIRST_ATTEMPTS, WEBHOOK_OUTCOME_PAGES } from "./tokens.ts";
 import { DELIVERIES, DUE_DELIVERIES, DELIVERY_OUTCOMES, type DeliveryRecord, type DueDelivery, type DeliveryOutcomeRow, type StoredDelivery } from "./records.ts";
 
 /** An attempt's mark on its delivery's rows: due again (`due`) or out of the queue (`due` null), and its outcome if it made one. */
@@ -10,6 +11,11 @@ export interface DeliveryMark {
   due: Pick<DueDelivery, "dueAt" | "attempts"> | null;
   /** The delivery log's row of its last attempt: written whole (an earlier one's replaced). */
   outcome?: DeliveryOutcomeRow;
+  /**
+   * The delivery as its first attempt read it, after its webhook's cursor (FirstAttempts): it has no due row to
+   * delete or rewrite; due again, it gets one. The cursor moves over it in the same transaction.
+   */
+  first?: DueDelivery;
 }
 
 /**
@@ -31,6 +37,7 @@ export class DeliveryRows {
   constructor(
     @inject(STORAGE) private readonly storage: Storage,
     @inject(WEBHOOK_OUTCOME_PAGES) readonly pages: OutcomePages,
+    @inject(WEBHOOK_FIRST_ATTEMPTS) readonly firstAttempts: FirstAttempts,
   ) {
     this.deliveries = storage.collection(DELIVERIES);
     this.due = storage.collection(DUE_DELIVERIES);
@@ -38,31 +45,38 @@ export class DeliveryRows {
   }
 
   /**
-   * Writes attempts' marks: their due rows deleted or rewritten, their outcomes, in one transaction (the caller's, if
-   * in one). A delivery deleted while its attempt was out (a privacy request) gets no outcome row, which nothing would
-   * delete: its due row went with it (deleteAll), so when every mark found its due row every delivery is still
-   * stored, and only otherwise are they looked up. With `paged` (a webhook's live drain alone), the delivered
-   * outcomes go to their webhooks' outcome pages.
+   * Writes attempts' marks: their due rows deleted or rewritten (made, for a first attempt's delivery due again),
+   * their outcomes, and their webhooks' first-attempt cursors moved, in one transaction (the caller's, if in one). A
+   * delivery deleted while its attempt was out (a privacy request) gets no outcome or due row, which nothing would
+   * delete: its due row went with it (deleteAll), and its webhook's cursor counts the deliveries it passes, so only
+   * when a due row or a count is missing are the deliveries looked up. With `paged` (a webhook's live drain alone),
+   * the delivered outcomes go to their webhooks' outcome pages.
    */
   mark(marks: readonly DeliveryMark[], options: { paged?: boolean } = {}): Promise<void> {
+    let advance: Advance | undefined;
     const write = async () => {
-      const left = marks.filter((mark) => mark.due === null).map((mark) => mark.id);
+      const queued = marks.filter((mark) => mark.first === undefined);
+      const left = queued.filter((mark) => mark.due === null).map((mark) => mark.id);
       let found = left.length > 0 ? await this.due.deleteWhere({ id: { in: left } }) : 0;
-      const dueAgain = marks.flatMap((mark) => (mark.due === null ? [] : [{ id: mark.id, patch: mark.due }]));
+      const dueAgain = queued.flatMap((mark) => (mark.due === null ? [] : [{ id: mark.id, patch: mark.due }]));
       if (dueAgain.length > 0) found += await this.due.updateEach(dueAgain);
-      const outcomes = marks.flatMap((mark) => (mark.outcome === undefined ? [] : [mark.outcome]));
+      const firsts = marks.filter((mark) => mark.first !== undefined);
+      if (firsts.length > 0) advance = await this.firstAttempts.advance(firsts.map((mark) => mark.first!));
+      const stored = found === queued.length && (advance?.allStored ?? true) ? undefined : await this.storedIds(marks.map((mark) => mark.id));
+      const isStored = (mark: DeliveryMark) => stored === undefined || stored.has(mark.id);
+      const firstDue = firsts.flatMap((mark) => (mark.due === null || !isStored(mark) ? [] : [{ id: mark.id, webhookId: mark.first!.webhookId, body: mark.first!.body, ...mark.due }]));
+      if (firstDue.length > 0) await this.due.upsertMany(firstDue);
+      const outcomes = marks.flatMap((mark) => (mark.outcome === undefined || !isStored(mark) ? [] : [mark.outcome]));
       if (outcomes.length === 0) return;
-      const present = found === marks.length ? outcomes : await this.ofPresentDeliveries(outcomes);
-      const rows = options.paged ? await this.pages.write(present) : present;
+      const rows = options.paged ? await this.pages.write(outcomes) : outcomes;
       if (rows.length > 0) await this.outcomes.upsertMany(rows);
     };
-    return inJoinedTransaction(this.storage, write);
+    return inJoinedTransaction(this.storage, write).then(() => advance?.committed());
   }
 
-  /** The outcomes whose deliveries are still stored. */
-  private async ofPresentDeliveries(outcomes: readonly DeliveryOutcomeRow[]): Promise<readonly DeliveryOutcomeRow[]> {
-    const present = await this.byId(this.deliveries, outcomes.map((outcome) => outcome.id));
-    return outcomes.filter((outcome) => present.has(outcome.id));
+  /** Those of `ids` whose deliveries are still stored. */
+  private async storedIds(ids: readonly string[]): Promise<Set<string>> {
+    return new Set((await this.byId(this.deliveries, ids)).keys());
   }
 
   /**
@@ -111,7 +125,7 @@ function later(row: DeliveryOutcomeRow | undefined, paged: DeliveryOutcomeRow | 
 
 /**
  * A delivery as the kit shows it: its row, pending with no attempt until its last attempt's record says otherwise,
- * and its due time and attempts while it is pending.
+ * and its due time and attempts while it is pending (its due row's, or, before its first attempt, its creation).
  */
 function showDelivery(delivery: StoredDelivery, outcome: DeliveryOutcomeRow | undefined, due: DueDelivery | undefined): DeliveryRecord {
   const { webhookId: _webhookId, ...attempt } = outcome ?? {};
@@ -119,6 +133,8 @@ function showDelivery(delivery: StoredDelivery, outcome: DeliveryOutcomeRow | un
   if (due !== undefined) {
     shown.dueAt = due.dueAt;
     shown.attempts = due.attempts;
+  } else if (shown.status === "pending") {
+    shown.dueAt = delivery.createdAt;
   }
   return shown;
 }

@@ -1,6 +1,6 @@
 import type { Migration, Storage } from "../../src/index.ts";
 import type { DeliveryRows } from "./delivery-rows.ts";
-import { WEBHOOK_DELIVERY_ROWS } from "./tokens.ts";
+import { WEBHOOK_DELIVERY_ROWS, WEBHOOK_FIRST_ATTEMPTS } from "./tokens.ts";
 import { DELIVERIES, type DeliveryOutcomeRow, type DeliveryRecord, type DueDelivery } from "./records.ts";
 
 /**
@@ -69,6 +69,16 @@ async function copyBodiesToDueRows(rows: DeliveryRows): Promise<void> {
     after = page.nextCursor;
   } while (after !== undefined);
 }
+
+/**
+ * Databases made before a webhook's deliveries waited for their first attempt after its cursor (FirstAttempts): each
+ * of their deliveries has a due row until it leaves the queue, or an outcome, so each webhook's cursor starts at its
+ * last delivery.
+ */
+export const firstAttemptsAfterCursors: Migration = {
+  id: "first-attempts-after-cursors",
+  up: ({ resolve }) => resolve(WEBHOOK_FIRST_ATTEMPTS).startAtLastDeliveries(),
+};
 
 function outcomeOf(delivery: LegacyDelivery): DeliveryOutcomeRow {
   const { id, webhookId, status, attempts, lastAttemptAt, latencyMs, responseStatus, responseBody, error, updatedAt } = delivery;

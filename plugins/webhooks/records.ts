@@ -77,6 +77,19 @@ export interface DueDelivery extends Doc {
    * delivery (bench:webhooks, docs/webhooks.md).
    */
   body: string;
+  /**
+   * Set on a delivery read after its webhook's cursor (FirstAttempts) for its first attempt: it has no due row, and
+   * this row is made from the delivery's own. Never stored.
+   */
+  first?: true;
+}
+
+/**
+ * A webhook's first-attempt cursor (its id is the webhook's): every delivery of the webhook up to `through` (by id)
+ * has had its first attempt's outcome stored; those after it are due from their creation (FirstAttempts).
+ */
+export interface FirstAttemptCursor extends Doc {
+  through: string;
 }
 
 /** A delivery's last attempt, as the delivery log shows it (its id is the delivery's). */
@@ -122,6 +135,7 @@ export const SIGNING_KEYS = "webhooks_signing_keys";
 export const DUE_DELIVERIES = "webhooks_due_deliveries";
 export const DELIVERY_OUTCOMES = "webhooks_delivery_outcomes";
 export const OUTCOME_PAGES = "webhooks_outcome_pages";
+export const FIRST_ATTEMPT_CURSORS = "webhooks_first_attempt_cursors";
 
 export const webhookCollections: readonly CollectionSpec[] = [
   { name: WEBHOOKS, indexes: [{ fields: ["companyId", "applicationId"] }] },
@@ -146,6 +160,7 @@ export const webhookCollections: readonly CollectionSpec[] = [
   // A webhook's pages in order (OutcomePages): the last one, and those that may hold a delivery. A rowid table: a page
   // holds a gather's outcomes (a few hundred at full speed).
   { name: OUTCOME_PAGES, indexes: [{ fields: ["webhookId", "lastId"] }], largeDocuments: true },
+  { name: FIRST_ATTEMPT_CURSORS },
 ];
 
 /** The job that keeps the delivery log to its retention, daily, under one key. */

@@ -3,6 +3,7 @@ import type { Deliveries } from "./deliveries.ts";
 import type { WebhookDrains } from "./delivery-drains.ts";
 import type { DeliveryRows } from "./delivery-rows.ts";
 import type { DeliverySender } from "./delivery-sender.ts";
+import type { FirstAttempts } from "./first-attempts.ts";
 import type { OutcomePages } from "./outcome-pages.ts";
 import type { SigningKeys } from "./signing-keys.ts";
 import type { SubscriberLookup } from "./payloads.ts";
@@ -34,6 +35,7 @@ export const WEBHOOK_DELIVERIES = defineToken<Deliveries>("WebhookDeliveries", [
 export const WEBHOOK_DRAINS = defineToken<WebhookDrains>("WebhookDrains", [PROVIDER]);
 export const WEBHOOK_DELIVERY_ROWS = defineToken<DeliveryRows>("WebhookDeliveryRows", [PROVIDER]);
 export const WEBHOOK_OUTCOME_PAGES = defineToken<OutcomePages>("WebhookOutcomePages", [PROVIDER]);
+export const WEBHOOK_FIRST_ATTEMPTS = defineToken<FirstAttempts>("WebhookFirstAttempts", [PROVIDER]);
 export const WEBHOOK_SENDER = defineToken<DeliverySender>("WebhookSender", [PROVIDER]);
 /** Finds the subscriber an event names, when the kit has the subscriptions plugin. */
 export const WEBHOOK_SUBSCRIBERS = defineToken<SubscriberLookup>("WebhookSubscribers", [PROVIDER]);

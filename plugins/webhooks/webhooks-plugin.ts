@@ -6,15 +6,17 @@ import { DELIVER_JOB, Deliveries, type DeliverJob } from "./deliveries.ts";
 import { DRAIN_JOB, DRAIN_SLOTS, WebhookDrains, type WebhookDrainPayload } from "./delivery-drains.ts";
 import { DeliveryRows } from "./delivery-rows.ts";
 import { DeliverySender } from "./delivery-sender.ts";
+import { FirstAttempts } from "./first-attempts.ts";
 import { OutcomePages } from "./outcome-pages.ts";
 import { TRANSLATORS, type SubscriberLookup } from "./payloads.ts";
-import { deliveriesDueInRowsOfTheirOwn, dueRowsCarryTheirBodies } from "./migrations.ts";
+import { deliveriesDueInRowsOfTheirOwn, dueRowsCarryTheirBodies, firstAttemptsAfterCursors } from "./migrations.ts";
 import { PRUNE_JOB, PRUNE_KEY, webhookCollections } from "./records.ts";
 import { webhookRoutes } from "./routes.ts";
 import { SigningKeys } from "./signing-keys.ts";
 import {
   WEBHOOK_DELIVERIES,
   WEBHOOK_DELIVERY_ROWS,
+  WEBHOOK_FIRST_ATTEMPTS,
   WEBHOOK_OUTCOME_PAGES,
   WEBHOOK_DRAINS,
   WEBHOOK_REGISTRY,
@@ -68,7 +70,7 @@ export function webhooksPlugin(options: WebhooksPluginOptions = {}) {
     name: "webhooks",
     requires: [ACCOUNTS, ACCOUNTS_SERVICE],
     collections: webhookCollections,
-    migrations: [deliveriesDueInRowsOfTheirOwn, dueRowsCarryTheirBodies],
+    migrations: [deliveriesDueInRowsOfTheirOwn, dueRowsCarryTheirBodies, firstAttemptsAfterCursors],
     commands: webhookCommands,
     register({ container, secret }) {
       container.bind(WEBHOOKS_SETTINGS, { useValue: { ...settings, kitSecret: secret } });
@@ -76,6 +78,7 @@ export function webhooksPlugin(options: WebhooksPluginOptions = {}) {
       container.bind(WEBHOOK_REGISTRY, { useClass: WebhookRegistry });
       container.bind(WEBHOOK_SENDER, { useClass: DeliverySender });
       container.bind(WEBHOOK_OUTCOME_PAGES, { useClass: OutcomePages });
+      container.bind(WEBHOOK_FIRST_ATTEMPTS, { useClass: FirstAttempts });
       container.bind(WEBHOOK_DELIVERY_ROWS, { useClass: DeliveryRows });
       container.bind(WEBHOOK_DRAINS, { useClass: WebhookDrains });
       container.bind(WEBHOOK_DELIVERIES, { useClass: Deliveries });

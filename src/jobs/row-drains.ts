@@ -28,6 +28,11 @@ export interface RowDrainSpec<Row extends QueuedRow, Payload, Outcome extends st
   outcomes: readonly Outcome[];
   /** How many rows a drain reads at a time. */
   pageSize: number;
+  /**
+   * Rows due at once that have no row in `rows` yet (a webhook's deliveries before their first attempt, read from the
+   * deliveries themselves): read after the drain's own rows, with the room they leave in a page.
+   */
+  fresh?: FreshRows<Row, Payload>;
   /** Settles once the drain may hand over another page. */
   roomFor(payload: Payload): Promise<void>;
   /**
@@ -46,6 +51,18 @@ export interface RowDrainSpec<Row extends QueuedRow, Payload, Outcome extends st
   start(page: readonly Row[], payload: Payload, context: JobContext): Promise<Array<Promise<Outcome>>>;
   /** What the drain's job outcome says besides its counts (the sender). */
   describe(payload: Payload): JobOutcome;
+}
+
+/** Rows due at once that a drain reads from elsewhere than its rows' collection (RowDrainSpec.fresh). */
+export interface FreshRows<Row, Payload> {
+  /** A drain run begins. */
+  begin(payload: Payload): Promise<void>;
+  /** Up to `limit` rows not handed out yet in this run, in order; none once every one is. */
+  next(payload: Payload, limit: number): Promise<Row[]>;
+  /** In the drain's end transaction, holding its key, every row handed out settled: whether any is left to hand out. */
+  left(payload: Payload): Promise<boolean>;
+  /** The drain run ended (done, stopped or failed): what it handed out and did not settle is the next run's. */
+  end(payload: Payload): void;
 }
 
 /** When a row whose attempt number `attempts` failed is due again, or undefined after its last attempt. */
@@ -125,6 +142,7 @@ export class RowDrains<Row extends QueuedRow, Payload, Outcome extends string> {
     if (context.attempt > 1 && this.spec.inFlight !== undefined) await this.spec.rows.updateWhere({ ...mine, ...this.spec.inFlight, dueAt: { gt: this.clock.now() } } as Where<Row>, { dueAt: this.clock.now() } as Patch<Row>);
     const counts = Object.fromEntries(this.spec.outcomes.map((outcome) => [outcome, 0])) as Record<Outcome, number>;
     try {
+      await this.spec.fresh?.begin(payload);
       for (;;) {
         await this.#sendDue(payload, mine, context, counts);
         if (context.signal.aborted) {
@@ -142,6 +160,8 @@ export class RowDrains<Row extends QueuedRow, Payload, Outcome extends string> {
       this.#armed.forget(key);
       if (!(error instanceof RunLaterError) && context.attempt >= context.job.maxAttempts) await this.#queueAfterDeath(payload, key, context);
       throw error;
+    } finally {
+      this.spec.fresh?.end(payload);
     }
   }
 
@@ -192,6 +212,7 @@ export class RowDrains<Row extends QueuedRow, Payload, Outcome extends string> {
       after = due.nextCursor;
       // One whose attempt outlasted its in-flight mark is still this drain's to finish.
       const page = due.items.filter((row) => !inFlight.has(row.id));
+      if (this.spec.fresh !== undefined && page.length < this.spec.pageSize) page.push(...(await this.spec.fresh.next(payload, this.spec.pageSize - page.length)));
       if (page.length === 0) {
         if (!fromHead) continue;
         if (due.items.length === 0 || inFlight.size === 0) break;
@@ -216,6 +237,7 @@ export class RowDrains<Row extends QueuedRow, Payload, Outcome extends string> {
   #end(payload: Payload, mine: Where<Row>, key: string, context: JobContext): Promise<"due" | "later" | "done"> {
     return this.storage.transaction(async () => {
       await this.spec.rows.lockKey(key);
+      if (await this.spec.fresh?.left(payload)) return "due";
       const next = await this.spec.rows.findOne({ ...mine, dueAt: { exists: true } } as Where<Row>, [{ field: "dueAt" }, { field: "id" }]);
       if (next && next.dueAt! <= this.clock.now()) return "due";
       await context.markDone();

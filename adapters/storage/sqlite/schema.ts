@@ -61,14 +61,32 @@ export function normalizeSpecs(specs: readonly CollectionSpec[]): DeclaredCollec
 }
 
 /**
+ * An index's columns. The id ends every index, as the primary key ends those of a WITHOUT ROWID table on its own: in a
+ * rowid table (large documents) it is added to each index but a unique one, so that a query by the index's fields in
+ * id order (a webhook's deliveries after one, newest first) reads the index in order rather than sorting every row
+ * that matches.
+ */
+function indexColumns(collection: DeclaredCollection, index: NamedIndex): string[] {
+  const columns = index.fields.map(columnName);
+  return collection.largeDocuments && !index.unique ? [...columns, "id"] : columns;
+}
+
+/**
  * A sparse index is a partial one. SQLite reads through it only for a query whose WHERE implies each
  * `IS NOT NULL` of its own: a comparison (=, IN, <, >...) or an IS NOT NULL of each of its columns.
  */
-function indexDdl(collection: string, index: NamedIndex): string {
-  const columns = index.fields.map((f) => `"${columnName(f)}"`);
+function indexDdl(collection: DeclaredCollection, index: NamedIndex): string {
+  const fields = index.fields.map((f) => `"${columnName(f)}"`);
+  const columns = indexColumns(collection, index).map((column) => `"${column}"`);
   const kind = index.unique ? "UNIQUE INDEX" : "INDEX";
-  const partial = index.sparse ? ` WHERE ${columns.map((column) => `${column} IS NOT NULL`).join(" AND ")}` : "";
-  return `CREATE ${kind} IF NOT EXISTS "${index.name}" ON "${collection}" (${columns.join(", ")})${partial}`;
+  const partial = index.sparse ? ` WHERE ${fields.map((column) => `${column} IS NOT NULL`).join(" AND ")}` : "";
+  return `CREATE ${kind} IF NOT EXISTS "${index.name}" ON "${collection.name}" (${columns.join(", ")})${partial}`;
+}
+
+/** Whether the database's index `name` is built on other columns than `index` is. */
+function builtOtherwise(db: Database.Database, collection: DeclaredCollection, index: NamedIndex, name: string): boolean {
+  const built = (db.prepare(`SELECT name FROM pragma_index_info(?) ORDER BY seqno`).pluck().all(name) as Array<string | null>).join("\u0000");
+  return built !== indexColumns(collection, index).join("\u0000");
 }
 
 /**
@@ -124,15 +142,17 @@ export function applyCollection(db: Database.Database, collection: DeclaredColle
   // A new table gets its columns before doc: a row's short values then come before its long one.
   const columns = collection.columns.map((c) => `${c.sql}, `).join("");
   db.exec(`CREATE TABLE IF NOT EXISTS "${name}" (id TEXT PRIMARY KEY NOT NULL, ${columns}doc TEXT NOT NULL)${layout}`);
-  const wanted = new Set(collection.indexes.map((i) => i.name.toLowerCase()));
+  const declared = new Map(collection.indexes.map((index) => [index.name.toLowerCase(), index]));
   const existing = db
-    .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ?`)
-    .all(name) as { name: string; sql: string | null }[];
+    .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?`)
+    .pluck()
+    .all(name) as string[];
   const ours = (index: string) => isDeclaredIndexName(index, `${name}__`);
-  for (const index of existing) {
-    // An index of schema version 1 has the name of its successor but is built on json_extract expressions.
-    const stale = !wanted.has(index.name.toLowerCase()) || (index.sql ?? "").includes("json_extract(");
-    if (ours(index.name) && stale) db.exec(`DROP INDEX "${index.name}"`);
+  for (const index of existing.filter(ours)) {
+    // No longer declared, or built on other columns by an earlier version: on json_extract expressions (schema
+    // version 1, whose columns have no name), or without the id at the end in a rowid table.
+    const wanted = declared.get(index.toLowerCase());
+    if (wanted === undefined || builtOtherwise(db, collection, wanted, index)) db.exec(`DROP INDEX "${index}"`);
   }
   applyColumns(db, collection);
   for (const index of collection.indexes) {
@@ -145,7 +165,7 @@ export function applyCollection(db: Database.Database, collection: DeclaredColle
       throw new Error(`collection ${name}: index name ${index.name} is already used by collection ${String(owner)}`);
     }
     try {
-      db.exec(indexDdl(name, index));
+      db.exec(indexDdl(collection, index));
     } catch (error) {
       throw toUniqueError(error, collection) ?? error;
     }

@@ -7,7 +7,7 @@ import { storageConformance } from "../../../src/testkit/index.ts";
 import { DELIVERIES, webhookCollections } from "../../../plugins/webhooks/records.ts";
 import { wrapStorage } from "../../support/storage-wrappers.ts";
 import { UniqueConstraintError, type Doc, type Storage } from "../../../src/ports/storage.ts";
-import { tableDdl } from "../../support/sqlite-plans.ts";
+import { planOf, statementsOn, tableDdl } from "../../support/sqlite-plans.ts";
 import { temporaryDirectory } from "../../support/temp-dir.ts";
 
 const directory = temporaryDirectory("sqlite-large");
@@ -83,6 +83,33 @@ describe("sqlite largeDocuments collections", () => {
     await storage.close();
     const db = new Database(file, { readonly: true });
     assert.doesNotMatch(tableDdl(db, DELIVERIES), /WITHOUT ROWID/);
+    db.close();
+  });
+
+  it("end each index but a unique one with the id, so that a query by its fields in id order reads it in order; an index an earlier version built without it is rebuilt", async () => {
+    const file = newFile();
+    const specs = [{ name: "log", largeDocuments: true, indexes: [{ fields: ["owner"] }, { fields: ["sku"], unique: true }] }];
+    const before = new Database(file);
+    // As an earlier version made it: the index on the field alone.
+    before.exec(`CREATE TABLE "log" (id TEXT PRIMARY KEY NOT NULL, "f_owner", "f_sku", doc TEXT NOT NULL)`);
+    before.exec(`CREATE INDEX "ix_log__owner" ON "log" ("f_owner")`);
+    before.close();
+    const storage = sqliteStorage({ filename: file });
+    await storage.ensureCollections(specs);
+    const log = storage.collection<Doc & { owner: string; n: number }>("log");
+    await log.upsertMany(Array.from({ length: 30 }, (_, n) => ({ id: `e${String(n).padStart(2, "0")}`, owner: `o${n % 3}`, n })));
+    const statements = await statementsOn("log", async () => {
+      const after = await log.find({ where: { owner: "o1", id: { gt: "e10" } }, orderBy: [{ field: "id" }], limit: 3 });
+      assert.deepEqual(after.items.map((entry) => entry.id), ["e13", "e16", "e19"]);
+      const newest = await log.find({ where: { owner: "o2" }, orderBy: [{ field: "id", direction: "desc" }], limit: 2 });
+      assert.deepEqual(newest.items.map((entry) => entry.id), ["e29", "e26"]);
+    });
+    await storage.close();
+    const db = new Database(file, { readonly: true });
+    const columns = (index: string) => db.prepare("SELECT name FROM pragma_index_info(?) ORDER BY seqno").pluck().all(index);
+    assert.deepEqual(columns("ix_log__owner"), ["f_owner", "id"]);
+    assert.deepEqual(columns("ux_log__sku"), ["f_sku"]);
+    for (const sql of statements) assert.deepEqual(planOf(db, sql).filter((step) => /TEMP B-TREE|SCAN/.test(step)), [], sql);
     db.close();
   });
 });

@@ -8,7 +8,7 @@ import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
 import { DELIVER_JOB, DELIVERIES, DRAIN_JOB, externalId, MAX_DELIVERY_ATTEMPTS, type DeliveryRecord } from "../../../plugins/webhooks/index.ts";
 import { JOBS_COLLECTION, jobsCollection } from "../../../src/jobs/job-record.ts";
 import { OUTCOME_PAGES, webhookCollections, type OutcomePage } from "../../../plugins/webhooks/records.ts";
-import { deliveriesDueInRowsOfTheirOwn } from "../../../plugins/webhooks/migrations.ts";
+import { deliveriesDueInRowsOfTheirOwn, firstAttemptsAfterCursors } from "../../../plugins/webhooks/migrations.ts";
 import { MIGRATIONS_COLLECTION, migrationsCollection } from "../../../src/kernel/migrations.ts";
 import type { JobRecord } from "../../../src/index.ts";
 import { temporaryDirectory } from "../../support/temp-dir.ts";
@@ -265,7 +265,7 @@ describe("a webhook's drain", () => {
     // That version had not run the migration of deliveries' queue state into rows of their own.
     const before = sqliteStorage({ filename });
     await before.ensureCollections([jobsCollection, migrationsCollection, ...webhookCollections]);
-    assert.equal(await before.collection(MIGRATIONS_COLLECTION).delete(`webhooks:${deliveriesDueInRowsOfTheirOwn.id}`), true);
+    for (const migration of [deliveriesDueInRowsOfTheirOwn, firstAttemptsAfterCursors]) assert.equal(await before.collection(MIGRATIONS_COLLECTION).delete(`webhooks:${migration.id}`), true);
     const now = clock.now();
     const old = (id: string, status: DeliveryRecord["status"]) => ({
       id, webhookId: webhook.id, companyId: t!.company.companyId, applicationId, event: "sms.subscribed", body: `{"old":"${id}"}`, status, attempts: 0, nextAttemptAt: now, createdAt: now, updatedAt: now,

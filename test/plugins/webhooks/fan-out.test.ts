@@ -93,9 +93,10 @@ describe("an event's webhooks", () => {
     // The first event queues the webhook's drain (a job, in a transaction of the jobs' own); the next find it queued.
     await t.kit.storage.transaction(() => emit(0));
     const inTransaction = await statementsOf(() => t!.kit.storage.transaction(() => emit(1)));
-    // A write transaction's BEGIN, then the delivery's insert and its due row's with no savepoint between (reads outside one share a plain BEGIN).
+    // A write transaction's BEGIN, then the delivery's insert with no savepoint (reads outside one share a plain BEGIN), and
+    // no due row: its drain reads it after the webhook's first-attempt cursor.
     const writes = (statements: string[]) => statements.filter((sql) => /^(SAVEPOINT|BEGIN IMMEDIATE|INSERT)/.test(sql)).map((sql) => sql.split(" ").slice(0, 3).join(" "));
-    const queued = ["BEGIN IMMEDIATE", 'INSERT INTO "webhooks_deliveries"', 'INSERT INTO "webhooks_due_deliveries"'];
+    const queued = ["BEGIN IMMEDIATE", 'INSERT INTO "webhooks_deliveries"'];
     assert.deepEqual(writes(inTransaction), queued);
     assert.deepEqual(writes(await statementsOf(() => emit(2))), queued);
     await t.scheduler.flush();
@@ -121,12 +122,14 @@ describe("an event's webhooks", () => {
 
   it("are delivered with the outcomes of the attempts answered together written by a statement or two (a page of them) and committed together, no delivery's row rewritten", async () => {
     const executed = await deliverTwentyFour(sqliteStorage({ filename: newDatabase() }));
-    // No statement per delivery: the due rows of a group deleted by one DELETE, their outcomes written in one outcome page (no outcome row).
+    // No statement per delivery: no due row (first attempts), the outcomes of a group in one outcome page (no outcome
+    // row), and the webhook's first-attempt cursor moved over them by one UPDATE.
     assert.deepEqual(executed.filter((sql) => sql.startsWith('UPDATE "webhooks_deliveries"')), []);
     assert.deepEqual(executed.filter((sql) => sql.startsWith('INSERT INTO "webhooks_delivery_outcomes"')), []);
-    const left = executed.filter((sql) => sql.startsWith('DELETE FROM "webhooks_due_deliveries"'));
+    assert.deepEqual(executed.filter((sql) => /^(INSERT INTO|DELETE FROM) "webhooks_due_deliveries"/.test(sql)), []);
+    const moved = executed.filter((sql) => sql.startsWith('UPDATE "webhooks_first_attempt_cursors"'));
     const logged = executed.filter((sql) => sql.startsWith('INSERT INTO "webhooks_outcome_pages"'));
-    for (const statements of [left, logged]) assert.ok(statements.length >= 1 && statements.length <= 12, `${statements.length} statements for 24 deliveries: ${statements[0]}`);
+    for (const statements of [moved, logged]) assert.ok(statements.length >= 1 && statements.length <= 12, `${statements.length} statements for 24 deliveries: ${statements[0]}`);
     // A savepoint a group at most (the outcomes' upsert, atomic on its own inside the group's transaction), never one a delivery.
     const groups = executed.filter((sql) => sql.startsWith("BEGIN IMMEDIATE")).length;
     assert.ok(executed.filter((sql) => sql.startsWith("SAVEPOINT")).length <= groups, `${groups} groups`);

@@ -5,6 +5,7 @@ import { fakeClock } from "../../../adapters/clock/index.ts";
 import { memoryStorage } from "../../../adapters/storage/memory/index.ts";
 import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
 import { DeliveryRows } from "../../../plugins/webhooks/delivery-rows.ts";
+import { FirstAttempts } from "../../../plugins/webhooks/first-attempts.ts";
 import { OutcomePages } from "../../../plugins/webhooks/outcome-pages.ts";
 import { DELIVERY_OUTCOMES, OUTCOME_PAGES, webhookCollections, type DeliveryOutcomeRow, type OutcomePage, type StoredDelivery } from "../../../plugins/webhooks/records.ts";
 import type { Storage } from "../../../src/index.ts";
@@ -27,7 +28,7 @@ const storages = [
 /** Stored deliveries of webhook `w1`, each pending in the queue, and the rows that hold them. */
 async function pendingDeliveries(storage: Storage, ids: readonly string[]): Promise<DeliveryRows> {
   await storage.ensureCollections(webhookCollections);
-  const rows = new DeliveryRows(storage, new OutcomePages(storage));
+  const rows = new DeliveryRows(storage, new OutcomePages(storage), new FirstAttempts(storage));
   for (const id of ids) {
     const delivery: StoredDelivery = { id, webhookId: "w1", companyId: "c1", applicationId: "a1", event: "sms.subscribed", body: "{}", createdAt: AT, updatedAt: AT };
     await rows.deliveries.insert(delivery);
@@ -83,7 +84,7 @@ describe("a webhook's outcome pages", () => {
   it("follow the pages another process wrote since: an outcome before them goes to an outcome row", async () => {
     const store = memoryStorage();
     const rows = await pendingDeliveries(store, ["msg_b", "msg_c", "msg_d"]);
-    const otherProcess = new DeliveryRows(store, new OutcomePages(store));
+    const otherProcess = new DeliveryRows(store, new OutcomePages(store), new FirstAttempts(store));
     const mark = (outcome: DeliveryOutcomeRow) => ({ id: outcome.id, due: null, outcome });
     await rows.mark([mark(delivered("msg_b", AT + 1))], { paged: true });
     await otherProcess.mark([mark(delivered("msg_d", AT + 2))], { paged: true });
@@ -111,7 +112,7 @@ describe("a webhook's outcome pages", () => {
 
   it("are read for the log's delivered ones among its deliveries, at most a thousand of them a page: a page may come short, with the cursor of the next", async () => {
     t = await startWebhookKit({ clock: fakeClock(new Date(AT).toISOString()) });
-    const rows = new DeliveryRows(t.kit.storage, new OutcomePages(t.kit.storage));
+    const rows = new DeliveryRows(t.kit.storage, new OutcomePages(t.kit.storage), new FirstAttempts(t.kit.storage));
     const stored = (id: string): StoredDelivery => ({ id, webhookId: "w1", companyId: "c1", applicationId: "a1", event: "sms.subscribed", body: "{}", createdAt: AT, updatedAt: AT });
     // The oldest delivered, then 1,000 that have had no attempt (pending, their due rows not needed to show them so).
     await rows.deliveries.insert(stored("msg_0000"));

@@ -5,6 +5,7 @@ import { afterEach } from "node:test";
 import { accountsPlugin } from "../../../plugins/accounts/index.ts";
 import { subscriptionsPlugin } from "../../../plugins/subscriptions/index.ts";
 import { DeliveryRows } from "../../../plugins/webhooks/delivery-rows.ts";
+import { FirstAttempts } from "../../../plugins/webhooks/first-attempts.ts";
 import { OutcomePages } from "../../../plugins/webhooks/outcome-pages.ts";
 import { webhooksPlugin, type DeliveryRecord, type WebhooksPluginOptions } from "../../../plugins/webhooks/index.ts";
 import type { ReachkitPlugin } from "../../../src/index.ts";
@@ -135,7 +136,7 @@ export async function startWebhookKit(options: { webhooks?: WebhooksPluginOption
       return t.json(response);
     },
     async deliveries() {
-      const rows = new DeliveryRows(t.kit.storage, new OutcomePages(t.kit.storage));
+      const rows = new DeliveryRows(t.kit.storage, new OutcomePages(t.kit.storage), new FirstAttempts(t.kit.storage));
       return rows.shown((await rows.deliveries.find({ orderBy: [{ field: "id" }] })).items);
     },
   };
