@@ -1,14 +1,10 @@
 import { inject, injectable, STORAGE, type Collection, type FreshRows, type Storage } from "../../src/index.ts";
+import type { WebhookDrainPayload } from "./delivery-drains.ts";
 import { DELIVERIES, FIRST_ATTEMPT_CURSORS, type DueDelivery, type FirstAttemptCursor, type StoredDelivery } from "./records.ts";
 
 /** A first attempt's outcome about to be stored: its delivery and webhook. */
 export interface FirstAttemptMark {
   id: string;
-  webhookId: string;
-}
-
-/** A drain's payload: the webhook whose deliveries it sends. */
-interface OfWebhook {
   webhookId: string;
 }
 
@@ -50,7 +46,7 @@ const LISTED_PER_READ = 1_000;
  * Its members are TypeScript-`private`, not `#private`: tsx turns those of a decorated class into WeakMap lookups.
  */
 @injectable()
-export class FirstAttempts implements FreshRows<DueDelivery, OfWebhook> {
+export class FirstAttempts implements FreshRows<DueDelivery, WebhookDrainPayload> {
   private readonly cursors: Collection<FirstAttemptCursor>;
   private readonly deliveries: Collection<StoredDelivery>;
   private readonly runs = new Map<string, Run>();
@@ -98,7 +94,7 @@ export class FirstAttempts implements FreshRows<DueDelivery, OfWebhook> {
   }
 
   /** A drain run of `webhookId` begins: it hands out the deliveries after the stored cursor. */
-  async begin({ webhookId }: OfWebhook): Promise<void> {
+  async begin({ webhookId }: WebhookDrainPayload): Promise<void> {
     const stored = await this.cursors.get(webhookId);
     // Its row exists from the first run on, so that moving it is one conditional update.
     if (stored === undefined) await this.cursors.upsert({ id: webhookId, through: "" });
@@ -107,12 +103,12 @@ export class FirstAttempts implements FreshRows<DueDelivery, OfWebhook> {
   }
 
   /** The drain run of `webhookId` ended: what it handed out and did not settle goes out again with the next. */
-  end({ webhookId }: OfWebhook): void {
+  end({ webhookId }: WebhookDrainPayload): void {
     this.runs.delete(webhookId);
   }
 
   /** Up to `limit` of the webhook's deliveries its run has not handed out yet, in id order, as due rows. */
-  async next({ webhookId }: OfWebhook, limit: number): Promise<DueDelivery[]> {
+  async next({ webhookId }: WebhookDrainPayload, limit: number): Promise<DueDelivery[]> {
     const run = this.runs.get(webhookId);
     if (run === undefined) return [];
     const rewind = run.rewind;
@@ -163,7 +159,7 @@ export class FirstAttempts implements FreshRows<DueDelivery, OfWebhook> {
    * In the drain's end transaction, every delivery it handed out settled: moves the cursor over them, and answers
    * whether any delivery after it is left to hand out (one committed since, or one the run never read).
    */
-  async left({ webhookId }: OfWebhook): Promise<boolean> {
+  async left({ webhookId }: WebhookDrainPayload): Promise<boolean> {
     const run = this.runs.get(webhookId);
     if (run === undefined) return false;
     if (run.handed.length > 0) (await this.move(webhookId, run, [], run.readTo)).committed();

@@ -4,6 +4,7 @@ export { Deliveries, DELIVER_JOB, type DeliverJob, type DeliveryLogOptions } fro
 export { DRAIN_JOB, WebhookDrains, webhookDrainKey, type WebhookDrainPayload } from "./delivery-drains.ts";
 export { DeliveryRows, type DeliveryMark } from "./delivery-rows.ts";
 export { OutcomePages, type PagedDelivery } from "./outcome-pages.ts";
+export { FirstAttempts, type Advance, type FirstAttemptMark } from "./first-attempts.ts";
 export { SigningKeys, DEFAULT_KEY_OVERLAP_MS, MAX_KEY_OVERLAP_MS, type SigningKeyView } from "./signing-keys.ts";
 export { DeliverySender, RESPONSE_BODY_KEPT, type AttemptResult } from "./delivery-sender.ts";
 export { signatureHeaders, newSigningKey } from "./signing.ts";
@@ -11,6 +12,6 @@ export { SENT_EVENTS, NOT_YET_SENT_EVENTS, EVENT_ALIASES, KNOWN_EVENTS } from ".
 export { externalId, type WebhookEvent, type SubscriberLookup } from "./payloads.ts";
 export { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from "./retry-schedule.ts";
 export { RefusedTargetError, refusedRange, urlProblem } from "./target-policy.ts";
-export { WEBHOOKS, DELIVERIES, DUE_DELIVERIES, DELIVERY_OUTCOMES, OUTCOME_PAGES, SIGNING_KEYS, type WebhookRecord, type DeliveryRecord, type StoredDelivery, type DeliveryStatus, type DueDelivery, type DeliveryOutcomeRow, type OutcomePage, type PagedOutcome, type SigningKeyRecord } from "./records.ts";
-export { WEBHOOKS_SETTINGS, WEBHOOK_REGISTRY, WEBHOOK_DELIVERIES, WEBHOOK_DELIVERY_ROWS, WEBHOOK_OUTCOME_PAGES, WEBHOOK_DRAINS, WEBHOOK_SIGNING_KEYS, WEBHOOK_SENDER, WEBHOOK_SUBSCRIBERS, type WebhooksSettings } from "./tokens.ts";
+export { WEBHOOKS, DELIVERIES, DUE_DELIVERIES, DELIVERY_OUTCOMES, OUTCOME_PAGES, FIRST_ATTEMPT_CURSORS, SIGNING_KEYS, type WebhookRecord, type DeliveryRecord, type StoredDelivery, type DeliveryStatus, type DueDelivery, type DeliveryOutcomeRow, type OutcomePage, type PagedOutcome, type FirstAttemptCursor, type SigningKeyRecord } from "./records.ts";
+export { WEBHOOKS_SETTINGS, WEBHOOK_REGISTRY, WEBHOOK_DELIVERIES, WEBHOOK_DELIVERY_ROWS, WEBHOOK_OUTCOME_PAGES, WEBHOOK_FIRST_ATTEMPTS, WEBHOOK_DRAINS, WEBHOOK_SIGNING_KEYS, WEBHOOK_SENDER, WEBHOOK_SUBSCRIBERS, type WebhooksSettings } from "./tokens.ts";
 export { EXAMPLE_WEBHOOK_ID } from "./openapi.ts";
