@@ -84,10 +84,10 @@ export async function applyCollections(
     ...(schema === undefined ? [] : [`CREATE SCHEMA IF NOT EXISTS "${schema}"`]),
     KEY_FUNCTIONS,
     `CREATE TABLE IF NOT EXISTS "${LEDGER_TABLE}" (collection text PRIMARY KEY, spec text NOT NULL, updated_at bigint NOT NULL)`,
-    `SELECT tablename, indexname FROM pg_indexes WHERE schemaname = current_schema()`,
+    `SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema()`,
   ];
   try {
-    const results = (await client.query(prelude.join(";\n"))) as unknown as pg.QueryResult<{ tablename: string; indexname: string }>[];
+    const results = (await client.query(prelude.join(";\n"))) as unknown as pg.QueryResult<ExistingIndex>[];
     const existing = results[results.length - 1].rows;
     const statements = collections.flatMap((collection) => collectionDdl(client, collection, existing));
     try {
@@ -103,16 +103,27 @@ export async function applyCollections(
   }
 }
 
-function collectionDdl(
-  client: pg.ClientBase,
-  collection: DeclaredCollection,
-  existing: readonly { tablename: string; indexname: string }[],
-): string[] {
+interface ExistingIndex {
+  tablename: string;
+  indexname: string;
+  indexdef: string;
+}
+
+/**
+ * Whether an index ends with the id: each but a unique one does (from 2026-11-28), so that a query by its fields in id
+ * order (a webhook's deliveries after one, or newest first) walks it in order rather than sorting every row that
+ * matches (NULLS FIRST as the port's order, which ORDER BY says). An older one without it is built again.
+ */
+const endsWithId = (indexdef: string) => /, id NULLS FIRST\)( WHERE .*)?$/.test(indexdef);
+
+function collectionDdl(client: pg.ClientBase, collection: DeclaredCollection, existing: readonly ExistingIndex[]): string[] {
   const { name } = collection;
   const statements = [`CREATE TABLE IF NOT EXISTS "${name}" (id text COLLATE "C" PRIMARY KEY, doc jsonb NOT NULL)`];
-  const wanted = new Set(collection.indexes.map((i) => i.name));
-  for (const { tablename, indexname } of existing) {
-    if (tablename === name && isDeclaredIndexName(indexname) && !wanted.has(indexname)) statements.push(`DROP INDEX "${indexname}"`);
+  const declared = new Map(collection.indexes.map((index) => [index.name, index]));
+  for (const { tablename, indexname, indexdef } of existing) {
+    if (tablename !== name || !isDeclaredIndexName(indexname)) continue;
+    const wanted = declared.get(indexname);
+    if (wanted === undefined || (!wanted.unique && !endsWithId(indexdef))) statements.push(`DROP INDEX "${indexname}"`);
   }
   for (const index of collection.indexes) {
     const owner = existing.find((e) => e.indexname === index.name);
@@ -121,7 +132,7 @@ function collectionDdl(
       throw new Error(`collection ${name}: index name ${index.name} is already used by collection ${owner.tablename}`);
     }
     // NULLS FIRST: the index order is the port's sort order, so ORDER BY can walk it either way.
-    const expressions = index.fields.map((f) => `${keyExpr(f)} NULLS FIRST`).join(", ");
+    const expressions = [...index.fields.map((f) => `${keyExpr(f)} NULLS FIRST`), ...(index.unique ? [] : ["id NULLS FIRST"])].join(", ");
     // A sparse index is a partial one; the planner proves a query's strict comparisons of each key imply its predicate.
     const partial = index.sparse ? ` WHERE ${index.fields.map((f) => `${keyExpr(f)} IS NOT NULL`).join(" AND ")}` : "";
     statements.push(`CREATE ${index.unique ? "UNIQUE INDEX" : "INDEX"} IF NOT EXISTS "${index.name}" ON "${name}" (${expressions})${partial}`);
