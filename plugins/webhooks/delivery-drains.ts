@@ -167,14 +167,20 @@ export class WebhookDrains {
   }
 
   /**
-   * One attempt at `delivery` once its receiver's lane has room, and its outcome written with those of the attempts
-   * answered beside it: their deliveries' patches in one updateEach, and the webhook's own change (failing, delivered
-   * again, disabled) beside them when it has one. One async method rather than a chain of callbacks: fewer promises
-   * and closures a delivery.
+   * One attempt at `delivery` once its receiver's lane has a slot, and its outcome written with those of the attempts
+   * answered beside it (DeliveryRows.mark), and the webhook's own change (failing, delivered again, disabled) beside
+   * them when it has one. One async method rather than a chain of callbacks: fewer promises and closures a delivery.
    */
   private async attempt(delivery: DueDelivery, webhook: WebhookRecord, keys: readonly string[], context: JobContext): Promise<DeliveryOutcome> {
     try {
-      const result = await this.lanes.run(webhook.id, () => postSigned(this.sender, this.clock, webhook, delivery, keys, context.signal));
+      const slot = this.lanes.acquire(webhook.id);
+      if (slot !== undefined) await slot;
+      let result: AttemptResult;
+      try {
+        result = await postSigned(this.sender, this.clock, webhook, delivery, keys, context.signal);
+      } finally {
+        this.lanes.release(webhook.id);
+      }
       const { outcome, mark, webhookChange } = this.outcomeOf(delivery, webhook, result, context.signal.aborted, this.clock.now());
       if (mark === undefined) return outcome;
       const settled = this.settled.write(mark);

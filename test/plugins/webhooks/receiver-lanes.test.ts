@@ -12,18 +12,29 @@ function heldTasks() {
   };
   const finish = async (name: string, fail = false) => {
     finishers.get(name)!(fail);
-    // The lane hands the slot over once the task's promise has settled.
+    // The slot is handed over once the task's promise has settled.
     for (let turn = 0; turn < 5; turn++) await Promise.resolve();
   };
   return { started, task, finish };
+}
+
+/** A request as a drain makes one: a slot of `receiver` taken (at once, or once one is handed over), given back when `work` settles. */
+async function inLane<R>(lanes: ReceiverLanes, receiver: string, work: () => Promise<R>): Promise<R> {
+  const slot = lanes.acquire(receiver);
+  if (slot !== undefined) await slot;
+  try {
+    return await work();
+  } finally {
+    lanes.release(receiver);
+  }
 }
 
 describe("receiver lanes", () => {
   it("run at most `concurrency` requests of a receiver at once, the others in order as slots free (a failed one's too); other receivers apart", async () => {
     const lanes = new ReceiverLanes(2);
     const { started, task, finish } = heldTasks();
-    const results = ["a1", "a2", "a3", "a4"].map((name) => lanes.run("a", task(name)).catch((error: Error) => error.message));
-    const other = lanes.run("b", task("b1"));
+    const results = ["a1", "a2", "a3", "a4"].map((name) => inLane(lanes, "a", task(name)).catch((error: Error) => error.message));
+    const other = inLane(lanes, "b", task("b1"));
     assert.deepEqual(started, ["a1", "a2", "b1"]);
     await finish("a2", true);
     assert.deepEqual(started, ["a1", "a2", "b1", "a3"]);
@@ -40,7 +51,7 @@ describe("receiver lanes", () => {
     const lanes = new ReceiverLanes(1);
     const { task, finish } = heldTasks();
     await lanes.roomFor("a");
-    for (const name of ["a1", "a2"]) void lanes.run("a", task(name));
+    for (const name of ["a1", "a2"]) void inLane(lanes, "a", task(name));
     let room = false;
     void lanes.roomFor("a").then(() => (room = true));
     for (let turn = 0; turn < 5; turn++) await Promise.resolve();
