@@ -164,7 +164,7 @@ export class Deliveries {
     let lookedAt = 0;
     let cursor = after;
     do {
-      // No more than are missing: every delivery read is either kept or not delivered, so the cursor skips none.
+      // No more than are missing: every delivery read is either kept or not of the status, so the cursor skips none.
       const page = await this.rows.deliveries.find({ where: { webhookId }, orderBy: [{ field: "id", direction: "desc" }], limit: limit - found.length, after: cursor });
       for (const delivery of await this.rows.shown(page.items)) if (delivery.status === status) found.push(delivery);
       lookedAt += page.items.length;

@@ -19,13 +19,14 @@ export interface DeliveryMark {
 }
 
 /**
- * A delivery's rows. The delivery itself (its body, event, subject) never changes once written; while it is
- * pending, a row of `webhooks_due_deliveries` carries its queue state and a copy of its body (all its drain reads),
- * deleted when it leaves the queue; its last attempt's record is a small row of `webhooks_delivery_outcomes` or,
- * delivered by its drain, an entry of its webhook's outcome page for the attempts answered with it (OutcomePages). An
- * attempt's outcome thus deletes or rewrites a due row, writes a small one or a share of a page, and updates no JSON:
- * SQLite's `json_patch` alone cost about 4 µs a row, the UPDATE of a delivery row as a whole 8–9, against about 2.5
- * for the small rows' DELETE (bench:webhooks, docs/webhooks.md). A delivery as the kit shows it
+ * A delivery's rows. The delivery itself (its body, event, subject) never changes once written, and until its first
+ * attempt it is all there is: its drain reads it after its webhook's first-attempt cursor (FirstAttempts). Waiting for a
+ * later attempt, a row of `webhooks_due_deliveries` carries its queue state and a copy of its body (all its drain
+ * reads), deleted when it leaves the queue. Its last attempt's record is a small row of `webhooks_delivery_outcomes`
+ * or, delivered by its drain, an entry of its webhook's outcome page for the attempts answered with it
+ * (OutcomePages). An attempt's outcome thus moves a cursor or deletes or rewrites a due row, writes a small row or a
+ * share of a page, and updates no JSON: SQLite's `json_patch` alone cost about 4 µs a row, the UPDATE of a delivery
+ * row as a whole 8–9 (bench:webhooks, docs/webhooks.md). A delivery as the kit shows it
  * ({@link DeliveryRecord}) is its rows together.
  */
 @injectable()

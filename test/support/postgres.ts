@@ -175,3 +175,14 @@ export function usePostgresDatabase(): () => string {
     return url;
   };
 }
+
+/** Runs `body` with a client of the database at `url` whose search path is `schema` (a kit's `schema` option), ended after. */
+export async function withSchemaClient<T>(url: string, schema: string, body: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` });
+  await client.connect();
+  try {
+    return await body(client);
+  } finally {
+    await client.end();
+  }
+}

@@ -76,10 +76,10 @@ function indexColumns(collection: DeclaredCollection, index: NamedIndex): string
  * `IS NOT NULL` of its own: a comparison (=, IN, <, >...) or an IS NOT NULL of each of its columns.
  */
 function indexDdl(collection: DeclaredCollection, index: NamedIndex): string {
-  const fields = index.fields.map((f) => `"${columnName(f)}"`);
   const columns = indexColumns(collection, index).map((column) => `"${column}"`);
   const kind = index.unique ? "UNIQUE INDEX" : "INDEX";
-  const partial = index.sparse ? ` WHERE ${fields.map((column) => `${column} IS NOT NULL`).join(" AND ")}` : "";
+  // Of the fields' columns alone (the id is never null).
+  const partial = index.sparse ? ` WHERE ${index.fields.map((f) => `"${columnName(f)}" IS NOT NULL`).join(" AND ")}` : "";
   return `CREATE ${kind} IF NOT EXISTS "${index.name}" ON "${collection.name}" (${columns.join(", ")})${partial}`;
 }
 

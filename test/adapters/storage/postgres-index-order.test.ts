@@ -8,7 +8,7 @@ import pg from "pg";
 import { postgresStorage } from "../../../adapters/storage/postgres/index.ts";
 import { findQuery } from "../../../adapters/storage/postgres/where-sql.ts";
 import type { CollectionSpec, Doc } from "../../../src/ports/storage.ts";
-import { usePostgresDatabase } from "../../support/postgres.ts";
+import { usePostgresDatabase, withSchemaClient } from "../../support/postgres.ts";
 
 interface Entry extends Doc {
   owner: string;
@@ -20,15 +20,7 @@ const LOG: CollectionSpec = { name: "log", indexes: [{ fields: ["owner"] }, { fi
 describe("PostgreSQL indexes", () => {
   const databaseUrl = usePostgresDatabase();
 
-  async function withClient<T>(schema: string, body: (client: pg.Client) => Promise<T>): Promise<T> {
-    const client = new pg.Client({ connectionString: databaseUrl(), options: `-c search_path=${schema}` });
-    await client.connect();
-    try {
-      return await body(client);
-    } finally {
-      await client.end();
-    }
-  }
+  const withClient = <T>(schema: string, body: (client: pg.Client) => Promise<T>) => withSchemaClient(databaseUrl(), schema, body);
 
   it("end with the id but a unique one, read in id order without a sort; one built without it by an earlier version is built again", async () => {
     const schema = "index_order";

@@ -13,7 +13,7 @@ import { sqliteStorage } from "../../../adapters/storage/sqlite/index.ts";
 import { normalizeSpecs } from "../../../adapters/storage/sqlite/schema.ts";
 import { findQueries } from "../../../adapters/storage/sqlite/where-sql.ts";
 import type { CollectionSpec, Doc, Storage, Where } from "../../../src/ports/storage.ts";
-import { usePostgresDatabase } from "../../support/postgres.ts";
+import { usePostgresDatabase, withSchemaClient } from "../../support/postgres.ts";
 import { temporaryDirectory } from "../../support/temp-dir.ts";
 
 interface Job extends Doc {
@@ -113,15 +113,7 @@ describe("sparse indexes on PostgreSQL", () => {
   const databaseUrl = usePostgresDatabase();
   let schemas = 0;
 
-  async function withClient<T>(schema: string, body: (client: pg.Client) => Promise<T>): Promise<T> {
-    const client = new pg.Client({ connectionString: databaseUrl(), options: `-c search_path=${schema}` });
-    await client.connect();
-    try {
-      return await body(client);
-    } finally {
-      await client.end();
-    }
-  }
+  const withClient = <T>(schema: string, body: (client: pg.Client) => Promise<T>) => withSchemaClient(databaseUrl(), schema, body);
 
   const indexes = (schema: string) =>
     withClient(schema, async (client) => {
