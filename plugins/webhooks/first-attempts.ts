@@ -1,12 +1,7 @@
 import { inject, injectable, STORAGE, type Collection, type FreshRows, type Storage } from "../../src/index.ts";
 import type { WebhookDrainPayload } from "./delivery-drains.ts";
+import { idsByWebhook, type PagedDelivery } from "./outcome-pages.ts";
 import { DELIVERIES, FIRST_ATTEMPT_CURSORS, type DueDelivery, type FirstAttemptCursor, type StoredDelivery } from "./records.ts";
-
-/** A first attempt's outcome about to be stored: its delivery and webhook. */
-export interface FirstAttemptMark {
-  id: string;
-  webhookId: string;
-}
 
 /** What storing first attempts' outcomes did to their webhooks' cursors (FirstAttempts.advance). */
 export interface Advance {
@@ -133,22 +128,16 @@ export class FirstAttempts implements FreshRows<DueDelivery, WebhookDrainPayload
    * In the transaction that stores the outcomes of first attempts (`marks`, of live runs): moves each webhook's cursor
    * over the deliveries handed out whose outcomes are all stored, these included, up to the first it never read.
    */
-  async advance(marks: readonly FirstAttemptMark[]): Promise<Advance> {
-    const byWebhook = new Map<string, string[]>();
-    for (const mark of marks) {
-      const ids = byWebhook.get(mark.webhookId);
-      if (ids === undefined) byWebhook.set(mark.webhookId, [mark.id]);
-      else ids.push(mark.id);
-    }
+  async advance(marks: readonly PagedDelivery[]): Promise<Advance> {
     let allStored = true;
     const moves: Array<() => void> = [];
-    for (const [webhookId, ids] of byWebhook) {
+    for (const [webhookId, ids] of idsByWebhook(marks)) {
       const run = this.runs.get(webhookId);
       if (run === undefined) {
         allStored = false;
         continue;
       }
-      const move = await this.move(webhookId, run, ids, ids.reduce((last, id) => (id > last ? id : last)));
+      const move = await this.move(webhookId, run, ids, ids.at(-1)!);
       allStored &&= move.allStored;
       moves.push(move.committed);
     }

@@ -4,7 +4,7 @@ export { Deliveries, DELIVER_JOB, type DeliverJob, type DeliveryLogOptions } fro
 export { DRAIN_JOB, WebhookDrains, webhookDrainKey, type WebhookDrainPayload } from "./delivery-drains.ts";
 export { DeliveryRows, type DeliveryMark } from "./delivery-rows.ts";
 export { OutcomePages, type PagedDelivery } from "./outcome-pages.ts";
-export { FirstAttempts, type Advance, type FirstAttemptMark } from "./first-attempts.ts";
+export { FirstAttempts, type Advance } from "./first-attempts.ts";
 export { SigningKeys, DEFAULT_KEY_OVERLAP_MS, MAX_KEY_OVERLAP_MS, type SigningKeyView } from "./signing-keys.ts";
 export { DeliverySender, RESPONSE_BODY_KEPT, type AttemptResult } from "./delivery-sender.ts";
 export { signatureHeaders, newSigningKey } from "./signing.ts";

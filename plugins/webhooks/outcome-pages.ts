@@ -142,7 +142,7 @@ function pagedOutcome(outcome: DeliveryOutcomeRow): PagedOutcome {
 }
 
 /** The ids of `deliveries` by webhook, each list sorted. */
-function idsByWebhook(deliveries: readonly PagedDelivery[]): Map<string, string[]> {
+export function idsByWebhook(deliveries: readonly PagedDelivery[]): Map<string, string[]> {
   const byWebhook = new Map<string, string[]>();
   for (const { id, webhookId } of deliveries) listOf(byWebhook, webhookId).push(id);
   for (const ids of byWebhook.values()) ids.sort();

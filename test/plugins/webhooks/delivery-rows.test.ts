@@ -59,6 +59,25 @@ describe("a delivery's rows", () => {
     assert.equal(second.nextCursor, undefined);
   });
 
+  it("show a delivery not attempted yet (no row but its own) as pending since it was made, list it among the pending ones, and keep it through the retention", async () => {
+    const clock = fakeClock("2026-03-01T12:00:00.000Z");
+    const kit = (t = await startWebhookKit({ clock }));
+    const receiving = await receiver(kit.signingKey);
+    const webhook = await kit.createWebhook(receiving.url, ["privacy.request.processed"]);
+    const companyId = kit.company.companyId as string;
+    await kit.kit.storage.transaction(() => kit.kit.events.emit("privacy.request.processed", { companyId, requestId: "r-1", removedRecords: 1, at: clock.now() }));
+    // Its drain has not run: the delivery's row is all there is.
+    assert.deepEqual(await rowCounts(kit.kit.storage), [1, 0, 0, 0]);
+    const deliveries = kit.kit.plugin("webhooks").deliveries;
+    const [pending] = await deliveries.log(webhook.id as string, { status: "pending" });
+    assert.deepEqual([pending?.status, pending?.attempts, pending?.dueAt === pending?.createdAt], ["pending", 0, true]);
+    clock.advance(31 * DAY);
+    assert.equal(await deliveries.prune(), 0);
+    await kit.scheduler.flush();
+    assert.equal(receiving.requests.length, 1);
+    assert.deepEqual((await deliveries.log(webhook.id as string)).map((delivery) => delivery.status), ["delivered"]);
+  });
+
   it("go together: a privacy deletion removes the subject's deliveries with their due and outcome rows and their pages' entries, and no one else's", async () => {
     const { kit, deliveries } = await kitWithDeliveries(memoryStorage(), ["+19148440211", "+19148440212"], ["+19148440213"]);
     assert.deepEqual(await rowCounts(kit.kit.storage), [3, 1, 1, 2]);
