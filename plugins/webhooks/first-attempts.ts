@@ -24,6 +24,9 @@ interface Run {
   rewind: boolean;
 }
 
+/** What a first attempt needs of its delivery besides its id (the deliveries' `fieldsReadAlone`, and an indexed field). */
+const FIRST_ATTEMPT_FIELDS = ["body", "createdAt"] as const;
+
 /** Deliveries read at a time while looking for one the run never read. */
 const LISTED_PER_READ = 1_000;
 
@@ -108,7 +111,7 @@ export class FirstAttempts implements FreshRows<DueDelivery, WebhookDrainPayload
     if (run === undefined) return [];
     const rewind = run.rewind;
     run.rewind = false;
-    const page = await this.deliveries.find({
+    const page = await this.deliveries.findFields(FIRST_ATTEMPT_FIELDS, {
       where: { webhookId, id: { gt: rewind ? run.through : run.readTo } },
       orderBy: [{ field: "id" }],
       // From the cursor, past those handed out already.

@@ -50,6 +50,9 @@ export interface FindOptions<T> {
   after?: string;
 }
 
+/** The fields `findFields` may read without the rest of a document: those typed as a string or a number. */
+export type FieldReadAlone<T> = { [K in keyof T & string]-?: [Exclude<T[K], undefined>] extends [string | number] ? K : never }[keyof T & string];
+
 export interface Page<T> {
   items: T[];
   /** Present when more items may follow; pass it as `after` to get them. */
@@ -89,6 +92,15 @@ export interface CollectionSpec {
    * collection is created: an existing table keeps its layout.
    */
   largeDocuments?: boolean;
+  /**
+   * Top-level fields often read without the rest of their document (`findFields`), each a string or
+   * a number where present. An adapter may keep a copy of each where such a read finds it without parsing the
+   * document: SQLite keeps each in a column of its own, as it does an indexed field's, filled by every write
+   * (the value is stored twice). For a large document of which a frequent reader needs a few fields (a webhook
+   * delivery's body, read for each attempt). A field added to an existing collection is copied from every
+   * document when it is declared.
+   */
+  fieldsReadAlone?: readonly string[];
 }
 
 /**
@@ -191,6 +203,14 @@ export interface Collection<T extends Doc> {
   /** Deletes every matching document; returns how many. */
   deleteWhere(where: Where<T>): Promise<number>;
   find(options?: FindOptions<T>): Promise<Page<T>>;
+  /**
+   * `find` for a caller that reads only `fields` of each item: each has at least these and its id, with their
+   * stored values; an adapter may leave the others out (the memory adapter does, so that a reader of a field
+   * it did not name fails its tests). Each named field holds a string or a number where present. Where each
+   * named field is indexed or one of the collection's `fieldsReadAlone`, and each `orderBy` field is named, the
+   * SQLite adapter reads them from their columns and parses no document.
+   */
+  findFields<K extends FieldReadAlone<T>>(fields: readonly K[], options?: FindOptions<T>): Promise<Page<Pick<T, K | "id">>>;
   findOne(where: Where<T>, orderBy?: readonly OrderBy<T>[]): Promise<T | undefined>;
   count(where?: Where<T>): Promise<number>;
 }

@@ -20,11 +20,16 @@ const receiver = receiversClosedAfterEach(async () => {
  * deliveries before their first attempt (reads after the webhook's cursor, FirstAttempts).
  */
 function countingPageReads(storage: Storage, read: (rows: readonly Doc[]) => void): Storage {
-  const isPageRead = (name: string, where: Record<string, { lte?: number | string; gt?: string } | undefined>) =>
-    name === DUE_DELIVERIES ? where.dueAt?.lte !== undefined : name === DELIVERIES && where.id?.gt !== undefined && where.id.lte === undefined;
-  return withCollectionMethod(storage, "find", (find, name) => async (query) => {
+  type Conditions = Record<string, { lte?: number | string; gt?: string } | undefined>;
+  const countingDueReads = withCollectionMethod(storage, "find", (find, name) => async (query) => {
     const page = await find(query);
-    if (isPageRead(name, (query?.where ?? {}) as Record<string, { lte?: number; gt?: string } | undefined>)) read(page.items);
+    if (name === DUE_DELIVERIES && ((query?.where ?? {}) as Conditions).dueAt?.lte !== undefined) read(page.items);
+    return page;
+  });
+  return withCollectionMethod(countingDueReads, "findFields", (findFields, name) => async (fields, query) => {
+    const page = await findFields(fields, query);
+    const id = ((query?.where ?? {}) as Conditions).id;
+    if (name === DELIVERIES && id?.gt !== undefined && id.lte === undefined) read(page.items);
     return page;
   });
 }

@@ -4,6 +4,7 @@ import {
   type CollectionSpec,
   type IdPatch,
   type Doc,
+  type FieldReadAlone,
   type FindOptions,
   type OrderBy,
   type Page,
@@ -25,10 +26,12 @@ import {
   type StoredDoc,
 } from "../shared/documents.ts";
 import {
+  assertFields,
   assertLimit,
   decodeCursor,
   fieldValue,
   pageOf,
+  pickFields,
   sortKeys,
   type SortKey,
   type SqlValue,
@@ -358,6 +361,13 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
       const fetched = options.limit === undefined ? rows : rows.slice(0, options.limit + 1);
       return pageOf(fetched.map((row) => this.#copy(row.doc)), options.limit, () => keys);
     });
+  }
+
+  /** The named fields only: a caller that reads another fails here, as it might on an adapter that leaves it out. */
+  async findFields<K extends FieldReadAlone<T>>(fields: readonly K[], options?: FindOptions<T>): Promise<Page<Pick<T, K | "id">>> {
+    assertFields(fields);
+    const page = await this.find(options);
+    return { ...page, items: page.items.map((doc) => pickFields(doc, fields)) };
   }
 
   findOne(where: Where<T>, orderBy?: readonly OrderBy<T>[]): Promise<T | undefined> {

@@ -1,6 +1,6 @@
-import type { Collection, Doc, FindOptions, IdPatch, OrderBy, Page, Patch, UpdateEachOptions, Where, WithJsonText } from "../../../src/index.ts";
+import type { Collection, Doc, FieldReadAlone, FindOptions, IdPatch, OrderBy, Page, Patch, UpdateEachOptions, Where, WithJsonText } from "../../../src/index.ts";
 import { assertId, assertLockKey, detachedInTransaction, isPlainObject, serializeDocument } from "../shared/documents.ts";
-import { assertLimit, pageOf, sortKeys } from "../shared/queries.ts";
+import { assertFields, assertLimit, pageOf, sortKeys } from "../shared/queries.ts";
 import type { PostgresStorage } from "./postgres-storage.ts";
 import type { DeclaredCollection } from "./schema.ts";
 import { findQuery, Params, whereSql } from "./where-sql.ts";
@@ -239,6 +239,12 @@ export class PostgresCollection<T extends Doc> implements Collection<T> {
         () => sortKeys(options.orderBy),
       );
     });
+  }
+
+  /** Whole documents: a jsonb column comes parsed by the driver, so naming fields would save no parse. */
+  async findFields<K extends FieldReadAlone<T>>(fields: readonly K[], options?: FindOptions<T>): Promise<Page<Pick<T, K | "id">>> {
+    assertFields(fields);
+    return this.find(options);
   }
 
   findOne(where: Where<T>, orderBy?: readonly OrderBy<T>[]): Promise<T | undefined> {

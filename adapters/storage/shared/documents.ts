@@ -173,6 +173,8 @@ export interface CollectionDeclaration {
   name: string;
   indexes: IndexDeclaration[];
   largeDocuments: boolean;
+  /** Each field once, in order of first mention. */
+  fieldsReadAlone: string[];
 }
 
 /**
@@ -181,12 +183,17 @@ export interface CollectionDeclaration {
  */
 export function parseSpecs(specs: readonly CollectionSpec[]): CollectionDeclaration[] {
   if (!Array.isArray(specs)) throw new Error("ensureCollections expects an array of collection specs");
-  const byName = new Map<string, { name: string; indexes: Map<string, IndexDeclaration>; largeDocuments: boolean }>();
+  const byName = new Map<string, { name: string; indexes: Map<string, IndexDeclaration>; largeDocuments: boolean; fieldsReadAlone: Set<string> }>();
   for (const spec of specs) {
     assertCollectionName(spec?.name);
-    const collection = byName.get(spec.name) ?? { name: spec.name, indexes: new Map(), largeDocuments: false };
+    const collection = byName.get(spec.name) ?? { name: spec.name, indexes: new Map(), largeDocuments: false, fieldsReadAlone: new Set() };
     byName.set(spec.name, collection);
     if (spec.largeDocuments === true) collection.largeDocuments = true;
+    if (spec.fieldsReadAlone !== undefined) {
+      if (!Array.isArray(spec.fieldsReadAlone)) throw new Error(`collection ${spec.name}: fieldsReadAlone must be an array of field names`);
+      spec.fieldsReadAlone.forEach(assertFieldName);
+      for (const field of spec.fieldsReadAlone) if (field !== "id") collection.fieldsReadAlone.add(field);
+    }
     for (const index of spec.indexes ?? []) {
       if (!Array.isArray(index?.fields) || index.fields.length === 0) {
         throw new Error(`collection ${spec.name}: an index needs at least one field`);
@@ -198,5 +205,5 @@ export function parseSpecs(specs: readonly CollectionSpec[]): CollectionDeclarat
       if (!collection.indexes.has(signature)) collection.indexes.set(signature, { fields: [...index.fields], unique, sparse });
     }
   }
-  return [...byName.values()].map(({ name, indexes, largeDocuments }) => ({ name, indexes: [...indexes.values()], largeDocuments }));
+  return [...byName.values()].map(({ name, indexes, largeDocuments, fieldsReadAlone }) => ({ name, indexes: [...indexes.values()], largeDocuments, fieldsReadAlone: [...fieldsReadAlone] }));
 }

@@ -25,6 +25,19 @@ export function fieldValue(doc: object, field: string): SqlValue {
   return sqlValueOf(Object.hasOwn(doc, field) ? (doc as Record<string, unknown>)[field] : undefined);
 }
 
+/** `findFields`' fields, checked: a non-empty list of top-level field names. */
+export function assertFields(fields: unknown): asserts fields is readonly string[] {
+  if (!Array.isArray(fields) || fields.length === 0) throw new TypeError("findFields expects a non-empty array of field names");
+  fields.forEach(assertFieldName);
+}
+
+/** `doc`'s id and named fields (those it has), as the memory adapter answers `findFields`. */
+export function pickFields<T extends { id: string }>(doc: T, fields: readonly string[]): T {
+  const picked: Record<string, unknown> = { id: doc.id };
+  for (const field of fields) if (Object.hasOwn(doc, field)) picked[field] = (doc as Record<string, unknown>)[field];
+  return picked as T;
+}
+
 export type RangeOperator = "gt" | "gte" | "lt" | "lte";
 
 /** One validated comparison of a where-clause; a where is the AND of its conditions. */

@@ -8,7 +8,9 @@ import type { IndexDeclaration } from "../shared/documents.ts";
  * field an index names gets a column the adapter writes beside `doc`, and the
  * index is built on the columns. A column always holds exactly what
  * `json_extract(doc, '$.f')` returns (same value, same `typeof()`), so queries
- * may read either and answer the same.
+ * may read either and answer the same. A field read alone (a collection's
+ * `fieldsReadAlone`) gets one too: `findFields` reads a string or a number
+ * from it as the document holds it, and parses no document.
  */
 
 /** A top-level field kept in a column of its own. */
@@ -30,9 +32,9 @@ export function fieldOfColumn(column: string): string {
   return column.startsWith(COLUMN_PREFIX) ? column.slice(COLUMN_PREFIX.length) : column;
 }
 
-/** The fields named by `indexes`, each once, in order of first mention. */
-export function indexedFields(indexes: readonly IndexDeclaration[]): string[] {
-  return [...new Set(indexes.flatMap((index) => index.fields))];
+/** The fields with columns: those named by `indexes`, then those read alone, each once, in order of first mention. */
+export function columnFields(indexes: readonly IndexDeclaration[], fieldsReadAlone: readonly string[]): string[] {
+  return [...new Set([...indexes.flatMap((index) => index.fields), ...fieldsReadAlone])];
 }
 
 export function fieldColumns(fields: readonly string[]): FieldColumn[] {

@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 import { UniqueConstraintError, type CollectionSpec, type IndexSpec } from "../../../src/index.ts";
 import { indexPrefix, isDeclaredIndexName, parseSpecs, type IndexDeclaration, type NamedIndex } from "../shared/documents.ts";
-import { columnName, fieldColumns, fieldOfColumn, indexedFields, WriteSql, type FieldColumn } from "./columns.ts";
+import { columnFields, columnName, fieldColumns, fieldOfColumn, WriteSql, type FieldColumn } from "./columns.ts";
 
 export const LEDGER_TABLE = "_reachkit_schema";
 /**
@@ -15,7 +15,9 @@ export interface DeclaredCollection {
   name: string;
   indexes: NamedIndex[];
   largeDocuments: boolean;
-  /** The indexed fields' columns: what every write fills and what queries read for these fields. */
+  /** Fields kept in columns to be read without their documents (CollectionSpec.fieldsReadAlone). */
+  fieldsReadAlone: string[];
+  /** The indexed fields' columns and those read alone: what every write fills and what queries read for these fields. */
   columns: FieldColumn[];
   /** The same columns by field. */
   columnOf: ReadonlyMap<string, FieldColumn>;
@@ -41,7 +43,7 @@ export function normalizeSpecs(specs: readonly CollectionSpec[]): DeclaredCollec
         throw new Error(`collection ${collection.name}: indexes ${clash.name} and ${name} differ only by case`);
       }
     }
-    const columns = fieldColumns(indexedFields(indexes));
+    const columns = fieldColumns(columnFields(indexes, collection.fieldsReadAlone));
     // SQLite identifiers are case-insensitive: fields "Email" and "email" would share a column.
     const byLowerName = new Map<string, string>();
     for (const { field } of columns) {
@@ -53,6 +55,7 @@ export function normalizeSpecs(specs: readonly CollectionSpec[]): DeclaredCollec
       name: collection.name,
       indexes,
       largeDocuments: collection.largeDocuments,
+      fieldsReadAlone: collection.fieldsReadAlone,
       columns,
       columnOf: new Map(columns.map((column) => [column.field, column])),
       writes: new WriteSql(collection.name, columns),
@@ -96,9 +99,9 @@ function builtOtherwise(db: Database.Database, collection: DeclaredCollection, i
 function maintainedFields(db: Database.Database, collection: string): Set<string> {
   const spec = db.prepare(`SELECT spec FROM "${LEDGER_TABLE}" WHERE collection = ?`).pluck().get(collection);
   if (typeof spec !== "string") return new Set();
-  const recorded = JSON.parse(spec) as { version?: number; indexes?: IndexDeclaration[] };
+  const recorded = JSON.parse(spec) as { version?: number; indexes?: IndexDeclaration[]; fieldsReadAlone?: string[] };
   if ((recorded.version ?? 1) < 2 || !Array.isArray(recorded.indexes)) return new Set();
-  return new Set(indexedFields(recorded.indexes));
+  return new Set(columnFields(recorded.indexes, recorded.fieldsReadAlone ?? []));
 }
 
 /**
@@ -174,6 +177,7 @@ export function applyCollection(db: Database.Database, collection: DeclaredColle
     version: SCHEMA_VERSION,
     indexes: collection.indexes.map((i) => ({ fields: i.fields, unique: i.unique, ...(i.sparse ? { sparse: true } : {}) })),
     ...(collection.largeDocuments ? { largeDocuments: true } : {}),
+    ...(collection.fieldsReadAlone.length > 0 ? { fieldsReadAlone: collection.fieldsReadAlone } : {}),
   });
   // Only a real change moves updated_at, so the ledger reads as a history of DDL changes.
   db.prepare(

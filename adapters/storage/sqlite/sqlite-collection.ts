@@ -1,10 +1,10 @@
 // A collection of the SQLite storage: its documents' reads and writes, in the storage's transactions.
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type Database from "better-sqlite3";
-import type { Collection, Doc, FindOptions, IdPatch, OrderBy, Page, Patch, UpdateEachOptions, Where, WithJsonText } from "../../../src/index.ts";
+import type { Collection, Doc, FieldReadAlone, FindOptions, IdPatch, OrderBy, Page, Patch, UpdateEachOptions, Where, WithJsonText } from "../../../src/index.ts";
 import { keyInTurn, readInTurn } from "../shared/ambient-transactions.ts";
 import { applyPatch, assertId, detachedInTransaction, serializeDocument, type StoredDoc } from "../shared/documents.ts";
-import { assertLimit, pageOf, sortKeys } from "../shared/queries.ts";
+import { assertFields, assertLimit, pageOf, sortKeys } from "../shared/queries.ts";
 import { changedColumns, pushColumnParams } from "./columns.ts";
 import { patchRowsSql, patchSql, rowsPerStatement, type PatchSql } from "./patch-sql.ts";
 import { toUniqueError, type DeclaredCollection } from "./schema.ts";
@@ -280,26 +280,51 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   find(options: FindOptions<T> = {}): Promise<Page<T>> {
+    return this.#read((collection) => this.#documents(collection, options));
+  }
+
+  /**
+   * The named fields from their columns when each has one (indexed, or read alone) and each sort field is named:
+   * no document parsed. Whole documents otherwise.
+   */
+  findFields<K extends FieldReadAlone<T>>(fields: readonly K[], options: FindOptions<T> = {}): Promise<Page<Pick<T, K | "id">>> {
     return this.#read((collection) => {
-      assertLimit(options.limit);
-      const fetch = options.limit === undefined ? undefined : options.limit + 1;
-      const queries = findQueries(collection, options, fetch);
-      // Several segment queries must read one snapshot, or another process could write in between.
-      const rows = queries.length === 1 ? this.#rows(queries, fetch) : this.#storage.snapshot(() => this.#rows(queries, fetch));
-      const items = rows.map((json) => JSON.parse(json) as T);
-      return pageOf(items, options.limit, () => sortKeys(options.orderBy));
+      assertFields(fields);
+      const named: string[] = ["id", ...fields.filter((field) => field !== "id")];
+      const fromColumns = named.every((field) => field === "id" || collection.columnOf.has(field)) && (options.orderBy ?? []).every((key) => named.includes(key.field));
+      if (!fromColumns) return this.#documents(collection, options);
+      const selected = named.map((field) => (field === "id" ? "id" : collection.columnOf.get(field)!.sql)).join(", ");
+      // One column comes as its value (the statement plucks it), several as an array.
+      const items = this.#found(collection, options, selected).map((row) => itemOf(named, named.length === 1 ? [row] : (row as unknown[])));
+      // A string with a lone surrogate half is no UTF-8: its column reads back changed, its document as it was.
+      if (items.includes(undefined)) return this.#documents(collection, options);
+      return pageOf(items as Array<Pick<T, K | "id">>, options.limit, () => sortKeys(options.orderBy));
     });
   }
 
-  /** The documents of find's queries, run in order until `fetch` are found. */
-  #rows(queries: readonly SqlFragment[], fetch: number | undefined): string[] {
-    if (queries.length === 1) return this.#storage.statement(queries[0]!.sql).all(...queries[0]!.params) as string[];
-    const rows: string[] = [];
+  #documents(collection: DeclaredCollection, options: FindOptions<T>): Page<T> {
+    const items = this.#found(collection, options, "doc").map((json) => JSON.parse(json as string) as T);
+    return pageOf(items, options.limit, () => sortKeys(options.orderBy));
+  }
+
+  /** The rows of `find`, their `selected` columns: one beyond the limit, which tells pageOf that another page follows. */
+  #found(collection: DeclaredCollection, options: FindOptions<T>, selected: string): unknown[] {
+    assertLimit(options.limit);
+    const fetch = options.limit === undefined ? undefined : options.limit + 1;
+    const queries = findQueries(collection, options, fetch, selected);
+    // Several segment queries must read one snapshot, or another process could write in between.
+    return queries.length === 1 ? this.#rows(queries, fetch) : this.#storage.snapshot(() => this.#rows(queries, fetch));
+  }
+
+  /** The rows of find's queries, run in order until `fetch` are found. */
+  #rows(queries: readonly SqlFragment[], fetch: number | undefined): unknown[] {
+    if (queries.length === 1) return this.#storage.statement(queries[0]!.sql).all(...queries[0]!.params);
+    const rows: unknown[] = [];
     for (const query of queries) {
       // Later segments only need what is still missing; their LIMIT literal shrinks accordingly.
       const sql = fetch === undefined || rows.length === 0 ? query.sql : query.sql.replace(/ LIMIT \d+$/, limitSql(fetch - rows.length));
       // A loop, not push(...rows): spreading a few hundred thousand rows overflows the call stack.
-      for (const row of this.#storage.statement(sql).all(...query.params) as string[]) rows.push(row);
+      for (const row of this.#storage.statement(sql).all(...query.params)) rows.push(row);
       if (fetch !== undefined && rows.length >= fetch) break;
     }
     return rows;
@@ -353,4 +378,18 @@ function pushRowParams(params: unknown[], doc: unknown, collection: DeclaredColl
   params.push(id, json);
   pushColumnParams(params, doc as StoredDoc, collection.columns);
   return json.length;
+}
+
+/**
+ * An item of `findFields` from its row's columns (`fields`' values in order), a NULL column an absent field; undefined
+ * when a string holds U+FFFD, which a string with a lone surrogate half reads back as (the document holds it as it was).
+ */
+function itemOf(fields: readonly string[], row: readonly unknown[]): Record<string, unknown> | undefined {
+  const item: Record<string, unknown> = {};
+  for (let index = 0; index < fields.length; index++) {
+    const value = row[index];
+    if (typeof value === "string" && value.includes("\uFFFD")) return undefined;
+    if (value !== null) item[fields[index]!] = value;
+  }
+  return item;
 }

@@ -266,7 +266,11 @@ class SqliteStorage implements Storage, CollectionStorage {
     let statement = this.#statements.get(sql);
     if (statement === undefined) {
       statement = this.#db.prepare(sql);
-      if (statement.reader) statement.pluck();
+      // One column (a document, a count) comes as its value; several (findFields' columns) as an array of them.
+      if (statement.reader) {
+        if (statement.columns().length === 1) statement.pluck();
+        else statement.raw();
+      }
       if (this.#statements.size >= STATEMENT_CACHE_LIMIT) {
         this.#statements.delete(this.#statements.keys().next().value as string);
       }

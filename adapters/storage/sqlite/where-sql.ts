@@ -198,11 +198,11 @@ function cursorSegments(collection: DeclaredCollection, keys: readonly SortKey[]
  * LIMIT of each is `fetch`, absent for all). Without a cursor
  * there is one. Exported so tests can EXPLAIN the exact SQL the adapter runs.
  */
-export function findQueries(collection: DeclaredCollection, options: QueryOptions, fetch: number | undefined): SqlFragment[] {
-  if (options.after === undefined) return [plainFindQuery(collection, options, fetch)];
+export function findQueries(collection: DeclaredCollection, options: QueryOptions, fetch: number | undefined, selected = "doc"): SqlFragment[] {
+  if (options.after === undefined) return [plainFindQuery(collection, options, fetch, selected)];
   const keys = sortKeys(options.orderBy);
   const where = compileWhere(collection, options.where);
-  const select = `SELECT doc FROM "${collection.name}" WHERE ${where.sql}`;
+  const select = `SELECT ${selected} FROM "${collection.name}" WHERE ${where.sql}`;
   const tail = ` ORDER BY ${orderSql(collection, keys)}${limitSql(fetch)}`;
   return cursorSegments(collection, keys, decodeCursor(options.after, keys)).map((segment) => ({
     sql: `${select} AND (${segment.sql})${tail}`,
@@ -225,15 +225,15 @@ export function limitSql(fetch: number | undefined): string {
  * table, where shape, limit and sort. The path holds the caller's raw sort
  * fields, so a bad one misses and fails validation when the SQL is built.
  */
-function plainFindQuery(collection: DeclaredCollection, options: QueryOptions, fetch: number | undefined): SqlFragment {
+function plainFindQuery(collection: DeclaredCollection, options: QueryOptions, fetch: number | undefined, selected: string): SqlFragment {
   const conditions = parseWhere(options.where);
-  let node = shapes.root(collection).to(PLAIN_FIND).where(conditions).to(fetch);
+  let node = shapes.root(collection).to(PLAIN_FIND).to(selected).where(conditions).to(fetch);
   for (const entry of options.orderBy ?? []) node = node.to(entry.field).to(entry.direction);
   const sql =
     node.sql ??
     shapes.store(
       node,
-      `SELECT doc FROM "${collection.name}" WHERE ${whereSql(collection, conditions)} ORDER BY ${orderSql(collection, sortKeys(options.orderBy))}${limitSql(fetch)}`,
+      `SELECT ${selected} FROM "${collection.name}" WHERE ${whereSql(collection, conditions)} ORDER BY ${orderSql(collection, sortKeys(options.orderBy))}${limitSql(fetch)}`,
     );
   return { sql, params: paramsOf(conditions) };
 }

@@ -4,6 +4,7 @@ import { collectionTests } from "./collections.ts";
 import { concurrencyTests } from "./concurrency.ts";
 import { detachedWriteTests } from "./detached-writes.ts";
 import { documentTests } from "./documents.ts";
+import { findFieldsTests } from "./find-fields.ts";
 import { holdTests } from "./holds.ts";
 import { lifecycleTests } from "./lifecycle.ts";
 import { orderingAndPagingTests } from "./ordering-and-paging.ts";
@@ -47,6 +48,7 @@ export function storageConformance(adapterName: string, makeStorage: () => Promi
     sparseIndexTests(withStorage);
     whereTests(withStorage);
     orderingAndPagingTests(withStorage);
+    findFieldsTests(withStorage);
     updateTests(withStorage);
     updateEachTests(withStorage);
     detachedWriteTests(withStorage);
