@@ -17,15 +17,6 @@ export interface SqliteStorageOptions {
    */
   cacheKiB?: number;
   /**
-   * How much of a database file SQLite reads through a memory map, in MiB (default 256; 0 reads every page
-   * with a system call, as SQLite does by default). Pages read through the map are not copied into the page
-   * cache: a kit started on a database reads the pages it needs without a system call and a copy each (a fresh
-   * connection reading 30,000 webhook deliveries a page at a time, their JSON left unparsed: 1.2 µs a row against
-   * 2.1, 2026-11-28). The map is the operating system's file cache, shared, not the process's own memory; a
-   * database larger than the map reads the rest as before. Database files only.
-   */
-  mmapMiB?: number;
-  /**
    * Copy the WAL into the database file from a worker thread (see
    * checkpointer.ts) rather than inside the commits of this connection.
    * Default true; database files only.
@@ -42,13 +33,6 @@ export interface SqliteStorageOptions {
 function cacheKiB(value: number): number {
   if (!Number.isSafeInteger(value) || value < 1) throw new Error(`sqliteStorage: cacheKiB must be a whole number of at least 1, got ${String(value)}`);
   return value;
-}
-
-const DEFAULT_MMAP_MIB = 256;
-
-function mmapBytes(mib: number): number {
-  if (!Number.isSafeInteger(mib) || mib < 0 || mib > 1024 * 1024) throw new Error(`sqliteStorage: mmapMiB must be a whole number from 0 to 1048576, got ${String(mib)}`);
-  return mib * 1024 * 1024;
 }
 
 /** Generated SQL varies with where shapes (e.g. `in` list lengths); keep the cache bounded. */
@@ -88,8 +72,6 @@ class SqliteStorage implements Storage, CollectionStorage {
       db.pragma("synchronous = NORMAL");
       db.pragma("busy_timeout = 5000");
       if (options.cacheKiB !== undefined) db.pragma(`cache_size = -${cacheKiB(options.cacheKiB)}`);
-      const mmap = mmapBytes(options.mmapMiB ?? DEFAULT_MMAP_MIB);
-      if (file && mmap > 0) db.pragma(`mmap_size = ${mmap}`);
       createLedger(db);
       if (file && options.backgroundCheckpoints !== false) this.#checkpoints = new BackgroundCheckpoints(db, options.filename);
     } catch (error) {

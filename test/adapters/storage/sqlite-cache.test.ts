@@ -19,14 +19,3 @@ describe("sqliteStorage cacheKiB", () => {
     }
   });
 });
-
-// Pages read with a system call each rather than through the memory map (the default): how pages are read, never what.
-storageConformance("sqlite without a memory map", () => sqliteStorage({ filename: newFile(), mmapMiB: 0 }));
-
-describe("sqliteStorage mmapMiB", () => {
-  it("refuses a size that is not a whole number from 0 to 1048576", () => {
-    for (const mmapMiB of [-1, 1.5, Number.NaN, 1024 * 1024 + 1]) {
-      assert.throws(() => sqliteStorage({ filename: newFile(), mmapMiB }), /mmapMiB must be a whole number from 0 to 1048576/);
-    }
-  });
-});
