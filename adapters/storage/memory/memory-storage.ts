@@ -31,7 +31,6 @@ import {
   decodeCursor,
   fieldValue,
   pageOf,
-  pickFields,
   sortKeys,
   type SortKey,
   type SqlValue,
@@ -413,4 +412,11 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   #out(doc: StoredDoc | undefined): T | undefined {
     return doc === undefined ? undefined : this.#copy(doc);
   }
+}
+
+/** `doc`'s id and named fields (those it has): what this adapter answers `findFields` with. */
+function pickFields<T extends Doc>(doc: T, fields: readonly string[]): T {
+  const picked: Record<string, unknown> = { id: doc.id };
+  for (const field of fields) if (Object.hasOwn(doc, field)) picked[field] = (doc as Record<string, unknown>)[field];
+  return picked as T;
 }

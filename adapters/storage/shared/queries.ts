@@ -31,13 +31,6 @@ export function assertFields(fields: unknown): asserts fields is readonly string
   fields.forEach(assertFieldName);
 }
 
-/** `doc`'s id and named fields (those it has), as the memory adapter answers `findFields`. */
-export function pickFields<T extends { id: string }>(doc: T, fields: readonly string[]): T {
-  const picked: Record<string, unknown> = { id: doc.id };
-  for (const field of fields) if (Object.hasOwn(doc, field)) picked[field] = (doc as Record<string, unknown>)[field];
-  return picked as T;
-}
-
 export type RangeOperator = "gt" | "gte" | "lt" | "lte";
 
 /** One validated comparison of a where-clause; a where is the AND of its conditions. */
