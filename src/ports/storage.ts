@@ -126,21 +126,6 @@ export interface IdPatch<T> {
   patch: Patch<T>;
 }
 
-export interface UpdateEachOptions {
-  /**
-   * Write the patches apart from the caller: in a commit of their own, never in the caller's transaction (inside
-   * one the call rejects, on every adapter), made where the adapter can off the caller's thread. The promise
-   * resolves once they are committed; every read begun after that sees them. Detached calls commit in the order
-   * they were asked, so a later patch of a row lands over an earlier one. For a writer whose rows change
-   * often and who waits for nothing but the commit. The SQLite adapter writes
-   * them from a worker thread on a connection of its own, the calls that arrive while one commit is under way
-   * in the next (its `writeThread` option); its own connection holds its writes and transactions back, not its
-   * reads, while the thread writes. Other adapters write them as they would without the option, one after another
-   * (PostgreSQL would otherwise run them side by side on its pool).
-   */
-  detached?: boolean;
-}
-
 export interface Collection<T extends Doc> {
   get(id: string): Promise<T | undefined>;
   /**
@@ -198,7 +183,7 @@ export interface Collection<T extends Doc> {
    * the webhook retries of one turn): adapters write the patches of one shape with one statement.
    * Returns how many patches applied.
    */
-  updateEach(updates: readonly IdPatch<T>[], options?: UpdateEachOptions): Promise<number>;
+  updateEach(updates: readonly IdPatch<T>[]): Promise<number>;
   delete(id: string): Promise<boolean>;
   /** Deletes every matching document; returns how many. */
   deleteWhere(where: Where<T>): Promise<number>;

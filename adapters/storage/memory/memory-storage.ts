@@ -10,7 +10,6 @@ import {
   type Page,
   type Patch,
   type Storage,
-  type UpdateEachOptions,
   type Where,
   type WithJsonText,
 } from "../../../src/index.ts";
@@ -18,7 +17,6 @@ import { AmbientTransactions, keyInTurn, readInTurn } from "../shared/ambient-tr
 import {
   applyPatch,
   assertId,
-  detachedInTransaction,
   Handles,
   parseSpecs,
   requireDeclared,
@@ -315,8 +313,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
     });
   }
 
-  updateEach(updates: readonly IdPatch<T>[], options?: UpdateEachOptions): Promise<number> {
-    if (options?.detached === true && this.#storage.inTransaction()) return Promise.reject(detachedInTransaction());
+  updateEach(updates: readonly IdPatch<T>[]): Promise<number> {
     return this.#run((state) => {
       if (!Array.isArray(updates)) throw new TypeError("updateEach expects an array");
       return this.#storage.atomic(() => {

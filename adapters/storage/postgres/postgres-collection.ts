@@ -1,5 +1,5 @@
-import type { Collection, Doc, FieldReadAlone, FindOptions, IdPatch, OrderBy, Page, Patch, UpdateEachOptions, Where, WithJsonText } from "../../../src/index.ts";
-import { assertId, assertLockKey, detachedInTransaction, isPlainObject, serializeDocument } from "../shared/documents.ts";
+import type { Collection, Doc, FieldReadAlone, FindOptions, IdPatch, OrderBy, Page, Patch, Where, WithJsonText } from "../../../src/index.ts";
+import { assertId, assertLockKey, isPlainObject, serializeDocument } from "../shared/documents.ts";
 import { assertFields, assertLimit, pageOf, sortKeys } from "../shared/queries.ts";
 import type { PostgresStorage } from "./postgres-storage.ts";
 import type { DeclaredCollection } from "./schema.ts";
@@ -167,14 +167,7 @@ export class PostgresCollection<T extends Doc> implements Collection<T> {
     });
   }
 
-  updateEach(updates: readonly IdPatch<T>[], options?: UpdateEachOptions): Promise<number> {
-    if (options?.detached !== true) return this.#updateEach(updates);
-    if (this.#storage.inTransaction()) return Promise.reject(detachedInTransaction());
-    // Detached, it is what it is outside a transaction, after the detached writes asked before it.
-    return this.#storage.inOrder(() => this.#updateEach(updates));
-  }
-
-  #updateEach(updates: readonly IdPatch<T>[]): Promise<number> {
+  updateEach(updates: readonly IdPatch<T>[]): Promise<number> {
     if (!Array.isArray(updates)) return Promise.reject(new TypeError("updateEach expects an array"));
     // One statement cannot touch a row twice (an UPDATE ... FROM joins one source row per row): an id listed again starts the next.
     const runs: Array<Array<IdPatch<T>>> = [[]];

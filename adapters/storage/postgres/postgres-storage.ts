@@ -81,12 +81,10 @@ export class PostgresStorage implements Storage {
   #closed = false;
   /** close's work, asked once: a second close waits for the first. */
   #closeDone: Promise<void> | undefined;
-  /** Set once close has waited for the detached writes: calls from outside a transaction are refused from then on. */
+  /** Set once close began: calls from outside a transaction are refused from then on. */
   #closing = false;
   /** Calls made outside a transaction (root transactions too) not settled yet: close waits for them before it ends the pool. */
   readonly #callsOutside = new Set<Promise<unknown>>();
-  /** The last detached write asked, settled either way (see inOrder). */
-  #lastDetached: Promise<unknown> = Promise.resolve();
 
   readonly #schema: string | undefined;
 
@@ -171,10 +169,8 @@ export class PostgresStorage implements Storage {
   close(): Promise<void> {
     if (this.#transactions.inTransaction()) return Promise.reject(new Error("close cannot run inside a transaction"));
     return (this.#closeDone ??= this.#transactions.outsideAsync("close", async () => {
-      // The detached writes asked before close first (each starts only once the one before it has settled). Then
-      // new calls from outside a transaction are refused; those under way (a call still waiting for a connection
+      // New calls from outside a transaction are refused; those under way (a call still waiting for a connection
       // when the pool ends would never settle) and the transactions open go on to their end.
-      await this.#lastDetached;
       this.#closing = true;
       await Promise.allSettled(this.#callsOutside);
       this.#closed = true;
@@ -194,16 +190,6 @@ export class PostgresStorage implements Storage {
         return operation(requireDeclared(this.#declared, collection));
       });
     return this.#transactions.inTransaction() ? call() : this.#outside(call);
-  }
-
-  /**
-   * A detached write (UpdateEachOptions.detached), started once those asked before it have settled: on the pool
-   * they would run side by side and commit in any order, and an earlier patch of a row could land over a later one.
-   */
-  inOrder<R>(write: () => Promise<R>): Promise<R> {
-    const call = this.#lastDetached.then(write);
-    this.#lastDetached = call.catch(() => {});
-    return call;
   }
 
   /** A call made outside a transaction (a root transaction, or an operation alone): refused once close began, else waited for by close. */

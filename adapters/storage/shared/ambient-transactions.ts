@@ -10,11 +10,6 @@ export class Mutex {
     return this.#locked;
   }
 
-  /** Whether anyone waits for the lock. */
-  get contended(): boolean {
-    return this.#waiters.length > 0;
-  }
-
   acquire(): Promise<void> {
     if (!this.#locked) {
       this.#locked = true;
@@ -114,8 +109,6 @@ export class AmbientTransactions<M, C = void> {
   readonly #hooks: TransactionHooks<M, C>;
   readonly #concurrent: boolean;
   #openRoots = 0;
-  /** Whether the lock is held by `aside`, whose holder lets reads through (see there). */
-  #readsPass = false;
 
   constructor(hooks: TransactionHooks<M, C>, options: AmbientTransactionOptions = {}) {
     this.#hooks = hooks;
@@ -186,33 +179,6 @@ export class AmbientTransactions<M, C = void> {
         this.#lock.release();
       }
     });
-  }
-
-  /**
-   * `run` for an operation that only reads: while `aside` holds the lock, it also runs at once when nothing waits
-   * before it (what waits is a write or a transaction, and a read asked after it must see its outcome).
-   */
-  runRead<R>(operation: () => R): Promise<R> {
-    return this.#readsPass && !this.#lock.contended ? settledNow(operation) : this.run(operation);
-  }
-
-  /**
-   * Runs asynchronous `work` between transactions, holding the lock until it settles: no transaction begins and
-   * no operation from outside one runs meanwhile (they wait their turn, in order), but reads (`runRead`) do while
-   * none of those waits. For a write another connection to the same store makes meanwhile (SQLite's write
-   * thread): the store's own connection neither writes beside it nor waits for it in a busy handler, which would
-   * block the event loop. Only from outside a transaction, whose lock it would wait for (the SQLite storage
-   * refuses a detached write inside one).
-   */
-  async aside<R>(work: () => Promise<R>): Promise<R> {
-    await this.#lock.acquire();
-    this.#readsPass = true;
-    try {
-      return await work();
-    } finally {
-      this.#readsPass = false;
-      this.#lock.release();
-    }
   }
 
   /** `outside` for an asynchronous operation (see runAsync). */

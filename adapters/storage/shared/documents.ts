@@ -39,11 +39,6 @@ export function assertId(id: unknown): asserts id is string {
   if (typeof id !== "string" || id.length === 0) throw new TypeError("a document id must be a non-empty string");
 }
 
-/** What `updateEach` with `detached` answers inside a transaction, on every adapter (UpdateEachOptions). */
-export function detachedInTransaction(): Error {
-  return new Error("updateEach with detached commits on its own: it cannot run inside a transaction");
-}
-
 export function assertLockKey(key: unknown): asserts key is string {
   if (typeof key !== "string" || key.length === 0) throw new TypeError("a lock key must be a non-empty string");
 }

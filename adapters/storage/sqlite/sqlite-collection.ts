@@ -1,15 +1,14 @@
 // A collection of the SQLite storage: its documents' reads and writes, in the storage's transactions.
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type Database from "better-sqlite3";
-import type { Collection, Doc, FieldReadAlone, FindOptions, IdPatch, OrderBy, Page, Patch, UpdateEachOptions, Where, WithJsonText } from "../../../src/index.ts";
+import type { Collection, Doc, FieldReadAlone, FindOptions, IdPatch, OrderBy, Page, Patch, Where, WithJsonText } from "../../../src/index.ts";
 import { keyInTurn, readInTurn } from "../shared/ambient-transactions.ts";
-import { applyPatch, assertId, detachedInTransaction, serializeDocument, type StoredDoc } from "../shared/documents.ts";
+import { applyPatch, assertId, serializeDocument, type StoredDoc } from "../shared/documents.ts";
 import { assertFields, assertLimit, pageOf, sortKeys } from "../shared/queries.ts";
 import { changedColumns, pushColumnParams } from "./columns.ts";
 import { patchRowsSql, patchSql, rowsPerStatement, type PatchSql } from "./patch-sql.ts";
 import { toUniqueError, type DeclaredCollection } from "./schema.ts";
 import { compileWhere, findQueries, limitSql, type SqlFragment } from "./where-sql.ts";
-import type { ThreadStatement, WriteThread } from "./write-thread.ts";
 
 /** Rows per multi-row INSERT in upsertMany: fewer statement executions, well under SQLite's 32766 parameters. */
 const UPSERT_ROWS_PER_STATEMENT = 200;
@@ -35,7 +34,6 @@ export interface CollectionStorage {
   transaction<R>(fn: () => Promise<R>): Promise<R>;
   inTransaction(): boolean;
   assertInTransaction(operation: string): void;
-  writeThread(): WriteThread | undefined;
   run<R>(operation: () => R): Promise<R>;
   read<R>(operation: () => R): Promise<R>;
   atomic<R>(work: () => R): R;
@@ -178,8 +176,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     });
   }
 
-  updateEach(updates: readonly IdPatch<T>[], options?: UpdateEachOptions): Promise<number> {
-    if (options?.detached === true) return this.#updateEachDetached(updates);
+  updateEach(updates: readonly IdPatch<T>[]): Promise<number> {
     return this.#run((collection) => {
       const statements = this.#patchStatements(collection, updates);
       if (statements === undefined) {
@@ -189,28 +186,6 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
       // One statement is atomic on its own: a savepoint inside the caller's transaction would cost as much again.
       const write = () => statements.reduce((applied, statement) => applied + this.#patchRows(statement), 0);
       return statements.length === 1 ? write() : this.#storage.atomic(write);
-    });
-  }
-
-  /** updateEach's statements written by the storage's write thread, where it has one. */
-  #updateEachDetached(updates: readonly IdPatch<T>[]): Promise<number> {
-    if (this.#storage.inTransaction()) return Promise.reject(detachedInTransaction());
-    let thread: WriteThread | undefined;
-    let collection: DeclaredCollection;
-    let statements: PatchStatement[] | undefined;
-    try {
-      thread = this.#storage.writeThread();
-      if (thread === undefined) return this.updateEach(updates);
-      collection = this.#storage.declared(this.#name);
-      statements = this.#patchStatements(collection, updates);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    // Patches the thread cannot write as statements (they name `id`, or an id twice): read and rewritten here.
-    if (statements === undefined) return this.updateEach(updates);
-    this.#storage.noteWritten(statements.reduce((bytes, statement) => bytes + statement.bytes, 0));
-    return thread.write(statements).catch((error: unknown) => {
-      throw toUniqueError(error, collection) ?? error;
     });
   }
 
@@ -367,7 +342,9 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
 }
 
 /** A statement of updateEach, and what it counts towards the checkpoints (PatchSql.bytes). */
-interface PatchStatement extends ThreadStatement {
+interface PatchStatement {
+  sql: string;
+  params: unknown[];
   bytes: number;
 }
 

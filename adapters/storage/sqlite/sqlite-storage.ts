@@ -5,7 +5,6 @@ import { Handles, requireDeclared } from "../shared/documents.ts";
 import { BackgroundCheckpoints } from "./checkpointer.ts";
 import { applyCollection, createLedger, normalizeSpecs, type DeclaredCollection } from "./schema.ts";
 import { SqliteCollection, type CollectionStorage } from "./sqlite-collection.ts";
-import { WriteThread } from "./write-thread.ts";
 
 export interface SqliteStorageOptions {
   /** A database file path, or ":memory:" for a private in-memory database. */
@@ -22,12 +21,6 @@ export interface SqliteStorageOptions {
    * Default true; database files only.
    */
   backgroundCheckpoints?: boolean;
-  /**
-   * Write detached writes (`updateEach` with `detached`) from a worker thread on
-   * a connection of its own (see write-thread.ts), rather than on this connection's thread. Default true;
-   * database files only.
-   */
-  writeThread?: boolean;
 }
 
 function cacheKiB(value: number): number {
@@ -51,10 +44,6 @@ class SqliteStorage implements Storage, CollectionStorage {
   readonly #transactions: AmbientTransactions<number>;
   readonly #atomic: Database.Transaction<(work: () => unknown) => unknown>;
   readonly #checkpoints?: BackgroundCheckpoints;
-  /** What a thread for detached writes opens, where they may have one (a database file, `writeThread` not false, no thread failed to start). */
-  #threadFile: { filename: string; cacheKiB?: number } | undefined;
-  /** Started with the first detached write. */
-  #writeThread?: WriteThread;
   #closed = false;
   /** Savepoints open in the current transaction (they nest strictly: AmbientTransactions keeps them LIFO). */
   #savepointDepth = 0;
@@ -66,7 +55,6 @@ class SqliteStorage implements Storage, CollectionStorage {
     const db = new Database(options.filename);
     this.#db = db;
     const file = options.filename !== ":memory:" && options.filename !== "";
-    if (file && options.writeThread !== false) this.#threadFile = { filename: options.filename, cacheKiB: options.cacheKiB };
     try {
       if (file) db.pragma("journal_mode = WAL");
       db.pragma("synchronous = NORMAL");
@@ -148,9 +136,6 @@ class SqliteStorage implements Storage, CollectionStorage {
 
   async close(): Promise<void> {
     if (this.#closed) return;
-    // The thread's writes are answered before close is: they need the storage's turn, which close would hold.
-    if (this.#transactions.inTransaction()) throw new Error("close cannot run inside a transaction");
-    await this.#writeThread?.stop();
     await this.#transactions.outsideAsync("close", async () => {
       if (this.#closed) return;
       await this.#checkpoints?.stop();
@@ -184,7 +169,7 @@ class SqliteStorage implements Storage, CollectionStorage {
    * writers), and what it sees is at most one turn old.
    */
   read<R>(operation: () => R): Promise<R> {
-    return this.#transactions.runRead(() => {
+    return this.#transactions.run(() => {
       this.#assertOpen();
       if (!this.#db.inTransaction) {
         this.#statement("BEGIN").run();
@@ -199,25 +184,6 @@ class SqliteStorage implements Storage, CollectionStorage {
     if (!this.#readBatchOpen) return;
     this.#readBatchOpen = false;
     if (this.#db.inTransaction) this.#statement("COMMIT").run();
-  }
-
-  /**
-   * The thread that writes detached writes (started with the first), or undefined where they are this
-   * connection's: an in-memory database, `writeThread: false`, or a thread that failed.
-   */
-  writeThread(): WriteThread | undefined {
-    this.#assertOpen();
-    if (this.#writeThread === undefined && this.#threadFile !== undefined) {
-      const { filename, cacheKiB } = this.#threadFile;
-      try {
-        this.#writeThread = new WriteThread(filename, { aside: (work) => this.#transactions.aside(work), committedElsewhere: () => this.#endReadBatch() }, cacheKiB);
-      } catch {
-        // No thread to be had (a resource limit): the writes are this connection's, as without the option.
-        this.#threadFile = undefined;
-        return undefined;
-      }
-    }
-    return this.#writeThread?.failed === false ? this.#writeThread : undefined;
   }
 
   /** Atomic on its own (BEGIN IMMEDIATE, so also against other processes), or a savepoint inside a transaction. */

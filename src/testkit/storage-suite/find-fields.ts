@@ -69,12 +69,12 @@ export function findFieldsTests(withStorage: WithStorage): void {
         await rows.update("d", { note: undefined });
         await rows.updateWhere({ group: "x" }, { note: "updated where" });
         await rows.updateEach([{ id: "f", patch: { note: "updated each" } }]);
-        await rows.updateEach([{ id: "c", patch: { note: "updated apart" } }], { detached: true });
+        await rows.updateEach([{ id: "c", patch: { note: "updated beside another" } }, { id: "e", patch: { label: "e" } }]);
         const stored = (await rows.find()).items.map((doc) => named(doc, ["note"]));
         assert.deepEqual(stored, [
           { id: "a", note: "updated" },
           { id: "b", note: "upserted again" },
-          { id: "c", note: "updated apart" },
+          { id: "c", note: "updated beside another" },
           { id: "d" },
           { id: "e", note: "updated where" },
           { id: "f", note: "updated each" },

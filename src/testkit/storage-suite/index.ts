@@ -2,7 +2,6 @@ import { describe } from "node:test";
 import type { Storage } from "../../ports/storage.ts";
 import { collectionTests } from "./collections.ts";
 import { concurrencyTests } from "./concurrency.ts";
-import { detachedWriteTests } from "./detached-writes.ts";
 import { documentTests } from "./documents.ts";
 import { findFieldsTests } from "./find-fields.ts";
 import { holdTests } from "./holds.ts";
@@ -51,7 +50,6 @@ export function storageConformance(adapterName: string, makeStorage: () => Promi
     findFieldsTests(withStorage);
     updateTests(withStorage);
     updateEachTests(withStorage);
-    detachedWriteTests(withStorage);
     transactionTests(withStorage);
     concurrencyTests(withStorage);
     holdTests(withStorage);
