@@ -44,7 +44,7 @@ function touchesUniqueIndex(declared: DeclaredCollection, fields: readonly strin
 export class PostgresCollection<T extends Doc> implements Collection<T> {
   readonly #storage: PostgresStorage;
   readonly #name: string;
-  readonly #sql: { get: string; getForUpdate: string; insert: string; upsert: string; upsertMany: string; updateEach: string; deleteById: string };
+  readonly #sql: { get: string; getForUpdate: string; insert: string; insertUnlessTaken: string; upsert: string; upsertMany: string; updateEach: string; deleteById: string };
 
   constructor(storage: PostgresStorage, name: string) {
     this.#storage = storage;
@@ -54,6 +54,7 @@ export class PostgresCollection<T extends Doc> implements Collection<T> {
       get: `SELECT doc FROM ${table} WHERE id = $1`,
       getForUpdate: `SELECT doc FROM ${table} WHERE id = $1 FOR UPDATE`,
       insert: `INSERT INTO ${table} (id, doc) VALUES ($1, $2::jsonb)`,
+      insertUnlessTaken: `INSERT INTO ${table} (id, doc) VALUES ($1, $2::jsonb) ON CONFLICT DO NOTHING`,
       upsert: `INSERT INTO ${table} (id, doc) VALUES ($1, $2::jsonb) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`,
       upsertMany: `INSERT INTO ${table} (id, doc) SELECT * FROM unnest($1::text[], $2::jsonb[])
                    ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`,
@@ -98,7 +99,7 @@ export class PostgresCollection<T extends Doc> implements Collection<T> {
   insert(doc: T): Promise<T> {
     return this.#storage.run(this.#name, async (declared) => {
       const { id, json } = serializeDocument(doc);
-      await this.#storage.write(declared, this.#sql.insert, [id, json]);
+      await this.#storage.insert(declared, { sql: this.#sql.insert, unlessTaken: this.#sql.insertUnlessTaken }, [id, json]);
       return JSON.parse(json) as T;
     });
   }

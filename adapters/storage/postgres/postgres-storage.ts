@@ -240,6 +240,22 @@ export class PostgresStorage implements Storage {
     }
   }
 
+  /**
+   * One INSERT of a row. Inside a transaction it is first tried as `unlessTaken` (the same INSERT, ending
+   * `ON CONFLICT DO NOTHING`): a row that would take a unique key is then not inserted and the transaction goes
+   * on, with no savepoint around it (two round trips fewer than `write`'s, each an event's ingestion's among
+   * them). Only a row so refused is inserted again as `sql` through `write`, in its savepoint, for PostgreSQL's
+   * own error (the key taken, as UniqueConstraintError).
+   */
+  async insert(collection: DeclaredCollection, insert: { sql: string; unlessTaken: string }, params: readonly PgParam[]): Promise<void> {
+    if (!this.#transactions.inTransaction()) {
+      await this.write(collection, insert.sql, params);
+      return;
+    }
+    const inserted = await this.#inTransaction((client) => client.query(insert.unlessTaken, params as PgParam[]));
+    if (inserted.rowCount === 0) await this.write(collection, insert.sql, params);
+  }
+
   /** On the caller's transaction's connection (see #onConnection). */
   #inTransaction<R>(work: (client: pg.PoolClient) => Promise<R>): Promise<R> {
     const connection = this.#transactions.connection();

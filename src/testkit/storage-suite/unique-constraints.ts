@@ -84,6 +84,21 @@ export function uniqueConstraintTests(withStorage: WithStorage): void {
         assert.equal(await people.count(), 3);
       }));
 
+    it("inside a transaction, a refused insert writes nothing and the transaction's other writes commit", () =>
+      withStorage(async (storage) => {
+        const people = storage.collection<Person>("people");
+        await people.insert({ id: "a", email: "ann@example.com" });
+        await storage.transaction(async () => {
+          await people.insert({ id: "b", email: "bob@example.com" });
+          assertUnique(await rejection(people.insert({ id: "a", email: "other@example.com" })), "people", ["id"]);
+          assertUnique(await rejection(people.insert({ id: "c", email: "bob@example.com" })), "people", ["email"]);
+          assert.equal(await people.get("c"), undefined);
+          await people.insert({ id: "d", email: "dee@example.com" });
+        });
+        assert.deepEqual(await ids(people.find()), ["a", "b", "d"]);
+        assert.deepEqual(await people.get("a"), { id: "a", email: "ann@example.com" });
+      }));
+
     it("upsertMany is atomic: one violation and nothing is written", () =>
       withStorage(async (storage) => {
         const people = storage.collection<Person>("people");

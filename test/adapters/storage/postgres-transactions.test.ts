@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import pg from "pg";
 import { postgresStorage } from "../../../adapters/storage/postgres/index.ts";
 import { UniqueConstraintError, type CollectionSpec, type Doc, type Storage } from "../../../src/ports/storage.ts";
 import { usePostgresDatabase } from "../../support/postgres.ts";
@@ -98,6 +99,31 @@ describe("PostgreSQL transactions side by side", () => {
         (await rows.find({ orderBy: [{ field: "id" }] })).items.map((row) => row.id),
         ["first", "third"],
       );
+    }));
+
+  it("an insert inside a transaction is one statement: no savepoint unless its row takes a unique key", { timeout: 30_000 }, () =>
+    withStorage(2, async (storage) => {
+      const rows = storage.collection<Row>("rows");
+      await rows.insert({ id: "taken", email: "taken@example.com" });
+      const sent: string[] = [];
+      const query = pg.Client.prototype.query;
+      pg.Client.prototype.query = function (this: pg.Client, ...args: Parameters<typeof query>) {
+        const config = args[0] as unknown;
+        sent.push(typeof config === "string" ? config : String((config as { text?: unknown }).text));
+        return query.apply(this, args);
+      } as typeof query;
+      try {
+        await storage.transaction(() => rows.insert({ id: "free", email: "free@example.com" }));
+        assert.deepEqual(sent.map((sql) => sql.split(" ")[0]), ["BEGIN", "INSERT", "COMMIT"]);
+        sent.length = 0;
+        const refused = await storage.transaction(() => rows.insert({ id: "other", email: "taken@example.com" }).catch((error: unknown) => error));
+        assert.ok(refused instanceof UniqueConstraintError);
+        assert.deepEqual(refused.fields, ["email"]);
+        assert.ok(sent.includes("SAVEPOINT rk_write"), sent.join("; "));
+      } finally {
+        pg.Client.prototype.query = query;
+      }
+      assert.deepEqual((await rows.find({ orderBy: [{ field: "id" }] })).items.map((row) => row.id), ["free", "taken"]);
     }));
 
   it("more transactions at once than pooled connections: the extra one begins once another has committed, and all commit", { timeout: 30_000 }, () =>
