@@ -36,6 +36,11 @@ function patchParts(patch: unknown, id: string): { removed: string[]; set: strin
   return { removed, set: JSON.stringify(set), fields: Object.keys(set) };
 }
 
+/** An upsert (ON CONFLICT on the id) can break a unique key only where the collection has a unique index. */
+function hasUniqueIndex(declared: DeclaredCollection): boolean {
+  return declared.indexes.some((index) => index.unique);
+}
+
 /** Only a patch that sets a field of a unique index can break one (removing a field never does). */
 function touchesUniqueIndex(declared: DeclaredCollection, fields: readonly string[]): boolean {
   return declared.indexes.some((index) => index.unique && index.fields.some((field) => fields.includes(field)));
@@ -107,7 +112,7 @@ export class PostgresCollection<T extends Doc> implements Collection<T> {
   upsert(doc: T): Promise<T> {
     return this.#storage.run(this.#name, async (declared) => {
       const { id, json } = serializeDocument(doc);
-      await this.#storage.write(declared, this.#sql.upsert, [id, json]);
+      await this.#storage.write(declared, this.#sql.upsert, [id, json], hasUniqueIndex(declared));
       return JSON.parse(json) as T;
     });
   }
@@ -124,10 +129,7 @@ export class PostgresCollection<T extends Doc> implements Collection<T> {
           byId.set(id, json);
         }
         if (byId.size === 0) return;
-        await this.#storage.write(declared, this.#sql.upsertMany, [
-          [...byId.keys()],
-          [...byId.values()],
-        ]);
+        await this.#storage.write(declared, this.#sql.upsertMany, [[...byId.keys()], [...byId.values()]], hasUniqueIndex(declared));
       });
     if (docs.length <= UPSERT_ROWS_PER_STATEMENT) return chunk(0);
     return this.#storage.transaction(async () => {

@@ -13,7 +13,7 @@ interface Row extends Doc {
   email?: string;
 }
 
-const SPECS: CollectionSpec[] = [{ name: "rows", indexes: [{ fields: ["email"], unique: true }] }];
+const SPECS: CollectionSpec[] = [{ name: "rows", indexes: [{ fields: ["email"], unique: true }] }, { name: "notes", indexes: [{ fields: ["email"] }] }];
 
 const databaseUrl = usePostgresDatabase();
 
@@ -45,6 +45,23 @@ function meeting(count: number): () => Promise<void> {
 }
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+/** The SQL of every statement the pg driver's clients send while `work` runs. */
+async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
+  const sent: string[] = [];
+  const query = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: Parameters<typeof query>) {
+    const config = args[0] as unknown;
+    sent.push(typeof config === "string" ? config : String((config as { text?: unknown }).text));
+    return query.apply(this, args);
+  } as typeof query;
+  try {
+    await work();
+  } finally {
+    pg.Client.prototype.query = query;
+  }
+  return sent;
+}
 
 describe("PostgreSQL transactions side by side", () => {
   it("two transactions locking two rows in opposite orders: one is aborted as a deadlock (40P01) and rolls back whole, the other commits", { timeout: 30_000 }, () =>
@@ -105,25 +122,25 @@ describe("PostgreSQL transactions side by side", () => {
     withStorage(2, async (storage) => {
       const rows = storage.collection<Row>("rows");
       await rows.insert({ id: "taken", email: "taken@example.com" });
-      const sent: string[] = [];
-      const query = pg.Client.prototype.query;
-      pg.Client.prototype.query = function (this: pg.Client, ...args: Parameters<typeof query>) {
-        const config = args[0] as unknown;
-        sent.push(typeof config === "string" ? config : String((config as { text?: unknown }).text));
-        return query.apply(this, args);
-      } as typeof query;
-      try {
-        await storage.transaction(() => rows.insert({ id: "free", email: "free@example.com" }));
-        assert.deepEqual(sent.map((sql) => sql.split(" ")[0]), ["BEGIN", "INSERT", "COMMIT"]);
-        sent.length = 0;
-        const refused = await storage.transaction(() => rows.insert({ id: "other", email: "taken@example.com" }).catch((error: unknown) => error));
-        assert.ok(refused instanceof UniqueConstraintError);
-        assert.deepEqual(refused.fields, ["email"]);
-        assert.ok(sent.includes("SAVEPOINT rk_write"), sent.join("; "));
-      } finally {
-        pg.Client.prototype.query = query;
-      }
+      const free = await statementsOf(() => storage.transaction(() => rows.insert({ id: "free", email: "free@example.com" })));
+      assert.deepEqual(free.map((sql) => sql.split(" ")[0]), ["BEGIN", "INSERT", "COMMIT"]);
+      let refused: unknown;
+      const taken = await statementsOf(() => storage.transaction(() => rows.insert({ id: "other", email: "taken@example.com" }).catch((error: unknown) => (refused = error))));
+      assert.ok(refused instanceof UniqueConstraintError);
+      assert.deepEqual(refused.fields, ["email"]);
+      assert.ok(taken.includes("SAVEPOINT rk_write"), taken.join("; "));
       assert.deepEqual((await rows.find({ orderBy: [{ field: "id" }] })).items.map((row) => row.id), ["free", "taken"]);
+    }));
+
+  it("an upsert inside a transaction goes without a savepoint where the collection has no unique index", { timeout: 30_000 }, () =>
+    withStorage(2, async (storage) => {
+      const notes = storage.collection<Row>("notes");
+      const rows = storage.collection<Row>("rows");
+      const plain = await statementsOf(() => storage.transaction(() => Promise.all([notes.upsert({ id: "n", email: "a@example.com" }), notes.upsertMany([{ id: "m" }, { id: "n", value: 2 }])])));
+      assert.deepEqual(plain.map((sql) => sql.split(" ")[0]), ["BEGIN", "INSERT", "INSERT", "COMMIT"]);
+      const unique = await statementsOf(() => storage.transaction(() => rows.upsert({ id: "r", email: "r@example.com" })));
+      assert.deepEqual(unique.map((sql) => sql.split(" ")[0]), ["BEGIN", "SAVEPOINT", "INSERT", "RELEASE", "COMMIT"]);
+      assert.deepEqual((await notes.find({ orderBy: [{ field: "id" }] })).items, [{ id: "m" }, { id: "n", value: 2 }]);
     }));
 
   it("more transactions at once than pooled connections: the extra one begins once another has committed, and all commit", { timeout: 30_000 }, () =>
