@@ -1,4 +1,4 @@
-import { ACCOUNTS, HttpError, inject, injectable, LINK_SHORTENER, OUTBOX, type Accounts, type LinkShortener, type Outbox, type OutboxMessage } from "../../src/index.ts";
+import { ACCOUNTS, HttpError, inject, injectable, LINK_SHORTENER, OUTBOX, type Accounts, type Company, type LinkShortener, type Outbox, type OutboxMessage } from "../../src/index.ts";
 import { readPhoneNumber, SUBSCRIPTIONS_SERVICE, type SubscriptionsService } from "../subscriptions/index.ts";
 import type { LegacyPluginOptions } from "./legacy-plugin.ts";
 import { renderPrefix, type MessagePrefixes } from "./message-prefixes.ts";
@@ -48,9 +48,12 @@ export class TransactionalMessages {
     if (!eligibilities.some(({ subscription, eligibility }) => subscription.channel === "TEXT" && eligibility.isEligible)) {
       throw refusal(endpoint === "archived" ? 404 : 400, "not_subscribed", "no active, opted-in subscriber of this company has this number");
     }
-    const text = await this.#text(companyId, to, input);
+    const company = await this.accounts.getCompany(companyId);
+    const text = await this.#text(companyId, company, to, input);
     const message = await this.outbox.send({
       companyId,
+      // As just read: the outbox's read of the sender number is spared.
+      ...(company !== undefined ? { company } : {}),
       to,
       body: text,
       ...(input.mediaUrl !== undefined ? { mediaUrl: input.mediaUrl } : {}),
@@ -79,8 +82,7 @@ export class TransactionalMessages {
   }
 
   /** The company prefix, the body, then the link: at most MAX_MESSAGE_LENGTH characters. */
-  async #text(companyId: string, to: string, input: MessageInput): Promise<string> {
-    const company = await this.accounts.getCompany(companyId);
+  async #text(companyId: string, company: Company | undefined, to: string, input: MessageInput): Promise<string> {
     const { template } = await this.prefixes.template(companyId);
     const firstName = template.includes("{firstName}") ? (await this.subscriptions.findSubscriber(companyId, { phone: to }))?.firstName : undefined;
     // A tracked short link where the campaigns plugin runs (one per number and URL), else the link as given.
