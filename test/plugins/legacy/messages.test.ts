@@ -38,6 +38,16 @@ describe("POST /1/messages", () => {
     await t.stop();
   });
 
+  it("sends from the company's sender number, its name in the prefix as read for the same message", async () => {
+    const t = await startLegacyKit();
+    await addSubscriber(t, PHONE);
+    await t.kit.plugin("accounts").updateCompany(t.company.companyId, { name: "Acme Outlet", senderNumber: "+15551230000" });
+    assert.equal((await post(t, "/1/messages", message())).status, 200);
+    await t.scheduler.flush();
+    assert.deepEqual(t.sms.sent.map(({ from, body }) => ({ from, body })), [{ from: "+15551230000", body: "Acme Outlet: Your order #1001 has shipped." }]);
+    await t.stop();
+  });
+
   it("sends to US, Canadian and UK numbers (Crown dependencies and US territories included)", async () => {
     const t = await startLegacyKit();
     const phones = ["+15145550123", "+447400123456", "+447911123456", "+17875550123"];
