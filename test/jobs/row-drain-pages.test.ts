@@ -58,6 +58,23 @@ describe("a drain's page reads", () => {
     assert.equal(read.length, DELIVERY_COUNT);
   });
 
+  it("read the drain's own due rows once a while, not with every page, while deliveries before their first attempt fill the pages", async () => {
+    let dueReads = 0;
+    const countingDueReads = withCollectionMethod(memoryStorage(), "find", (find, name) => (query) => {
+      if (name === DUE_DELIVERIES && (query?.where as { dueAt?: { lte?: number } } | undefined)?.dueAt?.lte !== undefined) dueReads++;
+      return find(query);
+    });
+    t = await startWebhookKit({ storage: countingDueReads, webhooks: { concurrencyPerReceiver: 2 } });
+    const receiving = await receiver(t.signingKey);
+    await t.createWebhook(receiving.url, ["sms.subscribed"]);
+    await queueDeliveries(t, DELIVERY_COUNT);
+    await t.scheduler.flush();
+    assert.equal(receiving.requests.length, DELIVERY_COUNT);
+    // Pages of 16: the first page's read finds none due, and the clock stands still while the deliveries fill the next
+    // five; once they run out, the drain reads its own rows again before it ends. A read with every page made seven.
+    assert.equal(dueReads, 2);
+  });
+
   it("a delivery stored after the ones already read with an id before theirs (another process's clock) is still sent, once", async () => {
     t = await startWebhookKit({ webhooks: { concurrencyPerReceiver: 1 } });
     const kit = t;
