@@ -1,5 +1,5 @@
 import { inject, injectable, STORAGE, type Collection, type Storage } from "../../src/index.ts";
-import { OUTCOME_PAGES, type DeliveryOutcomeRow, type OutcomePage, type PagedOutcome, type StoredDelivery } from "./records.ts";
+import { OUTCOME_PAGES, type DeliveryOutcomeRow, type OutcomeColumns, type OutcomePage, type PagedOutcome, type StoredDelivery } from "./records.ts";
 
 /** A delivery as a page is looked up by: its id, within its webhook's pages. */
 export type PagedDelivery = Pick<StoredDelivery, "id" | "webhookId">;
@@ -81,7 +81,7 @@ export class OutcomePages {
     for (const [webhookId, ids] of idsByWebhook(deliveries)) {
       const wanted = new Set(ids);
       for (const page of await this.covering(webhookId, ids)) {
-        for (const paged of page.outcomes) {
+        for (const paged of outcomesOf(page)) {
           if (wanted.has(paged.id)) found.set(paged.id, { ...paged, webhookId, status: "delivered", updatedAt: paged.lastAttemptAt });
         }
       }
@@ -94,10 +94,12 @@ export class OutcomePages {
     for (const [webhookId, ids] of idsByWebhook(deliveries)) {
       const removed = new Set(ids);
       for (const page of await this.covering(webhookId, ids)) {
-        const kept = page.outcomes.filter((paged) => !removed.has(paged.id));
-        if (kept.length === page.outcomes.length) continue;
+        const outcomes = outcomesOf(page);
+        const kept = outcomes.filter((paged) => !removed.has(paged.id));
+        if (kept.length === outcomes.length) continue;
         if (kept.length === 0) await this.pages.delete(page.id);
-        else await this.pages.upsert({ ...page, outcomes: kept });
+        // Its range kept: the pages still follow one another, and its id (its first delivery's) still names it.
+        else await this.pages.upsert({ id: page.id, webhookId, firstId: page.firstId, lastId: page.lastId, ...columnsOf(kept) });
       }
     }
   }
@@ -129,16 +131,42 @@ function pageOf(webhookId: string, outcomes: readonly DeliveryOutcomeRow[]): Out
     if (id < firstId) firstId = id;
     if (id > lastId) lastId = id;
   }
-  return { id: `${webhookId}:${firstId}`, webhookId, firstId, lastId, outcomes: outcomes.map(pagedOutcome) };
+  return { id: `${webhookId}:${firstId}`, webhookId, firstId, lastId, ...columnsOf(outcomes) };
 }
 
-/**
- * An outcome as its page holds it: one object of one shape, its absent fields undefined (left out of the stored
- * JSON), cheaper to make than one whose fields are added as present or taken by a rest pattern.
- */
-function pagedOutcome(outcome: DeliveryOutcomeRow): PagedOutcome {
-  const { id, attempts, responseStatus, latencyMs, responseBody, error } = outcome;
-  return { id, attempts, lastAttemptAt: outcome.lastAttemptAt!, responseStatus, latencyMs, responseBody, error };
+/** What a page holds of delivered first attempts: each one's id, time and latency, and the statuses and answers, once when they are all the same. */
+function columnsOf(outcomes: ReadonlyArray<Pick<PagedOutcome, "id" | "responseStatus" | "latencyMs" | "responseBody"> & { lastAttemptAt?: number }>): OutcomeColumns {
+  let attemptedAt = Infinity;
+  for (const outcome of outcomes) attemptedAt = Math.min(attemptedAt, outcome.lastAttemptAt!);
+  return {
+    ids: outcomes.map((outcome) => outcome.id),
+    attemptedAt,
+    after: outcomes.map((outcome) => outcome.lastAttemptAt! - attemptedAt),
+    latencies: outcomes.map((outcome) => outcome.latencyMs ?? null),
+    statuses: onceOrEach(outcomes.map((outcome) => outcome.responseStatus ?? null)),
+    bodies: onceOrEach(outcomes.map((outcome) => outcome.responseBody ?? null)),
+  };
+}
+
+/** `values` as one value when they are all the same. */
+function onceOrEach<T extends string | number | null>(values: T[]): T | T[] {
+  return values.every((value) => value === values[0]) ? values[0]! : values;
+}
+
+/** A page's outcomes, from its columns or, written before them, as it holds them. */
+function outcomesOf(page: OutcomePage): PagedOutcome[] {
+  if ("outcomes" in page) return page.outcomes;
+  const { ids, attemptedAt, after, latencies, statuses, bodies } = page;
+  return ids.map((id, index) => {
+    const outcome: PagedOutcome = { id, attempts: 1, lastAttemptAt: attemptedAt + after[index]! };
+    const status = Array.isArray(statuses) ? statuses[index] : statuses;
+    const latency = latencies[index];
+    const body = Array.isArray(bodies) ? bodies[index] : bodies;
+    if (status !== null && status !== undefined) outcome.responseStatus = status;
+    if (latency !== null && latency !== undefined) outcome.latencyMs = latency;
+    if (body !== null && body !== undefined) outcome.responseBody = body;
+    return outcome;
+  });
 }
 
 /** The ids of `deliveries` by webhook, each list sorted. */

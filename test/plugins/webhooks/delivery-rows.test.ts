@@ -9,7 +9,7 @@ import { DELIVERIES, DELIVERY_OUTCOMES, DUE_DELIVERIES, OUTCOME_PAGES, webhookCo
 import type { Storage } from "../../../src/index.ts";
 import { MIGRATIONS_COLLECTION, migrationsCollection } from "../../../src/kernel/migrations.ts";
 import { temporaryDirectory } from "../../support/temp-dir.ts";
-import { receiversClosedAfterEach, singleOptIn, startWebhookKit, type WebhookKit } from "./support.ts";
+import { pagedIds, receiversClosedAfterEach, singleOptIn, startWebhookKit, type WebhookKit } from "./support.ts";
 
 const DAY = 24 * 3_600_000;
 
@@ -23,7 +23,7 @@ const receiver = receiversClosedAfterEach(async () => {
 async function rowCounts(storage: Storage): Promise<number[]> {
   const rows = await Promise.all([DELIVERIES, DUE_DELIVERIES, DELIVERY_OUTCOMES].map((name) => storage.collection(name).count()));
   const pages = (await storage.collection<OutcomePage>(OUTCOME_PAGES).find()).items;
-  return [...rows, pages.reduce((sum, page) => sum + page.outcomes.length, 0)];
+  return [...rows, pages.reduce((sum, page) => sum + pagedIds(page).length, 0)];
 }
 
 /** A kit whose one webhook's receiver answers 200 to the phones of `delivered` and 500 to the others (their deliveries stay pending). */

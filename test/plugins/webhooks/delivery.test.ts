@@ -14,7 +14,7 @@ import type { JobRecord } from "../../../src/index.ts";
 import { temporaryDirectory } from "../../support/temp-dir.ts";
 import { withCollectionMethod } from "../../support/storage-wrappers.ts";
 import type { Json } from "../../support/test-kit.ts";
-import { receiversClosedAfterEach, singleOptIn, startWebhookKit, type Receiver, type WebhookKit } from "./support.ts";
+import { pagedIds, receiversClosedAfterEach, singleOptIn, startWebhookKit, type Receiver, type WebhookKit } from "./support.ts";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -295,7 +295,7 @@ describe("a webhook's drain", () => {
     let writesFail = true;
     // Until the test ends it, every write of the first delivered outcome fails, as a failed commit would: nothing of it is stored.
     // A delivered outcome is written in its webhook's outcome page.
-    const outcomesIn = (docs: readonly unknown[]) => docs.flatMap((doc) => ((doc as Partial<OutcomePage>).outcomes ?? []).map((outcome) => outcome.id));
+    const outcomesIn = (docs: readonly unknown[]) => docs.flatMap((doc) => pagedIds(doc as Partial<OutcomePage>));
     const failing = withCollectionMethod(memoryStorage(), "upsertMany", (upsertMany, collection) => async (docs) => {
       if (collection !== OUTCOME_PAGES) return upsertMany(docs);
       failingDelivery ??= outcomesIn(docs)[0];

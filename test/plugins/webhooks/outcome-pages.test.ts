@@ -10,7 +10,7 @@ import { OutcomePages } from "../../../plugins/webhooks/outcome-pages.ts";
 import { DELIVERY_OUTCOMES, OUTCOME_PAGES, webhookCollections, type DeliveryOutcomeRow, type OutcomePage, type StoredDelivery } from "../../../plugins/webhooks/records.ts";
 import type { Storage } from "../../../src/index.ts";
 import { temporaryDirectory } from "../../support/temp-dir.ts";
-import { receiversClosedAfterEach, singleOptIn, startWebhookKit, type WebhookKit } from "./support.ts";
+import { pagedIds, receiversClosedAfterEach, singleOptIn, startWebhookKit, type WebhookKit } from "./support.ts";
 
 const AT = Date.parse("2026-03-01T12:00:00.000Z");
 
@@ -41,7 +41,7 @@ async function pendingDeliveries(storage: Storage, ids: readonly string[]): Prom
 const delivered = (id: string, at: number): DeliveryOutcomeRow => ({ id, webhookId: "w1", status: "delivered", attempts: 1, lastAttemptAt: at, responseStatus: 200, latencyMs: 4, responseBody: "ok", updatedAt: at });
 
 const pagesOf = async (storage: Storage) =>
-  (await storage.collection<OutcomePage>(OUTCOME_PAGES).find({ orderBy: [{ field: "lastId" }] })).items.map((page) => [page.firstId, page.lastId, page.outcomes.map((outcome) => outcome.id).sort()]);
+  (await storage.collection<OutcomePage>(OUTCOME_PAGES).find({ orderBy: [{ field: "lastId" }] })).items.map((page) => [page.firstId, page.lastId, pagedIds(page).sort()]);
 
 describe("a webhook's outcome pages", () => {
   for (const [name, storage] of storages) {
@@ -95,6 +95,38 @@ describe("a webhook's outcome pages", () => {
       ["msg_d", "msg_d", ["msg_d"]],
     ]);
     assert.deepEqual((await store.collection(DELIVERY_OUTCOMES).find()).items.map((row) => row.id), ["msg_c"]);
+  });
+
+  for (const [name, storage] of storages) {
+    it(`hold each delivery's attempt as it was, its status and answer once when every one gives the same (${name})`, async () => {
+      const store = storage();
+      const rows = await pendingDeliveries(store, ["msg_a", "msg_b", "msg_c", "msg_d"]);
+      const mark = (outcome: DeliveryOutcomeRow) => ({ id: outcome.id, due: null, outcome });
+      const { latencyMs: _none, ...withoutLatency } = delivered("msg_b", AT + 7);
+      const same = [delivered("msg_a", AT + 3), withoutLatency];
+      const differing = [{ ...delivered("msg_c", AT + 1), responseStatus: 204, responseBody: "" }, { ...delivered("msg_d", AT + 2), latencyMs: 11 }];
+      await rows.mark(same.map(mark), { paged: true });
+      await rows.mark(differing.map(mark), { paged: true });
+      const [first, second] = (await store.collection<OutcomePage>(OUTCOME_PAGES).find({ orderBy: [{ field: "lastId" }] })).items as unknown as Array<Record<string, unknown>>;
+      assert.deepEqual([first!.statuses, first!.bodies, first!.latencies, first!.attemptedAt, first!.after], [200, "ok", [4, null], AT + 3, [0, 4]]);
+      assert.deepEqual([second!.statuses, second!.bodies], [[204, 200], ["", "ok"]]);
+      // The log shows each as its attempt gave it.
+      const shown = await rows.shownByIds(["msg_a", "msg_b", "msg_c", "msg_d"]);
+      const attempt = ({ status, attempts, lastAttemptAt, responseStatus, latencyMs, responseBody }: DeliveryOutcomeRow) => ({ status, attempts, lastAttemptAt, responseStatus, latencyMs, responseBody });
+      assert.deepEqual(shown.map(attempt), [...same, ...differing].map(attempt));
+    });
+  }
+
+  it("written before their outcomes were held in columns (an object a delivery) are still read, and rewritten in columns when one of their deliveries goes", async () => {
+    const store = memoryStorage();
+    const rows = await pendingDeliveries(store, ["msg_a", "msg_b"]);
+    const paged = (id: string, at: number) => ({ id, attempts: 1, lastAttemptAt: at, responseStatus: 200, latencyMs: 5, responseBody: "ok" });
+    await store.collection<OutcomePage>(OUTCOME_PAGES).insert({ id: "w1:msg_a", webhookId: "w1", firstId: "msg_a", lastId: "msg_b", outcomes: [paged("msg_a", AT), paged("msg_b", AT + 1)] });
+    assert.deepEqual((await rows.shownByIds(["msg_a", "msg_b"])).map((delivery) => [delivery.status, delivery.lastAttemptAt, delivery.latencyMs]), [["delivered", AT, 5], ["delivered", AT + 1, 5]]);
+    await rows.deleteAll([{ id: "msg_a", webhookId: "w1" }]);
+    const [page] = (await store.collection<OutcomePage>(OUTCOME_PAGES).find()).items;
+    assert.deepEqual(page, { id: "w1:msg_a", webhookId: "w1", firstId: "msg_a", lastId: "msg_b", ids: ["msg_b"], attemptedAt: AT + 1, after: [0], latencies: [5], statuses: 200, bodies: "ok" });
+    assert.deepEqual((await rows.shownByIds(["msg_b"])).map((delivery) => [delivery.status, delivery.lastAttemptAt]), [["delivered", AT + 1]]);
   });
 
   it("hold no retry: a delivery delivered at its second attempt keeps its outcome row", async () => {

@@ -7,7 +7,7 @@ import { subscriptionsPlugin } from "../../../plugins/subscriptions/index.ts";
 import { DeliveryRows } from "../../../plugins/webhooks/delivery-rows.ts";
 import { FirstAttempts } from "../../../plugins/webhooks/first-attempts.ts";
 import { OutcomePages } from "../../../plugins/webhooks/outcome-pages.ts";
-import { webhooksPlugin, type DeliveryRecord, type WebhooksPluginOptions } from "../../../plugins/webhooks/index.ts";
+import { webhooksPlugin, type DeliveryRecord, type OutcomePage, type WebhooksPluginOptions } from "../../../plugins/webhooks/index.ts";
 import type { ReachkitPlugin } from "../../../src/index.ts";
 import { startTestKit, type Json, type TestKit, type TestKitOptions } from "../../support/test-kit.ts";
 
@@ -141,6 +141,9 @@ export async function startWebhookKit(options: { webhooks?: WebhooksPluginOption
     },
   };
 }
+
+/** The ids of the deliveries an outcome page holds, in either of its forms (columns, or an object a delivery). */
+export const pagedIds = (page: Partial<OutcomePage>): string[] => ("outcomes" in page ? page.outcomes!.map((outcome) => outcome.id) : ((page as { ids?: string[] }).ids ?? []));
 
 export const singleOptIn = (phone: string, extra: Json = {}) => ({
   user: { phone, ...extra },
