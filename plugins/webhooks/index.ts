@@ -12,6 +12,6 @@ export { SENT_EVENTS, NOT_YET_SENT_EVENTS, EVENT_ALIASES, KNOWN_EVENTS } from ".
 export { externalId, type WebhookEvent, type SubscriberLookup } from "./payloads.ts";
 export { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from "./retry-schedule.ts";
 export { RefusedTargetError, refusedRange, urlProblem } from "./target-policy.ts";
-export { WEBHOOKS, DELIVERIES, DUE_DELIVERIES, DELIVERY_OUTCOMES, OUTCOME_PAGES, FIRST_ATTEMPT_CURSORS, SIGNING_KEYS, type WebhookRecord, type DeliveryRecord, type StoredDelivery, type DeliveryStatus, type DueDelivery, type DeliveryOutcomeRow, type OutcomePage, type PagedOutcome, type FirstAttemptCursor, type SigningKeyRecord } from "./records.ts";
+export { WEBHOOKS, DELIVERIES, DUE_DELIVERIES, DELIVERY_OUTCOMES, OUTCOME_PAGES, FIRST_ATTEMPT_CURSORS, SIGNING_KEYS, type WebhookRecord, type DeliveryRecord, type StoredDelivery, type DeliveryStatus, type DueDelivery, type DeliveryOutcomeRow, type OutcomePage, type OutcomePageRange, type OutcomeColumns, type PagedOutcome, type FirstAttemptCursor, type SigningKeyRecord } from "./records.ts";
 export { WEBHOOKS_SETTINGS, WEBHOOK_REGISTRY, WEBHOOK_DELIVERIES, WEBHOOK_DELIVERY_ROWS, WEBHOOK_OUTCOME_PAGES, WEBHOOK_FIRST_ATTEMPTS, WEBHOOK_DRAINS, WEBHOOK_SIGNING_KEYS, WEBHOOK_SENDER, WEBHOOK_SUBSCRIBERS, type WebhooksSettings } from "./tokens.ts";
 export { EXAMPLE_WEBHOOK_ID } from "./openapi.ts";
