@@ -135,7 +135,7 @@ function pageOf(webhookId: string, outcomes: readonly DeliveryOutcomeRow[]): Out
 }
 
 /** What a page holds of delivered first attempts: each one's id, time and latency, and the statuses and answers, once when they are all the same. */
-function columnsOf(outcomes: ReadonlyArray<Pick<PagedOutcome, "id" | "responseStatus" | "latencyMs" | "responseBody"> & { lastAttemptAt?: number }>): OutcomeColumns {
+function columnsOf(outcomes: ReadonlyArray<Pick<DeliveryOutcomeRow, "id" | "lastAttemptAt" | "responseStatus" | "latencyMs" | "responseBody">>): OutcomeColumns {
   let attemptedAt = Infinity;
   for (const outcome of outcomes) attemptedAt = Math.min(attemptedAt, outcome.lastAttemptAt!);
   return {

@@ -66,10 +66,11 @@ export interface FreshRows<Row, Payload> {
 }
 
 /**
- * While fresh rows fill a drain's pages, how long its own rows go unread after a read found none due. That read, once a
- * page, was about a fortieth of a webhook delivery's main-thread CPU (bench:webhooks profile, 1.1-1.3 µs a delivery
- * of 40-45, its LIMIT moving with the rows in flight, each a statement of its own). A row that falls due meanwhile (a
- * retry) goes out at most this much later, and the drain's end reads them whatever the time.
+ * While fresh rows fill a drain's pages, how long its own rows go unread after a read found none due. That read came
+ * with every page: a statement each (a round trip on PostgreSQL; on SQLite a statement prepared for each LIMIT, which
+ * moves with the rows in flight), put at 1.1-1.3 µs of a webhook delivery's 40-45 µs of main-thread CPU by a profile
+ * of bench:webhooks (alone, an empty read costs 2-5 µs: a few tenths of a microsecond a delivery). A row that falls due
+ * meanwhile (a retry) goes out at most this much later, and the drain's end reads them whatever the time.
  */
 const DUE_RECHECK_MS = 100;
 
