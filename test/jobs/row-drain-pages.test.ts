@@ -75,6 +75,31 @@ describe("a drain's page reads", () => {
     assert.equal(dueReads, 2);
   });
 
+  it("a retry that falls due while deliveries before their first attempt fill the pages goes out with the next page after a while, not after them all", async () => {
+    t = await startWebhookKit({ webhooks: { concurrencyPerReceiver: 1 } });
+    const kit = t;
+    const receiving = await receiver(kit.signingKey);
+    await kit.createWebhook(receiving.url, ["sms.subscribed"]);
+    let answers = 0;
+    receiving.answer = async () => {
+      answers++;
+      if (answers === 1) return { status: 500 };
+      if (answers === 16) {
+        // Once the first delivery waits for its retry (its due row written), the clock passes its due time (10 s, ±20%).
+        while ((await kit.kit.storage.collection(DUE_DELIVERIES).count()) === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+        kit.clock.advance(13_000);
+      }
+      return { status: 200 };
+    };
+    await queueDeliveries(kit, 40);
+    await kit.scheduler.flush();
+    const sent = receiving.requests.map((request) => String(request.headers["webhook-id"]));
+    assert.equal(sent.length, 41);
+    const retriedAt = sent.lastIndexOf(sent[0]!);
+    // Pages of 8, one read ahead: the first page read after the clock moved puts it first.
+    assert.ok(retriedAt > 15 && retriedAt < 32, `the retry went out as request ${retriedAt + 1} of 41`);
+  });
+
   it("a delivery stored after the ones already read with an id before theirs (another process's clock) is still sent, once", async () => {
     t = await startWebhookKit({ webhooks: { concurrencyPerReceiver: 1 } });
     const kit = t;
